@@ -1,0 +1,79 @@
+//! Stable error codes shared by Rust, the wasm boundary and the TypeScript SDK.
+//!
+//! The list is mirrored in `tests/vectors/error-codes.json`; a test in each language checks
+//! that both agree. Codes are API: never rename one, only add.
+
+use core::fmt;
+
+macro_rules! error_codes {
+    ($( $(#[$doc:meta])* $variant:ident = $code:literal, )*) => {
+        /// Why a proof, header or encoded input was rejected.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum ErrorCode {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl ErrorCode {
+            /// Every code, in declaration order.
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant,)*];
+
+            /// The stable string form, e.g. `"ROOT_MISMATCH"`.
+            pub const fn as_str(self) -> &'static str {
+                match self { $(ErrorCode::$variant => $code,)* }
+            }
+
+            /// Parses the string form.
+            pub fn from_code(code: &str) -> Option<Self> {
+                match code { $($code => Some(ErrorCode::$variant),)* _ => None }
+            }
+        }
+    };
+}
+
+error_codes! {
+    /// Input bytes, hex or JSON are not the one accepted encoding (the message names the field).
+    BadEncoding = "BAD_ENCODING",
+    /// A trie node is valid RLP but not a valid Merkle-Patricia trie node.
+    MalformedNode = "MALFORMED_NODE",
+    /// The first proof node does not hash to the trusted root.
+    RootMismatch = "ROOT_MISMATCH",
+    /// A proof node does not hash to the reference its parent holds.
+    NodeHashMismatch = "NODE_HASH_MISMATCH",
+    /// A proof node repeats an earlier node.
+    DuplicateNode = "DUPLICATE_NODE",
+    /// The proof holds the right nodes in the wrong order.
+    NodesOutOfOrder = "NODES_OUT_OF_ORDER",
+    /// Nodes follow the node that ends the path (leaf, empty slot or diverging extension).
+    ExtraNodes = "EXTRA_NODES",
+    /// The proof ends before the path reaches a leaf, an empty slot or a diverging node.
+    TruncatedProof = "TRUNCATED_PROOF",
+    /// The proof follows the path of another key.
+    KeyMismatch = "KEY_MISMATCH",
+    /// The claimed value differs from the value the proof proves.
+    ValueMismatch = "VALUE_MISMATCH",
+    /// keccak256(RLP(header)) differs from the expected block hash.
+    HeaderHashMismatch = "HEADER_HASH_MISMATCH",
+    /// The header's fields do not form a known layout (Frontier, London, Shanghai, Cancun, Prague).
+    BadHeaderLayout = "BAD_HEADER_LAYOUT",
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_round_trip_and_are_unique() {
+        for (i, c) in ErrorCode::ALL.iter().enumerate() {
+            assert_eq!(ErrorCode::from_code(c.as_str()), Some(*c));
+            assert!(ErrorCode::ALL[..i].iter().all(|o| o.as_str() != c.as_str()));
+        }
+        assert_eq!(ErrorCode::from_code("NOPE"), None);
+    }
+}

@@ -1,0 +1,27 @@
+#![doc = include_str!("../README.md")]
+#![cfg_attr(not(feature = "std"), no_std)]
+#![forbid(unsafe_code)]
+
+extern crate alloc;
+
+pub mod codec;
+pub mod error_code;
+pub mod header;
+pub mod hex;
+pub mod mpt;
+
+pub use alloy_primitives::{Address, B256};
+pub use codec::DecodeError;
+pub use error_code::ErrorCode;
+
+/// A 256-bit unsigned integer as 32 big-endian bytes (balances, storage values, difficulty).
+///
+/// Kept as bytes on purpose: verifiers compare words, they never do arithmetic on them.
+pub type Word = [u8; 32];
+
+/// keccak256 of the empty string: the code hash of an account without code.
+pub const KECCAK_EMPTY: B256 = alloy_primitives::KECCAK256_EMPTY;
+
+/// keccak256(RLP("")): the root of an empty Merkle-Patricia trie.
+pub const EMPTY_ROOT_HASH: B256 =
+    alloy_primitives::b256!("56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421");

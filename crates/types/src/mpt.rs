@@ -1,0 +1,375 @@
+//! EIP-1186 proofs (`eth_getProof`): the account claim, its trie proof, and storage proofs.
+//!
+//! Wire format (compact binary, all integers big-endian; see docs/proofs.md):
+//!
+//! ```text
+//! AccountProof := version:u8 = 1
+//!                 address:[20] balance:[32] nonce:u64 codeHash:[32] storageHash:[32]
+//!                 accountProof:Nodes
+//!                 count:u16 { key:[32] value:[32] proof:Nodes }*count
+//! Nodes        := count:u16 { len:u32 node:[len] }*count
+//! ```
+
+use alloc::{format, string::String, vec::Vec};
+
+use crate::{
+    Address, B256, DecodeError, Word,
+    codec::{Reader, Writer},
+};
+
+/// Version byte of the [`AccountProof`] wire format.
+pub const ACCOUNT_PROOF_VERSION: u8 = 1;
+
+/// The most nodes one trie proof may carry: a 32-byte key has 64 nibbles, so a path has at
+/// most 65 hashed nodes. Longer lists are rejected while decoding, before any hashing.
+pub const MAX_PROOF_NODES: usize = 65;
+
+/// An EIP-1186 account proof with the account fields it claims.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AccountProof {
+    /// The account's address.
+    pub address: Address,
+    /// Claimed balance (wei), big-endian.
+    pub balance: Word,
+    /// Claimed nonce.
+    pub nonce: u64,
+    /// Claimed code hash (keccak256 of the empty string for an account without code or absent).
+    pub code_hash: B256,
+    /// Claimed storage trie root (the empty-trie root for an account without storage or absent).
+    pub storage_hash: B256,
+    /// Trie nodes from the state root towards keccak256(address), RLP-encoded.
+    pub account_proof: Vec<Vec<u8>>,
+    /// Storage slot proofs against `storage_hash`.
+    pub storage_proof: Vec<StorageProof>,
+}
+
+/// A storage slot's claimed value and its proof against the account's storage root.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StorageProof {
+    /// The slot (trie path = keccak256(key)).
+    pub key: B256,
+    /// Claimed value; zero means the slot is absent.
+    pub value: Word,
+    /// Trie nodes from the storage root towards keccak256(key), RLP-encoded.
+    pub proof: Vec<Vec<u8>>,
+}
+
+/// Encodes a node list in the `Nodes` wire format.
+///
+/// # Panics
+/// If there are more than 65,535 nodes.
+#[allow(clippy::expect_used)]
+pub fn encode_nodes(w: &mut Writer, nodes: &[Vec<u8>]) {
+    let count = u16::try_from(nodes.len()).expect("fewer than 65536 nodes");
+    w.raw(&count.to_be_bytes());
+    for n in nodes {
+        w.bytes(n);
+    }
+}
+
+/// Decodes a `Nodes` list, borrowing from the input; at most [`MAX_PROOF_NODES`] nodes.
+pub fn decode_nodes<'a>(r: &mut Reader<'a>, field: &str) -> Result<Vec<&'a [u8]>, DecodeError> {
+    let count = r.u16(field)? as usize;
+    if count > MAX_PROOF_NODES {
+        return Err(DecodeError::new(
+            field,
+            "more nodes than any 32-byte key path has",
+        ));
+    }
+    (0..count).map(|_| r.bytes(field)).collect()
+}
+
+/// An [`AccountProof`] decoded from the wire format, borrowing its nodes from the input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AccountProofRef<'a> {
+    /// See [`AccountProof::address`].
+    pub address: Address,
+    /// See [`AccountProof::balance`].
+    pub balance: Word,
+    /// See [`AccountProof::nonce`].
+    pub nonce: u64,
+    /// See [`AccountProof::code_hash`].
+    pub code_hash: B256,
+    /// See [`AccountProof::storage_hash`].
+    pub storage_hash: B256,
+    /// See [`AccountProof::account_proof`].
+    pub account_proof: Vec<&'a [u8]>,
+    /// See [`AccountProof::storage_proof`].
+    pub storage_proof: Vec<StorageProofRef<'a>>,
+}
+
+/// A [`StorageProof`] borrowing its nodes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StorageProofRef<'a> {
+    /// See [`StorageProof::key`].
+    pub key: B256,
+    /// See [`StorageProof::value`].
+    pub value: Word,
+    /// See [`StorageProof::proof`].
+    pub proof: Vec<&'a [u8]>,
+}
+
+impl AccountProof {
+    /// Encodes the proof in the compact wire format.
+    ///
+    /// # Panics
+    /// If a node list or the storage list has more than 65,535 entries.
+    #[allow(clippy::expect_used)]
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = Writer::default();
+        w.raw(&[ACCOUNT_PROOF_VERSION]);
+        w.raw(self.address.as_slice());
+        w.raw(&self.balance);
+        w.raw(&self.nonce.to_be_bytes());
+        w.raw(self.code_hash.as_slice());
+        w.raw(self.storage_hash.as_slice());
+        encode_nodes(&mut w, &self.account_proof);
+        let count = u16::try_from(self.storage_proof.len()).expect("fewer than 65536 slots");
+        w.raw(&count.to_be_bytes());
+        for s in &self.storage_proof {
+            w.raw(s.key.as_slice());
+            w.raw(&s.value);
+            encode_nodes(&mut w, &s.proof);
+        }
+        w.out
+    }
+
+    /// Borrows this proof as an [`AccountProofRef`].
+    pub fn as_ref(&self) -> AccountProofRef<'_> {
+        AccountProofRef {
+            address: self.address,
+            balance: self.balance,
+            nonce: self.nonce,
+            code_hash: self.code_hash,
+            storage_hash: self.storage_hash,
+            account_proof: self.account_proof.iter().map(Vec::as_slice).collect(),
+            storage_proof: self
+                .storage_proof
+                .iter()
+                .map(|s| StorageProofRef {
+                    key: s.key,
+                    value: s.value,
+                    proof: s.proof.iter().map(Vec::as_slice).collect(),
+                })
+                .collect(),
+        }
+    }
+}
+
+impl<'a> AccountProofRef<'a> {
+    /// Decodes the compact wire format; rejects unknown versions and trailing bytes.
+    pub fn decode(buf: &'a [u8]) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(buf);
+        if r.u8("version")? != ACCOUNT_PROOF_VERSION {
+            return Err(DecodeError::new("version", "unknown account proof version"));
+        }
+        let address = Address::from(r.array::<20>("address")?);
+        let balance = r.array("balance")?;
+        let nonce = r.u64("nonce")?;
+        let code_hash = B256::from(r.array::<32>("codeHash")?);
+        let storage_hash = B256::from(r.array::<32>("storageHash")?);
+        let account_proof = decode_nodes(&mut r, "accountProof")?;
+        let count = r.u16("storageProof")? as usize;
+        let mut storage_proof = Vec::with_capacity(count.min(256));
+        for i in 0..count {
+            let key = B256::from(r.array::<32>(&format!("storageProof[{i}].key"))?);
+            let value = r.array(&format!("storageProof[{i}].value"))?;
+            let proof = decode_nodes(&mut r, &format!("storageProof[{i}].proof"))?;
+            storage_proof.push(StorageProofRef { key, value, proof });
+        }
+        r.finish("accountProof")?;
+        Ok(Self {
+            address,
+            balance,
+            nonce,
+            code_hash,
+            storage_hash,
+            account_proof,
+            storage_proof,
+        })
+    }
+}
+
+#[cfg(feature = "serde")]
+mod json {
+    use super::*;
+    use crate::hex;
+    use serde_json::{Map, Value};
+
+    pub(crate) fn str_field<'v>(
+        obj: &'v Map<String, Value>,
+        name: &str,
+        path: &str,
+    ) -> Result<&'v str, DecodeError> {
+        match obj.get(name) {
+            Some(Value::String(s)) => Ok(s),
+            Some(_) => Err(DecodeError::new(
+                format!("{path}{name}"),
+                "expected a hex string",
+            )),
+            None => Err(DecodeError::new(format!("{path}{name}"), "missing")),
+        }
+    }
+
+    fn nodes(
+        obj: &Map<String, Value>,
+        name: &str,
+        path: &str,
+    ) -> Result<Vec<Vec<u8>>, DecodeError> {
+        let field = format!("{path}{name}");
+        let Some(Value::Array(items)) = obj.get(name) else {
+            return Err(DecodeError::new(field, "expected an array of hex strings"));
+        };
+        if items.len() > MAX_PROOF_NODES {
+            return Err(DecodeError::new(
+                field,
+                "more nodes than any 32-byte key path has",
+            ));
+        }
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| match v {
+                Value::String(s) => hex::data(s, &format!("{field}[{i}]")),
+                _ => Err(DecodeError::new(
+                    format!("{field}[{i}]"),
+                    "expected a hex string",
+                )),
+            })
+            .collect()
+    }
+
+    /// A storage key as sent by clients: 1 to 32 bytes of hex, left-padded to 32.
+    fn slot(s: &str, field: &str) -> Result<B256, DecodeError> {
+        hex::word(s, field).map(B256::from)
+    }
+
+    impl AccountProof {
+        /// Parses the `result` of `eth_getProof`.
+        pub fn from_json(v: &Value) -> Result<Self, DecodeError> {
+            let o = v
+                .as_object()
+                .ok_or_else(|| DecodeError::new("proof", "expected an object"))?;
+            let storage = match o.get("storageProof") {
+                Some(Value::Array(a)) => a,
+                None => return Err(DecodeError::new("storageProof", "missing")),
+                Some(_) => return Err(DecodeError::new("storageProof", "expected an array")),
+            };
+            let storage_proof = storage
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    let p = format!("storageProof[{i}].");
+                    let so = s.as_object().ok_or_else(|| {
+                        DecodeError::new(format!("storageProof[{i}]"), "expected an object")
+                    })?;
+                    Ok(StorageProof {
+                        key: slot(str_field(so, "key", &p)?, &format!("{p}key"))?,
+                        value: hex::word(str_field(so, "value", &p)?, &format!("{p}value"))?,
+                        proof: nodes(so, "proof", &p)?,
+                    })
+                })
+                .collect::<Result<_, DecodeError>>()?;
+            Ok(Self {
+                address: Address::from(hex::fixed::<20>(str_field(o, "address", "")?, "address")?),
+                balance: hex::word(str_field(o, "balance", "")?, "balance")?,
+                nonce: hex::u64(str_field(o, "nonce", "")?, "nonce")?,
+                code_hash: B256::from(hex::fixed::<32>(str_field(o, "codeHash", "")?, "codeHash")?),
+                storage_hash: B256::from(hex::fixed::<32>(
+                    str_field(o, "storageHash", "")?,
+                    "storageHash",
+                )?),
+                account_proof: nodes(o, "accountProof", "")?,
+                storage_proof,
+            })
+        }
+
+        /// Renders the proof in `eth_getProof`'s JSON shape.
+        pub fn to_json(&self) -> Value {
+            let nodes =
+                |n: &[Vec<u8>]| Value::from(n.iter().map(|x| hex::encode(x)).collect::<Vec<_>>());
+            serde_json::json!({
+                "address": hex::encode(self.address.as_slice()),
+                "balance": hex::encode_quantity(&self.balance),
+                "nonce": hex::encode_quantity(&self.nonce.to_be_bytes()),
+                "codeHash": hex::encode(self.code_hash.as_slice()),
+                "storageHash": hex::encode(self.storage_hash.as_slice()),
+                "accountProof": nodes(&self.account_proof),
+                "storageProof": self.storage_proof.iter().map(|s| serde_json::json!({
+                    "key": hex::encode(s.key.as_slice()),
+                    "value": hex::encode_quantity(&s.value),
+                    "proof": nodes(&s.proof),
+                })).collect::<Vec<_>>(),
+            })
+        }
+    }
+}
+
+#[cfg(feature = "serde")]
+pub(crate) use json::str_field;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> AccountProof {
+        AccountProof {
+            address: Address::repeat_byte(0x11),
+            balance: [7; 32],
+            nonce: 9,
+            code_hash: B256::repeat_byte(2),
+            storage_hash: B256::repeat_byte(3),
+            account_proof: alloc::vec![alloc::vec![0xc2, 0x80, 0x80], alloc::vec![1, 2, 3]],
+            storage_proof: alloc::vec![StorageProof {
+                key: B256::repeat_byte(4),
+                value: [5; 32],
+                proof: alloc::vec![alloc::vec![9; 40]],
+            }],
+        }
+    }
+
+    #[test]
+    fn binary_round_trips_and_rejects_trailing_bytes() {
+        let p = sample();
+        let enc = p.encode();
+        assert_eq!(AccountProofRef::decode(&enc), Ok(p.as_ref()));
+        let mut longer = enc.clone();
+        longer.push(0);
+        assert_eq!(
+            AccountProofRef::decode(&longer).map_err(|e| e.reason),
+            Err("trailing bytes")
+        );
+        for cut in 0..enc.len() {
+            assert!(
+                AccountProofRef::decode(&enc[..cut]).is_err(),
+                "prefix of {cut} bytes"
+            );
+        }
+        let mut bad_version = enc;
+        bad_version[0] = 2;
+        assert_eq!(
+            AccountProofRef::decode(&bad_version).map_err(|e| e.field),
+            Err("version".into())
+        );
+    }
+
+    #[cfg(feature = "serde")]
+    #[test]
+    fn json_round_trips_and_names_bad_fields() {
+        let p = sample();
+        let j = p.to_json();
+        assert_eq!(AccountProof::from_json(&j), Ok(p));
+        let mut bad = j.clone();
+        bad["storageProof"][0]["value"] = "0xzz".into();
+        assert_eq!(
+            AccountProof::from_json(&bad).map_err(|e| e.field),
+            Err("storageProof[0].value".into())
+        );
+        let mut missing = j;
+        missing.as_object_mut().map(|o| o.remove("codeHash"));
+        assert_eq!(
+            AccountProof::from_json(&missing).map_err(|e| e.field),
+            Err("codeHash".into())
+        );
+    }
+}

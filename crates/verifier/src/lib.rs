@@ -1,0 +1,12 @@
+#![doc = include_str!("../README.md")]
+#![cfg_attr(not(feature = "std"), no_std)]
+#![forbid(unsafe_code)]
+
+extern crate alloc;
+
+#[cfg(feature = "header")]
+pub mod header;
+#[cfg(feature = "mpt")]
+pub mod mpt;
+
+pub use lightprov_types::ErrorCode;
