@@ -10,7 +10,7 @@
 //! Nodes        := count:u16 { len:u32 node:[len] }*count
 //! ```
 
-use alloc::{format, string::String, vec::Vec};
+use alloc::{format, vec::Vec};
 
 use crate::{
     Address, B256, DecodeError, Word,
@@ -197,7 +197,7 @@ mod json {
     use serde_json::{Map, Value};
 
     pub(crate) fn str_field<'v>(
-        obj: &'v Map<String, Value>,
+        obj: &'v Map<alloc::string::String, Value>,
         name: &str,
         path: &str,
     ) -> Result<&'v str, DecodeError> {
@@ -212,7 +212,7 @@ mod json {
     }
 
     fn nodes(
-        obj: &Map<String, Value>,
+        obj: &Map<alloc::string::String, Value>,
         name: &str,
         path: &str,
     ) -> Result<Vec<Vec<u8>>, DecodeError> {

@@ -1,1 +1,85 @@
+#![doc = include_str!("../README.md")]
 
+use std::{string::ToString, vec::Vec};
+
+use js_sys::{Error, Reflect};
+use lightprov_types::{B256, DecodeError, ErrorCode, codec::Reader, mpt::decode_nodes};
+use wasm_bindgen::prelude::*;
+
+/// A JS `Error` carrying the stable `code` and the `field` at fault; the SDK rewraps it as a
+/// `VerificationError`.
+fn error(code: ErrorCode, field: &str, message: &str) -> JsValue {
+    let e = Error::new(message);
+    // Setting a property on a fresh Error object cannot fail.
+    let _ = Reflect::set(&e, &"code".into(), &code.as_str().into());
+    let _ = Reflect::set(&e, &"field".into(), &field.into());
+    e.into()
+}
+
+fn decode_error(e: &DecodeError) -> JsValue {
+    error(e.code(), &e.field, &e.to_string())
+}
+
+fn hash32(b: &[u8], field: &str) -> Result<B256, JsValue> {
+    B256::try_from(b).map_err(|_| decode_error(&DecodeError::new(field, "expected 32 bytes")))
+}
+
+/// Every error code this build knows, comma-separated (checked against the shared list).
+#[wasm_bindgen(js_name = errorCodes)]
+pub fn error_codes() -> String {
+    ErrorCode::ALL
+        .iter()
+        .map(|c| c.as_str())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Verifies an EIP-1186 proof (compact wire format) against a trusted state root.
+/// Returns whether the account exists.
+#[cfg(feature = "mpt")]
+#[wasm_bindgen(js_name = verifyAccountProof)]
+pub fn verify_account_proof(proof: &[u8], state_root: &[u8]) -> Result<bool, JsValue> {
+    use lightprov_types::mpt::AccountProofRef;
+    let root = hash32(state_root, "stateRoot")?;
+    let proof = AccountProofRef::decode(proof).map_err(|e| decode_error(&e))?;
+    lightprov_verifier::mpt::verify_account_proof(&root, &proof)
+        .map(|a| a.exists)
+        .map_err(|e| error(e.code(), &e.field(), &e.to_string()))
+}
+
+/// Verifies one trie proof: `nodes` in the `Nodes` wire format, `key` the trie path as bytes,
+/// `value` the raw stored value, or `undefined` to prove absence.
+#[cfg(feature = "mpt")]
+#[wasm_bindgen(js_name = verifyMptProof)]
+pub fn verify_mpt_proof(
+    root: &[u8],
+    key: &[u8],
+    nodes: &[u8],
+    value: Option<Vec<u8>>,
+) -> Result<(), JsValue> {
+    let root = hash32(root, "root")?;
+    let mut r = Reader::new(nodes);
+    let nodes = decode_nodes(&mut r, "proof").map_err(|e| decode_error(&e))?;
+    r.finish("proof").map_err(|e| decode_error(&e))?;
+    lightprov_verifier::mpt::verify_proof(&root, key, value.as_deref(), &nodes)
+        .map_err(|e| error(e.code(), "proof", &e.to_string()))
+}
+
+/// Decodes a header from its RLP and checks keccak256(rlp) == `expected`.
+#[cfg(feature = "header")]
+#[wasm_bindgen(js_name = verifyHeaderRlp)]
+pub fn verify_header_rlp(rlp: &[u8], expected: &[u8]) -> Result<(), JsValue> {
+    use lightprov_types::header::HeaderError;
+    use lightprov_verifier::header::HeaderVerifyError;
+    let expected = hash32(expected, "expectedHash")?;
+    lightprov_verifier::header::verify_header_rlp(rlp, &expected)
+        .map(|_| ())
+        .map_err(|e| {
+            let field = match &e {
+                HeaderVerifyError::Header(HeaderError::Decode(d)) => d.field.as_str(),
+                HeaderVerifyError::Header(HeaderError::Layout { .. }) => "header",
+                HeaderVerifyError::HashMismatch { .. } => "hash",
+            };
+            error(e.code(), field, &e.to_string())
+        })
+}

@@ -8,7 +8,7 @@ use alloy_primitives::{B256, keccak256};
 use alloy_rlp::Header;
 use lightprov_types::{EMPTY_ROOT_HASH, ErrorCode, KECCAK_EMPTY, Word, mpt::AccountProofRef};
 
-use super::{MptError, Proven, prove, walk::Absence};
+use super::{MptError, Proven, prove};
 
 /// An account as proven against a state root.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -222,13 +222,7 @@ pub fn verify_account_proof(
             }
             (true, a.storage_root)
         }
-        Proven::Absent(kind) => {
-            let claims_something = proof.nonce != 0 || proof.balance != [0; 32];
-            if claims_something && kind == Absence::OtherLeaf {
-                return Err(AccountProofError::Account(MptError::KeyMismatch {
-                    index: last,
-                }));
-            }
+        Proven::Absent(_) => {
             if proof.nonce != 0 {
                 return Err(field(AccountField::Nonce, true));
             }

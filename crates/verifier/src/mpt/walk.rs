@@ -50,9 +50,12 @@ pub fn prove<'a>(root: &B256, key: &[u8], proof: &[&'a [u8]]) -> Result<Proven<'
     let mut next = Next::Hash(*root);
     let mut idx = 0; // next unread proof node
     let mut depth = 0; // nibbles of the key consumed
-    let mut parent: Option<Node<'a>> = None;
+    // The node decoded from the last hashed proof entry. Only it can hold hash references:
+    // an inline node is under 32 bytes, a hash reference 33.
+    let mut hashed: Option<Node<'a>> = None;
+    let mut below_extension = false;
     loop {
-        let (bytes, holder) = match next {
+        let (bytes, from_proof) = match next {
             Next::Hash(h) => {
                 let Some(&n) = proof.get(idx) else {
                     if idx == 0 && h == EMPTY_ROOT_HASH {
@@ -61,35 +64,30 @@ pub fn prove<'a>(root: &B256, key: &[u8], proof: &[&'a [u8]]) -> Result<Proven<'
                     return Err(MptError::TruncatedProof { nodes: idx });
                 };
                 if keccak256(n) != h {
-                    return Err(diagnose_link(proof, idx, &h, parent.as_ref()));
+                    return Err(diagnose_link(proof, idx, &h, hashed.as_ref()));
                 }
                 if idx == 0 && is_empty_string(n) {
                     // The root is keccak256(RLP("")): the empty trie, sent as one empty node.
                     return finish(proof, 1, Proven::Absent(Absence::EmptyTrie), None);
                 }
                 idx += 1;
-                (n, idx - 1)
+                (n, true)
             }
-            Next::Inline(n) => (n, idx.saturating_sub(1)),
+            Next::Inline(n) => (n, false),
         };
-        let node = Node::decode(bytes).map_err(|reason| MptError::MalformedNode {
-            index: holder,
-            reason,
-        })?;
-        if matches!(parent, Some(Node::Extension { .. })) && !matches!(node, Node::Branch { .. }) {
+        // An inline node is reported at the proof node that embeds it.
+        let index = idx.saturating_sub(1);
+        let malformed = |reason| MptError::MalformedNode { index, reason };
+        let node = Node::decode(bytes).map_err(malformed)?;
+        if below_extension && !matches!(node, Node::Branch { .. }) {
             // A leaf or extension below an extension would have been merged into it.
-            return Err(MptError::MalformedNode {
-                index: holder,
-                reason: "an extension's child is not a branch",
-            });
+            return Err(malformed("an extension's child is not a branch"));
         }
-        let outcome = match &node {
+        below_extension = matches!(node, Node::Extension { .. });
+        let outcome = match node {
             Node::Branch { children, value } => {
                 if depth == key_len {
-                    Some(match value {
-                        Some(v) => Proven::Present(v),
-                        None => Proven::Absent(Absence::EmptySlot),
-                    })
+                    Some(value.map_or(Proven::Absent(Absence::EmptySlot), Proven::Present))
                 } else {
                     let child = children.get(usize::from(nibble(key, depth))).copied();
                     depth += 1;
@@ -107,17 +105,12 @@ pub fn prove<'a>(root: &B256, key: &[u8], proof: &[&'a [u8]]) -> Result<Proven<'
                 }
             }
             Node::Extension { path, child } => {
-                if follows(key, depth, path) {
+                if follows(key, depth, &path) {
                     depth += path.len();
-                    next = match *child {
+                    next = match child {
                         Child::Hash(h) => Next::Hash(B256::from(*h)),
                         Child::Inline(n) => Next::Inline(n),
-                        Child::Empty => {
-                            return Err(MptError::MalformedNode {
-                                index: holder,
-                                reason: "an extension has no child",
-                            });
-                        }
+                        Child::Empty => return Err(malformed("an extension has no child")),
                     };
                     None
                 } else {
@@ -125,17 +118,19 @@ pub fn prove<'a>(root: &B256, key: &[u8], proof: &[&'a [u8]]) -> Result<Proven<'
                 }
             }
             Node::Leaf { path, value } => {
-                if follows(key, depth, path) && depth + path.len() == key_len {
+                if follows(key, depth, &path) && depth + path.len() == key_len {
                     Some(Proven::Present(value))
                 } else {
                     Some(Proven::Absent(Absence::OtherLeaf))
                 }
             }
         };
-        if let Some(outcome) = outcome {
-            return finish(proof, idx, outcome, Some(&node));
+        if from_proof {
+            hashed = Some(node);
         }
-        parent = Some(node);
+        if let Some(outcome) = outcome {
+            return finish(proof, idx, outcome, hashed.as_ref());
+        }
     }
 }
 

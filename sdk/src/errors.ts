@@ -1,0 +1,83 @@
+/**
+ * Errors of the SDK. Every failure to verify is a {@link VerificationError} with a stable
+ * `code`; transport failures are {@link RpcError}s. Never branch on message text.
+ */
+
+/** The stable codes, mirrored from `tests/vectors/error-codes.json` (a test keeps them equal). */
+export const ERROR_CODES = [
+  'BAD_ENCODING',
+  'MALFORMED_NODE',
+  'ROOT_MISMATCH',
+  'NODE_HASH_MISMATCH',
+  'DUPLICATE_NODE',
+  'NODES_OUT_OF_ORDER',
+  'EXTRA_NODES',
+  'TRUNCATED_PROOF',
+  'KEY_MISMATCH',
+  'VALUE_MISMATCH',
+  'HEADER_HASH_MISMATCH',
+  'BAD_HEADER_LAYOUT',
+] as const;
+
+/** Why a proof, header or response was rejected. */
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** Data from the network failed a check; nothing of it was returned. */
+export class VerificationError extends Error {
+  override readonly name = 'VerificationError';
+  /** Stable reason, e.g. `ROOT_MISMATCH`. */
+  readonly code: ErrorCode;
+  /** The input field at fault (`accountProof`, `storageProof[1]`, `balance`, …), if known. */
+  readonly field: string | undefined;
+
+  constructor(code: ErrorCode, message: string, options: { field?: string; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.field = options.field;
+  }
+}
+
+/** A JSON-RPC call failed (transport error, error response, or an answer of the wrong shape). */
+export class RpcError extends Error {
+  override readonly name = 'RpcError';
+  /** The JSON-RPC error code, or `-1` when the call did not get an answer. */
+  readonly code: number;
+  /** The method that failed. */
+  readonly method: string;
+
+  constructor(method: string, code: number, message: string, options: { cause?: unknown } = {}) {
+    super(`${method}: ${message}`, options.cause === undefined ? undefined : { cause: options.cause });
+    this.method = method;
+    this.code = code;
+  }
+}
+
+/** True if `e` is a {@link VerificationError}, and, when given, of that `code`. */
+export function isVerificationError(e: unknown, code?: ErrorCode): e is VerificationError {
+  return e instanceof VerificationError && (code === undefined || e.code === code);
+}
+
+function isErrorCode(c: unknown): c is ErrorCode {
+  return typeof c === 'string' && (ERROR_CODES as readonly string[]).includes(c);
+}
+
+/**
+ * Runs a wasm call and turns the JS `Error` it throws (which carries `code` and `field`)
+ * into a {@link VerificationError}.
+ */
+export function wasmCall<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof Error) {
+      const { code, field } = e as Error & { code?: unknown; field?: unknown };
+      if (isErrorCode(code)) {
+        throw new VerificationError(code, e.message, {
+          ...(typeof field === 'string' ? { field } : {}),
+          cause: e,
+        });
+      }
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * @lightprov/sdk — read Ethereum state from untrusted nodes and believe it only after checking
+ * its proof in WebAssembly.
+ *
+ * ```ts
+ * import { init, verifyAccountProof, verifyHeader } from '@lightprov/sdk';
+ * await init();
+ * const header = verifyHeader(block, trustedHash);
+ * const account = verifyAccountProof(proof, header.stateRoot);
+ * ```
+ */
+export { init, type WasmSource } from './init.js';
+export { ERROR_CODES, type ErrorCode, RpcError, VerificationError, isVerificationError } from './errors.js';
+export {
+  type AccountProofJson,
+  type StorageProofJson,
+  type VerifiedAccount,
+  type VerifiedSlot,
+  encodeAccountProof,
+  encodeNodes,
+  parseAccountProof,
+  verifyAccountProof,
+  verifyMptProof,
+} from './mpt.js';
+export { type BlockHeaderJson, type HeaderLayout, type VerifiedHeader, encodeHeader, verifyHeader } from './header.js';
+export { type JsonRpcSender, fetchVerifiedAccount } from './provider.js';
+export { bytesToHex, hexToBytes } from './hex.js';

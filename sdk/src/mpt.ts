@@ -1,0 +1,225 @@
+/**
+ * Ethereum Merkle-Patricia trie proofs: EIP-1186 account proofs (`eth_getProof`) and single
+ * trie proofs, verified in WebAssembly.
+ */
+import { VerificationError, wasmCall } from './errors.js';
+import { bigIntToBytes, bytesArg, bytesToHex, hexToBigInt, hexToBytes } from './hex.js';
+import { verifier } from './init.js';
+
+/** One storage slot of an `eth_getProof` answer. */
+export interface StorageProofJson {
+  key: string;
+  value: string;
+  proof: readonly string[];
+}
+
+/** The `result` of `eth_getProof`, as JSON-RPC returns it. */
+export interface AccountProofJson {
+  address: string;
+  balance: string;
+  nonce: string;
+  codeHash: string;
+  storageHash: string;
+  accountProof: readonly string[];
+  storageProof: readonly StorageProofJson[];
+}
+
+/** A storage slot's value, proven. */
+export interface VerifiedSlot {
+  /** The slot, as 32-byte hex. */
+  key: string;
+  /** Its value (0n for an absent slot). */
+  value: bigint;
+}
+
+/** An account, proven against a state root. */
+export interface VerifiedAccount {
+  /** Lowercase hex address. */
+  address: string;
+  /** False when the proof shows that no account exists at this address. */
+  exists: boolean;
+  balance: bigint;
+  nonce: bigint;
+  /** keccak256 of the code (of the empty string for accounts without code). */
+  codeHash: string;
+  /** The storage trie root. */
+  storageHash: string;
+  /** The requested slots, in the order of the proof. */
+  storage: VerifiedSlot[];
+}
+
+const VERSION = 1;
+/** A 32-byte key path has 64 nibbles: at most 65 hashed nodes. */
+const MAX_NODES = 65;
+const KECCAK_EMPTY = '0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470';
+const EMPTY_ROOT = '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421';
+
+function obj(v: unknown, field: string): Record<string, unknown> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+    throw new VerificationError('BAD_ENCODING', `${field}: expected an object`, { field });
+  }
+  return v as Record<string, unknown>;
+}
+
+function nodeList(v: unknown, field: string): Uint8Array[] {
+  if (!Array.isArray(v)) throw new VerificationError('BAD_ENCODING', `${field}: expected an array of hex strings`, { field });
+  if (v.length > MAX_NODES) {
+    throw new VerificationError('BAD_ENCODING', `${field}: more nodes than any 32-byte key path has`, { field });
+  }
+  return v.map((n, i) => hexToBytes(n, `${field}[${i}]`));
+}
+
+/** Encodes node lists in the wire format `count:u16 { len:u32 node }*`. */
+class Writer {
+  private buf: Uint8Array;
+  private view: DataView;
+  pos = 0;
+  constructor(size: number) {
+    this.buf = new Uint8Array(size);
+    this.view = new DataView(this.buf.buffer);
+  }
+  bytes(b: Uint8Array): void {
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+  u16(v: number): void {
+    this.view.setUint16(this.pos, v);
+    this.pos += 2;
+  }
+  u64(v: bigint): void {
+    this.view.setBigUint64(this.pos, v);
+    this.pos += 8;
+  }
+  nodes(ns: readonly Uint8Array[]): void {
+    this.u16(ns.length);
+    for (const n of ns) {
+      this.view.setUint32(this.pos, n.length);
+      this.pos += 4;
+      this.bytes(n);
+    }
+  }
+  done(): Uint8Array {
+    return this.pos === this.buf.length ? this.buf : this.buf.subarray(0, this.pos);
+  }
+}
+
+const nodesSize = (ns: readonly Uint8Array[]): number => ns.reduce((s, n) => s + 4 + n.length, 2);
+
+/** Packs a node list into the `Nodes` wire format. */
+export function encodeNodes(nodes: readonly Uint8Array[]): Uint8Array {
+  const w = new Writer(nodesSize(nodes));
+  w.nodes(nodes);
+  return w.done();
+}
+
+interface ParsedSlot {
+  key: Uint8Array;
+  value: bigint;
+  proof: Uint8Array[];
+}
+
+interface ParsedProof {
+  address: Uint8Array;
+  balance: bigint;
+  nonce: bigint;
+  codeHash: Uint8Array;
+  storageHash: Uint8Array;
+  accountProof: Uint8Array[];
+  storageProof: ParsedSlot[];
+}
+
+/** Parses an `eth_getProof` answer; every malformed field is a `BAD_ENCODING` naming it. */
+export function parseAccountProof(json: unknown): ParsedProof {
+  const o = obj(json, 'proof');
+  const storage = o['storageProof'];
+  if (!Array.isArray(storage)) throw new VerificationError('BAD_ENCODING', 'storageProof: expected an array', { field: 'storageProof' });
+  const storageProof = storage.map((s: unknown, i) => {
+    const p = `storageProof[${i}]`;
+    const so = obj(s, p);
+    return {
+      key: bigIntToBytes(hexToBigInt(so['key'], `${p}.key`), 32),
+      value: hexToBigInt(so['value'], `${p}.value`),
+      proof: nodeList(so['proof'], `${p}.proof`),
+    };
+  });
+  return {
+    address: hexToBytes(o['address'], 'address', 'network', 20),
+    balance: hexToBigInt(o['balance'], 'balance'),
+    nonce: hexToBigInt(o['nonce'], 'nonce', 'network', 64),
+    codeHash: hexToBytes(o['codeHash'], 'codeHash', 'network', 32),
+    storageHash: hexToBytes(o['storageHash'], 'storageHash', 'network', 32),
+    accountProof: nodeList(o['accountProof'], 'accountProof'),
+    storageProof,
+  };
+}
+
+/** The compact wire format of an account proof (docs/proofs.md). */
+export function encodeAccountProof(p: ParsedProof): Uint8Array {
+  const size =
+    1 + 20 + 32 + 8 + 32 + 32 + nodesSize(p.accountProof) + 2 +
+    p.storageProof.reduce((s, x) => s + 64 + nodesSize(x.proof), 0);
+  const w = new Writer(size);
+  w.bytes(Uint8Array.of(VERSION));
+  w.bytes(p.address);
+  w.bytes(bigIntToBytes(p.balance, 32));
+  w.u64(p.nonce);
+  w.bytes(p.codeHash);
+  w.bytes(p.storageHash);
+  w.nodes(p.accountProof);
+  w.u16(p.storageProof.length);
+  for (const s of p.storageProof) {
+    w.bytes(s.key);
+    w.bytes(bigIntToBytes(s.value, 32));
+    w.nodes(s.proof);
+  }
+  return w.done();
+}
+
+/**
+ * Verifies an `eth_getProof` answer against a trusted state root and returns the account and
+ * slots it proves. Throws {@link VerificationError} (with `code` and `field`) if anything in it
+ * does not check out. Requires `await init()`.
+ *
+ * @example
+ * await init();
+ * const account = verifyAccountProof(await provider.send('eth_getProof', [addr, [], hash]), header.stateRoot);
+ * account.balance; // bigint, proven
+ */
+export function verifyAccountProof(proof: AccountProofJson | unknown, stateRoot: string | Uint8Array): VerifiedAccount {
+  const root = bytesArg(stateRoot, 'stateRoot', 32);
+  const wasm = verifier();
+  const p = parseAccountProof(proof);
+  const exists = wasmCall(() => wasm.verifyAccountProof(encodeAccountProof(p), root));
+  return {
+    address: bytesToHex(p.address),
+    exists,
+    balance: p.balance,
+    nonce: p.nonce,
+    codeHash: exists ? bytesToHex(p.codeHash) : KECCAK_EMPTY,
+    storageHash: exists ? bytesToHex(p.storageHash) : EMPTY_ROOT,
+    storage: p.storageProof.map((s) => ({ key: bytesToHex(s.key), value: s.value })),
+  };
+}
+
+/**
+ * Verifies one trie proof: that `proof` (RLP nodes from the root down) proves `key` (the trie
+ * path as bytes; for Ethereum's tries, keccak256 of the address or slot) holds `value` (the
+ * raw stored bytes), or is absent when `value` is `null`. Requires `await init()`.
+ */
+export function verifyMptProof(
+  root: string | Uint8Array,
+  key: Uint8Array,
+  proof: readonly Uint8Array[],
+  value: Uint8Array | null,
+): void {
+  const r = bytesArg(root, 'root', 32);
+  if (!(key instanceof Uint8Array)) throw new TypeError('key: expected a Uint8Array');
+  if (!Array.isArray(proof) || !proof.every((n) => n instanceof Uint8Array)) {
+    throw new TypeError('proof: expected an array of Uint8Array');
+  }
+  if (proof.length > MAX_NODES) {
+    throw new VerificationError('BAD_ENCODING', 'proof: more nodes than any 32-byte key path has', { field: 'proof' });
+  }
+  const wasm = verifier();
+  wasmCall(() => wasm.verifyMptProof(r, key, encodeNodes(proof), value ?? undefined));
+}
