@@ -222,9 +222,6 @@ pub fn verify_proof(
     match (prove(root, key, proof)?, expected) {
         (Proven::Present(got), Some(want)) if got == want => Ok(()),
         (Proven::Absent(_), None) => Ok(()),
-        (Proven::Absent(Absence::OtherLeaf), Some(_)) => Err(MptError::KeyMismatch {
-            index: proof.len().saturating_sub(1),
-        }),
         (got, want) => Err(MptError::ValueMismatch {
             expected: want.map(<[u8]>::to_vec),
             got: match got {

@@ -1,0 +1,154 @@
+//! Runs the shared vectors in `tests/vectors` (also run by the TypeScript SDK's tests).
+
+use std::{fs, path::PathBuf};
+
+use lightprov_types::{B256, ErrorCode, header::Header, hex, mpt::AccountProof};
+use lightprov_verifier::{header::verify_header, mpt};
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/vectors")
+}
+
+fn load(family: &str, kind: &str) -> Vec<(String, Value)> {
+    let dir = root().join(family).join(kind);
+    let mut out: Vec<_> = fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .map(|p| {
+            let v: Value = serde_json::from_str(&fs::read_to_string(&p).unwrap()).unwrap();
+            (p.file_name().unwrap().to_string_lossy().into_owned(), v)
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    let counts: Value =
+        serde_json::from_str(&fs::read_to_string(root().join("counts.json")).unwrap()).unwrap();
+    assert_eq!(
+        out.len() as u64,
+        counts[family][kind].as_u64().unwrap(),
+        "{family}/{kind}: vector count"
+    );
+    out
+}
+
+fn b256(v: &Value) -> B256 {
+    B256::from(hex::fixed::<32>(v.as_str().unwrap(), "hash").unwrap())
+}
+
+/// Outcome of one vector: Ok(output facts) or Err((code, field)).
+type Outcome = Result<Value, (ErrorCode, String)>;
+
+fn run_account(inputs: &Value) -> Outcome {
+    let proof =
+        AccountProof::from_json(&inputs["proof"]).map_err(|e| (e.code(), e.field.clone()))?;
+    let a = mpt::verify_account_proof(&b256(&inputs["stateRoot"]), &proof.as_ref())
+        .map_err(|e| (e.code(), e.field()))?;
+    Ok(serde_json::json!({
+        "ok": true,
+        "exists": a.exists,
+        "balance": hex::encode_quantity(&a.balance),
+        "nonce": hex::encode_quantity(&a.nonce.to_be_bytes()),
+        "codeHash": hex::encode(a.code_hash.as_slice()),
+        "storageHash": hex::encode(a.storage_hash.as_slice()),
+        "storage": a.storage.iter().map(|(k, v)| serde_json::json!({
+            "key": hex::encode(k.as_slice()), "value": hex::encode_quantity(v)
+        })).collect::<Vec<_>>(),
+    }))
+}
+
+fn run_trie(inputs: &Value) -> Outcome {
+    let key = hex::data(inputs["key"].as_str().unwrap(), "key").unwrap();
+    let value = inputs["value"]
+        .as_str()
+        .map(|v| hex::data(v, "value").unwrap());
+    let nodes: Vec<Vec<u8>> = inputs["proof"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| hex::data(n.as_str().unwrap(), "proof").unwrap())
+        .collect();
+    mpt::verify_proof(
+        &b256(&inputs["root"]),
+        &key,
+        value.as_deref(),
+        &mpt::as_slices(&nodes),
+    )
+    .map(|()| serde_json::json!({ "ok": true }))
+    .map_err(|e| (e.code(), "proof".into()))
+}
+
+fn run_header(inputs: &Value) -> Outcome {
+    let h = Header::from_json(&inputs["header"]).map_err(|e| {
+        let field = match &e {
+            lightprov_types::header::HeaderError::Decode(d) => d.field.clone(),
+            lightprov_types::header::HeaderError::Layout { .. } => "header".into(),
+        };
+        (e.code(), field)
+    })?;
+    let layout = h.layout().unwrap();
+    verify_header(&h, &b256(&inputs["expectedHash"])).map_err(|e| (e.code(), "hash".into()))?;
+    let name = format!("{layout:?}").to_lowercase();
+    Ok(
+        serde_json::json!({ "ok": true, "layout": name, "number": hex::encode_quantity(&h.number.to_be_bytes()) }),
+    )
+}
+
+fn check(family: &str, run: fn(&Value) -> Outcome, pick: fn(&Value) -> bool) -> usize {
+    let mut n = 0;
+    for kind in ["valid", "invalid"] {
+        for (name, v) in load(family, kind) {
+            if !pick(&v["inputs"]) {
+                continue;
+            }
+            n += 1;
+            let expected = &v["expected"];
+            match (run(&v["inputs"]), expected["error"].as_str()) {
+                (Ok(got), None) => assert_eq!(&got, expected, "{name}"),
+                (Err((code, field)), Some(want)) => {
+                    assert_eq!(code.as_str(), want, "{name}: code");
+                    if let Some(f) = expected["field"].as_str() {
+                        assert_eq!(field, f, "{name}: field");
+                    }
+                }
+                (got, _) => panic!("{name}: expected {expected}, got {got:?}"),
+            }
+        }
+    }
+    n
+}
+
+#[test]
+fn account_vectors() {
+    assert!(
+        check("mpt", run_account, |i| i
+            .get("proof")
+            .is_some_and(Value::is_object))
+            > 150
+    );
+}
+
+#[test]
+fn trie_vectors() {
+    assert!(check("mpt", run_trie, |i| i.get("key").is_some()) > 1000);
+}
+
+#[test]
+fn header_vectors() {
+    assert!(check("header", run_header, |_| true) > 100);
+}
+
+#[test]
+fn error_codes_match_the_shared_list() {
+    let v: Value =
+        serde_json::from_str(&fs::read_to_string(root().join("error-codes.json")).unwrap())
+            .unwrap();
+    let shared: Vec<&str> = v["codes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["code"].as_str().unwrap())
+        .collect();
+    let ours: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+    assert_eq!(ours, shared);
+}
