@@ -127,7 +127,7 @@ impl HeaderError {
 /// RLP of a big-endian word as an integer: leading zero bytes stripped.
 fn trimmed(w: &[u8]) -> &[u8] {
     let start = w.iter().position(|&b| b != 0).unwrap_or(w.len());
-    &w[start..]
+    w.get(start..).unwrap_or_default()
 }
 
 impl Header {
@@ -144,7 +144,7 @@ impl Header {
         let n = present.iter().take_while(|p| **p).count();
         let fields = 15 + present.iter().filter(|p| **p).count();
         match Layout::from_field_count(15 + n) {
-            Some(l) if present[n..].iter().all(|p| !p) => Ok(l),
+            Some(l) if present.iter().skip(n).all(|p| !p) => Ok(l),
             _ => Err(HeaderError::Layout { fields }),
         }
     }
@@ -198,6 +198,9 @@ impl Header {
     }
 
     /// Decodes a header from its RLP, accepting only the canonical encoding of a known layout.
+    // Indices below are < items.len(): a known layout has at least 15 fields (checked before
+    // any index), and the optional ones are read only when `opt(i)` says they are there.
+    #[allow(clippy::indexing_slicing)]
     pub fn decode_rlp(buf: &[u8]) -> Result<Self, HeaderError> {
         const NAMES: [&str; 21] = [
             "parentHash",

@@ -15,25 +15,13 @@ fn strip<'a>(s: &'a str, field: &str) -> Result<&'a [u8], DecodeError> {
         .ok_or_else(|| DecodeError::new(field, "expected a 0x-prefixed hex string"))
 }
 
-fn nibble(c: u8, field: &str) -> Result<u8, DecodeError> {
-    match c {
-        b'0'..=b'9' => Ok(c - b'0'),
-        b'a'..=b'f' => Ok(c - b'a' + 10),
-        b'A'..=b'F' => Ok(c - b'A' + 10),
-        _ => Err(DecodeError::new(field, "invalid hex digit")),
-    }
-}
-
 /// Decodes `0x`-hex `DATA` of any even length.
 pub fn data(s: &str, field: &str) -> Result<Vec<u8>, DecodeError> {
     let digits = strip(s, field)?;
     if digits.len() % 2 != 0 {
         return Err(DecodeError::new(field, "odd number of hex digits"));
     }
-    digits
-        .chunks_exact(2)
-        .map(|p| Ok((nibble(p[0], field)? << 4) | nibble(p[1], field)?))
-        .collect()
+    ::hex::decode(digits).map_err(|_| DecodeError::new(field, "invalid hex digit"))
 }
 
 /// Decodes `0x`-hex `DATA` of exactly `N` bytes.
@@ -53,25 +41,30 @@ pub fn word(s: &str, field: &str) -> Result<Word, DecodeError> {
         .iter()
         .position(|&c| c != b'0')
         .unwrap_or(digits.len());
-    let digits = &digits[first..];
+    let digits = digits.get(first..).unwrap_or_default();
     if digits.len() > 64 {
         return Err(DecodeError::new(field, "quantity exceeds 256 bits"));
     }
+    let mut padded = [b'0'; 64];
+    padded
+        .get_mut(64 - digits.len()..)
+        .unwrap_or_default()
+        .copy_from_slice(digits);
     let mut out = [0u8; 32];
-    for (i, &c) in digits.iter().rev().enumerate() {
-        out[31 - i / 2] |= nibble(c, field)? << (4 * (i % 2));
-    }
+    ::hex::decode_to_slice(padded, &mut out)
+        .map_err(|_| DecodeError::new(field, "invalid hex digit"))?;
     Ok(out)
 }
 
 /// Decodes a `QUANTITY` of at most 64 bits.
 pub fn u64(s: &str, field: &str) -> Result<u64, DecodeError> {
     let w = word(s, field)?;
-    if w[..24].iter().any(|&b| b != 0) {
+    let (high, low) = w.split_at(24);
+    if high.iter().any(|&b| b != 0) {
         return Err(DecodeError::new(field, "quantity exceeds 64 bits"));
     }
     let mut b = [0u8; 8];
-    b.copy_from_slice(&w[24..]);
+    b.copy_from_slice(low);
     Ok(u64::from_be_bytes(b))
 }
 
