@@ -5,9 +5,10 @@
  */
 import { VerificationError } from './errors.js';
 
-const HEX = /^0[xX][0-9a-fA-F]*$/;
-const LUT: Record<string, number> = {};
-for (let i = 0; i < 256; i++) LUT[i.toString(16).padStart(2, '0')] = i;
+/** Nibble value of each char code; 0xff for anything that is not a hex digit. */
+const NIBBLE = new Uint8Array(256).fill(0xff);
+for (let i = 0; i < 10; i++) NIBBLE[48 + i] = i;
+for (let i = 0; i < 6; i++) NIBBLE[97 + i] = NIBBLE[65 + i] = 10 + i;
 
 /** Where a malformed value came from: the network (VerificationError) or the caller (TypeError). */
 export type Origin = 'network' | 'argument';
@@ -18,27 +19,37 @@ function fail(origin: Origin, field: string, msg: string, range = false): never 
   throw new TypeError(`${field}: ${msg}`);
 }
 
-function digits(s: unknown, field: string, origin: Origin): string {
-  if (typeof s !== 'string') fail(origin, field, 'expected a 0x-prefixed hex string');
-  if (!HEX.test(s)) fail(origin, field, 'expected a 0x-prefixed hex string');
-  return s.slice(2).toLowerCase();
+function prefixed(s: unknown, field: string, origin: Origin): string {
+  if (typeof s !== 'string' || s.length < 2 || s[0] !== '0' || (s[1] !== 'x' && s[1] !== 'X')) {
+    fail(origin, field, 'expected a 0x-prefixed hex string');
+  }
+  return s;
 }
 
 /** Decodes `DATA`; with `length`, exactly that many bytes. */
 export function hexToBytes(s: unknown, field: string, origin: Origin = 'network', length?: number): Uint8Array {
-  const d = digits(s, field, origin);
-  if (d.length % 2 !== 0) fail(origin, field, 'odd number of hex digits');
-  if (length !== undefined && d.length !== 2 * length) fail(origin, field, `expected ${length} bytes`, true);
-  const out = new Uint8Array(d.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = LUT[d.slice(2 * i, 2 * i + 2)] as number;
+  const h = prefixed(s, field, origin);
+  const n = h.length - 2;
+  if (n % 2 !== 0) fail(origin, field, 'odd number of hex digits');
+  if (length !== undefined && n !== 2 * length) fail(origin, field, `expected ${length} bytes`, true);
+  const out = new Uint8Array(n / 2);
+  for (let i = 0, j = 2; i < out.length; i++, j += 2) {
+    const hi = NIBBLE[h.charCodeAt(j) & 0xff] as number;
+    const lo = NIBBLE[h.charCodeAt(j + 1) & 0xff] as number;
+    if ((hi | lo) > 15 || h.charCodeAt(j) > 0xff || h.charCodeAt(j + 1) > 0xff) fail(origin, field, 'invalid hex digit');
+    out[i] = (hi << 4) | lo;
+  }
   return out;
 }
 
 /** Decodes a `QUANTITY` of at most `bits` bits. */
 export function hexToBigInt(s: unknown, field: string, origin: Origin = 'network', bits = 256): bigint {
-  const d = digits(s, field, origin);
-  if (d.length === 0) fail(origin, field, 'empty quantity');
-  const v = BigInt('0x' + d);
+  const h = prefixed(s, field, origin);
+  if (h.length === 2) fail(origin, field, 'empty quantity');
+  for (let j = 2; j < h.length; j++) {
+    if (h.charCodeAt(j) > 0xff || (NIBBLE[h.charCodeAt(j)] as number) > 15) fail(origin, field, 'invalid hex digit');
+  }
+  const v = BigInt('0x' + h.slice(2));
   if (v >> BigInt(bits) !== 0n) fail(origin, field, `quantity exceeds ${bits} bits`, true);
   return v;
 }

@@ -69,32 +69,36 @@ function nodeList(v: unknown, field: string): Uint8Array[] {
   return v.map((n, i) => hexToBytes(n, `${field}[${i}]`));
 }
 
-/** Encodes node lists in the wire format `count:u16 { len:u32 node }*`. */
+/** Encodes the wire format: big-endian integers, `Nodes` = `count:u16 { len:u32 node }*`. */
 class Writer {
   private buf: Uint8Array;
-  private view: DataView;
   pos = 0;
   constructor(size: number) {
     this.buf = new Uint8Array(size);
-    this.view = new DataView(this.buf.buffer);
   }
   bytes(b: Uint8Array): void {
-    this.buf.set(b, this.pos);
+    if (b.length < 64) for (let i = 0; i < b.length; i++) this.buf[this.pos + i] = b[i] as number;
+    else this.buf.set(b, this.pos);
     this.pos += b.length;
   }
+  uint(v: number, width: number): void {
+    for (let i = width - 1; i >= 0; i--) {
+      this.buf[this.pos + i] = v & 0xff;
+      v = Math.floor(v / 256);
+    }
+    this.pos += width;
+  }
   u16(v: number): void {
-    this.view.setUint16(this.pos, v);
-    this.pos += 2;
+    this.uint(v, 2);
   }
   u64(v: bigint): void {
-    this.view.setBigUint64(this.pos, v);
-    this.pos += 8;
+    this.uint(Number(v >> 32n), 4);
+    this.uint(Number(v & 0xffffffffn), 4);
   }
   nodes(ns: readonly Uint8Array[]): void {
     this.u16(ns.length);
     for (const n of ns) {
-      this.view.setUint32(this.pos, n.length);
-      this.pos += 4;
+      this.uint(n.length, 4);
       this.bytes(n);
     }
   }

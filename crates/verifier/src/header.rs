@@ -2,7 +2,8 @@
 
 use core::fmt;
 
-use alloy_primitives::{B256, keccak256};
+use crate::keccak256;
+use alloy_primitives::B256;
 use lightprov_types::{
     ErrorCode,
     header::{Header, HeaderError},

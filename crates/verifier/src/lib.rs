@@ -4,9 +4,12 @@
 
 extern crate alloc;
 
+mod keccak;
+
 #[cfg(feature = "header")]
 pub mod header;
 #[cfg(feature = "mpt")]
 pub mod mpt;
 
+pub use keccak::keccak256;
 pub use lightprov_types::ErrorCode;

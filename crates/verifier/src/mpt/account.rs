@@ -4,7 +4,8 @@
 use alloc::vec::Vec;
 use core::fmt;
 
-use alloy_primitives::{B256, keccak256};
+use crate::keccak256;
+use alloy_primitives::B256;
 use alloy_rlp::Header;
 use lightprov_types::{EMPTY_ROOT_HASH, ErrorCode, KECCAK_EMPTY, Word, mpt::AccountProofRef};
 

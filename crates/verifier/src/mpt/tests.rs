@@ -3,7 +3,8 @@
 
 use alloc::{boxed::Box, vec, vec::Vec};
 
-use alloy_primitives::{B256, keccak256};
+use crate::keccak256;
+use alloy_primitives::B256;
 use alloy_rlp::{Encodable, Header};
 use proptest::prelude::*;
 

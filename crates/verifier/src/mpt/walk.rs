@@ -8,7 +8,8 @@
 
 use alloc::vec::Vec;
 
-use alloy_primitives::{B256, keccak256};
+use crate::keccak256;
+use alloy_primitives::B256;
 use lightprov_types::EMPTY_ROOT_HASH;
 
 use super::{
