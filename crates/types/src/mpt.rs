@@ -355,6 +355,34 @@ mod tests {
 
     #[cfg(feature = "serde")]
     #[test]
+    fn worked_example_of_docs_proofs_md() {
+        let leaf = "0xf872a120e2c07404b8c1df4c46226425cac68c28d27a766bbddce62309f36724839b22c0b84ef84c01880de0b6b3a7640000a056e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421a0c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470";
+        let json = serde_json::json!({
+            "address": "0x1111111111111111111111111111111111111111",
+            "balance": "0xde0b6b3a7640000",
+            "nonce": "0x1",
+            "codeHash": "0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470",
+            "storageHash": "0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421",
+            "accountProof": [leaf],
+            "storageProof": []
+        });
+        let wire = crate::hex::encode(&AccountProof::from_json(&json).unwrap().encode());
+        let expected = alloc::format!(
+            "0x01{}{}{}{}{}0001{}{}0000",
+            "11".repeat(20),
+            "0000000000000000000000000000000000000000000000000de0b6b3a7640000",
+            "0000000000000001",
+            "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470",
+            "56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421",
+            "00000074",
+            &leaf[2..],
+        );
+        assert_eq!(wire, expected);
+        assert_eq!(wire.len(), 2 + 2 * 249);
+    }
+
+    #[cfg(feature = "serde")]
+    #[test]
     fn json_round_trips_and_names_bad_fields() {
         let p = sample();
         let j = p.to_json();

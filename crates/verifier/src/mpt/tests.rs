@@ -427,3 +427,23 @@ proptest! {
         let _ = verify_proof(&root, &key, None, &as_slices(&nodes));
     }
 }
+
+#[test]
+fn worked_example_of_docs_proofs_md_verifies() {
+    let leaf = alloy_primitives::hex::decode("f872a120e2c07404b8c1df4c46226425cac68c28d27a766bbddce62309f36724839b22c0b84ef84c01880de0b6b3a7640000a056e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421a0c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470").unwrap();
+    let root = alloy_primitives::b256!("b3e58fdbabd36dfe1519fdc910e208791c4d3fd0153ee4b650be5112ddcf41c6");
+    let mut balance = [0u8; 32];
+    balance[24..].copy_from_slice(&10u64.pow(18).to_be_bytes());
+    let proof = lightprov_types::mpt::AccountProof {
+        address: lightprov_types::Address::repeat_byte(0x11),
+        balance,
+        nonce: 1,
+        code_hash: lightprov_types::KECCAK_EMPTY,
+        storage_hash: lightprov_types::EMPTY_ROOT_HASH,
+        account_proof: vec![leaf],
+        storage_proof: vec![],
+    };
+    let a = verify_account_proof(&root, &proof.as_ref()).unwrap();
+    assert!(a.exists);
+    assert_eq!((a.nonce, a.balance), (1, balance));
+}
