@@ -1,0 +1,122 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import zlib from 'node:zlib';
+
+import {
+  RpcError,
+  VerificationError,
+  encodeHeader,
+  hexToBytes,
+  init,
+  isVerificationError,
+  verifyAccountProof,
+  verifyHeader,
+  verifyMptProof,
+} from '@lightprov/sdk';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+import { VECTORS } from './load.js';
+
+const repo = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const source = JSON.parse(fs.readFileSync(path.join(VECTORS, 'mpt', 'sources', 'mainnet-eoa-500000.json'), 'utf8')) as Record<string, unknown> & {
+  stateRoot: string;
+};
+const header = (JSON.parse(fs.readFileSync(path.join(VECTORS, 'mpt', 'sources', 'headers', 'mainnet-500000.json'), 'utf8')) as { header: Record<string, string> }).header;
+
+function thrown(f: () => unknown): unknown {
+  try {
+    f();
+  } catch (e) {
+    return e;
+  }
+  throw new Error('expected a throw');
+}
+
+describe('before init()', () => {
+  // Runs first in this file; vitest isolates test files, so the wasm is not loaded yet.
+  it('verification refuses to run and says why', () => {
+    expect(() => verifyAccountProof(source, source.stateRoot)).toThrow(/await init\(\)/);
+  });
+});
+
+describe('SDK edges', () => {
+  beforeAll(() => init());
+
+  it('init() is idempotent and concurrent-safe', async () => {
+    const [a, b] = [init(), init()];
+    expect(a).toBe(b);
+    await a;
+  });
+
+  it('verifies a real proof and returns bigints', () => {
+    const a = verifyAccountProof(source, source.stateRoot);
+    expect(a.nonce).toBe(8n);
+    expect(typeof a.balance).toBe('bigint');
+    expect(a.exists).toBe(true);
+  });
+
+  it('throws TypeError / RangeError for caller mistakes, naming the argument', () => {
+    expect(thrown(() => verifyAccountProof(source, 42 as unknown as string))).toBeInstanceOf(TypeError);
+    const short = thrown(() => verifyAccountProof(source, '0x1234'));
+    expect(short).toBeInstanceOf(RangeError);
+    expect(String(short)).toMatch(/stateRoot/);
+    expect(thrown(() => verifyMptProof(source.stateRoot, 'nope' as unknown as Uint8Array, [], null))).toBeInstanceOf(TypeError);
+    expect(thrown(() => verifyHeader(header, new Uint8Array(31)))).toBeInstanceOf(RangeError);
+  });
+
+  it('rejects malformed network data as BAD_ENCODING naming the field', () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ ...source, nonce: '0x10000000000000000' }, 'nonce'],
+      [{ ...source, balance: '0x1' + '0'.repeat(64) }, 'balance'],
+      [{ ...source, balance: '0x' }, 'balance'],
+      [{ ...source, balance: '0x１' }, 'balance'],
+      [{ ...source, codeHash: 'c5d2' }, 'codeHash'],
+      [{ ...source, accountProof: 'nope' }, 'accountProof'],
+      [{ ...source, accountProof: ['0xzz'] }, 'accountProof[0]'],
+      [{ ...source, storageProof: [{ key: '0x1', value: '0x0' }] }, 'storageProof[0].proof'],
+      [{ ...source, storageProof: [null] }, 'storageProof[0]'],
+    ];
+    for (const [p, field] of cases) {
+      const e = thrown(() => verifyAccountProof(p, source.stateRoot));
+      expect(isVerificationError(e, 'BAD_ENCODING'), `${field}: ${String(e)}`).toBe(true);
+      expect((e as VerificationError).field).toBe(field);
+    }
+    expect(isVerificationError(thrown(() => verifyAccountProof(null, source.stateRoot)), 'BAD_ENCODING')).toBe(true);
+  });
+
+  it('hex decoding accepts either case and rejects characters outside ASCII hex', () => {
+    expect(hexToBytes('0xAbCd', 'x')).toEqual(Uint8Array.of(0xab, 0xcd));
+    expect(hexToBytes('0XaB', 'x')).toEqual(Uint8Array.of(0xab));
+    for (const bad of ['0xgg', '0x\u0130a', 'ab', '0x0', 0x12]) {
+      expect(isVerificationError(thrown(() => hexToBytes(bad, 'x')), 'BAD_ENCODING')).toBe(true);
+    }
+  });
+
+  it('verifyHeader returns the fields of the header it hashed', () => {
+    const h = verifyHeader(header, header['hash'] as string);
+    expect(h.layout).toBe('frontier');
+    expect(h.number).toBe(500000n);
+    expect(h.stateRoot).toBe(source.stateRoot);
+    expect(encodeHeader(header).rlp[0]).toBe(0xf9);
+  });
+
+  it('error classes carry their codes and are distinguishable', () => {
+    const e = new VerificationError('ROOT_MISMATCH', 'x', { field: 'accountProof' });
+    expect(isVerificationError(e)).toBe(true);
+    expect(isVerificationError(e, 'VALUE_MISMATCH')).toBe(false);
+    expect(e.name).toBe('VerificationError');
+    const r = new RpcError('eth_getProof', -32000, 'boom');
+    expect(isVerificationError(r)).toBe(false);
+    expect(r.message).toBe('eth_getProof: boom');
+  });
+});
+
+describe('wasm size budget', () => {
+  // A budget, not a speed: the MPT-only build must stay small enough for a page to load.
+  it('MPT-only post-bindgen wasm is at most 40 KB gzip', () => {
+    const f = path.join(repo, 'target', 'wasm-mpt-only', 'lightprov_verifier_wasm_bg.wasm');
+    const gz = zlib.gzipSync(fs.readFileSync(f), { level: 9 }).length;
+    expect(gz).toBeLessThanOrEqual(40 * 1024);
+  });
+});
