@@ -51,6 +51,8 @@ export interface VerifiedAccount {
 const VERSION = 1;
 /** A 32-byte key path has 64 nibbles: at most 65 hashed nodes. */
 const MAX_NODES = 65;
+/** The wire format counts storage proofs in a u16. */
+const MAX_STORAGE_PROOFS = 0xffff;
 const KECCAK_EMPTY = '0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470';
 const EMPTY_ROOT = '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421';
 
@@ -137,6 +139,9 @@ export function parseAccountProof(json: unknown): ParsedProof {
   const o = obj(json, 'proof');
   const storage = o['storageProof'];
   if (!Array.isArray(storage)) throw new VerificationError('BAD_ENCODING', 'storageProof: expected an array', { field: 'storageProof' });
+  if (storage.length > MAX_STORAGE_PROOFS) {
+    throw new VerificationError('BAD_ENCODING', 'storageProof: more than 65535 storage proofs', { field: 'storageProof' });
+  }
   const storageProof = storage.map((s: unknown, i) => {
     const p = `storageProof[${i}]`;
     const so = obj(s, p);
@@ -207,8 +212,8 @@ export function verifyAccountProof(proof: AccountProofJson | unknown, stateRoot:
 
 /**
  * Verifies one trie proof: that `proof` (RLP nodes from the root down) proves `key` (the trie
- * path as bytes; for Ethereum's tries, keccak256 of the address or slot) holds `value` (the
- * raw stored bytes), or is absent when `value` is `null`. Requires `await init()`.
+ * path, at most 32 bytes; for Ethereum's tries, keccak256 of the address or slot) holds `value`
+ * (the raw stored bytes), or is absent when `value` is `null`. Requires `await init()`.
  */
 export function verifyMptProof(
   root: string | Uint8Array,
@@ -218,6 +223,8 @@ export function verifyMptProof(
 ): void {
   const r = bytesArg(root, 'root', 32);
   if (!(key instanceof Uint8Array)) throw new TypeError('key: expected a Uint8Array');
+  if (key.length > 32) throw new RangeError(`key: at most 32 bytes, got ${key.length}`);
+  if (value !== null && !(value instanceof Uint8Array)) throw new TypeError('value: expected a Uint8Array or null');
   if (!Array.isArray(proof) || !proof.every((n) => n instanceof Uint8Array)) {
     throw new TypeError('proof: expected an array of Uint8Array');
   }

@@ -63,6 +63,17 @@ describe('SDK edges', () => {
     expect(String(short)).toMatch(/stateRoot/);
     expect(thrown(() => verifyMptProof(source.stateRoot, 'nope' as unknown as Uint8Array, [], null))).toBeInstanceOf(TypeError);
     expect(thrown(() => verifyHeader(header, new Uint8Array(31)))).toBeInstanceOf(RangeError);
+    const root = source.stateRoot;
+    expect(thrown(() => verifyMptProof(root, new Uint8Array(33), [], null))).toBeInstanceOf(RangeError);
+    expect(thrown(() => verifyMptProof(root, new Uint8Array(32), [], '0x01' as unknown as Uint8Array))).toBeInstanceOf(TypeError);
+    expect(thrown(() => verifyMptProof(root, new Uint8Array(32), [], 0 as unknown as Uint8Array))).toBeInstanceOf(TypeError);
+  });
+
+  it('refuses more storage proofs than the wire format counts, naming the field', () => {
+    const slot = { key: '0x1', value: '0x0', proof: [] };
+    const e = thrown(() => verifyAccountProof({ ...source, storageProof: Array(65536).fill(slot) }, source.stateRoot));
+    expect(isVerificationError(e, 'BAD_ENCODING')).toBe(true);
+    expect((e as VerificationError).field).toBe('storageProof');
   });
 
   it('rejects malformed network data as BAD_ENCODING naming the field', () => {

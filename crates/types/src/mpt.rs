@@ -20,6 +20,9 @@ use crate::{
 /// Version byte of the [`AccountProof`] wire format.
 pub const ACCOUNT_PROOF_VERSION: u8 = 1;
 
+/// The most storage proofs one account proof may carry (the wire format counts them in a u16).
+pub const MAX_STORAGE_PROOFS: usize = u16::MAX as usize;
+
 /// The most nodes one trie proof may carry: a 32-byte key has 64 nibbles, so a path has at
 /// most 65 hashed nodes. Longer lists are rejected while decoding, before any hashing.
 pub const MAX_PROOF_NODES: usize = 65;
@@ -169,7 +172,7 @@ impl<'a> AccountProofRef<'a> {
         let code_hash = B256::from(r.array::<32>("codeHash")?);
         let storage_hash = B256::from(r.array::<32>("storageHash")?);
         let account_proof = decode_nodes(&mut r, "accountProof")?;
-        let count = r.u16("storageProof")? as usize;
+        let count = usize::from(r.u16("storageProof")?);
         let mut storage_proof = Vec::with_capacity(count.min(256));
         for i in 0..count {
             let key = B256::from(r.array::<32>(&format!("storageProof[{i}].key"))?);
@@ -255,6 +258,12 @@ mod json {
                 None => return Err(DecodeError::new("storageProof", "missing")),
                 Some(_) => return Err(DecodeError::new("storageProof", "expected an array")),
             };
+            if storage.len() > MAX_STORAGE_PROOFS {
+                return Err(DecodeError::new(
+                    "storageProof",
+                    "more than 65535 storage proofs",
+                ));
+            }
             let storage_proof = storage
                 .iter()
                 .enumerate()
@@ -350,6 +359,21 @@ mod tests {
         assert_eq!(
             AccountProofRef::decode(&bad_version).map_err(|e| e.field),
             Err("version".into())
+        );
+    }
+
+    #[cfg(feature = "serde")]
+    #[test]
+    fn json_with_more_storage_proofs_than_the_wire_counts_is_rejected() {
+        let mut j = sample().to_json();
+        let one = j["storageProof"][0].clone();
+        j["storageProof"] = serde_json::Value::from(alloc::vec![one; MAX_STORAGE_PROOFS + 1]);
+        assert_eq!(
+            AccountProof::from_json(&j),
+            Err(DecodeError::new(
+                "storageProof",
+                "more than 65535 storage proofs"
+            ))
         );
     }
 

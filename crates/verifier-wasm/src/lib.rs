@@ -47,7 +47,8 @@ pub fn verify_account_proof(proof: &[u8], state_root: &[u8]) -> Result<bool, JsV
         .map_err(|e| error(e.code(), &e.field(), &e.to_string()))
 }
 
-/// Verifies one trie proof: `nodes` in the `Nodes` wire format, `key` the trie path as bytes,
+/// Verifies one trie proof: `nodes` in the `Nodes` wire format, `key` the trie path (at most
+/// 32 bytes),
 /// `value` the raw stored value, or `undefined` to prove absence.
 #[cfg(feature = "mpt")]
 #[wasm_bindgen(js_name = verifyMptProof)]
@@ -58,6 +59,10 @@ pub fn verify_mpt_proof(
     value: Option<Vec<u8>>,
 ) -> Result<(), JsValue> {
     let root = hash32(root, "root")?;
+    if key.len() > 32 {
+        // The node-count limit of the wire format (65) is sized for 32-byte keys.
+        return Err(decode_error(&DecodeError::new("key", "at most 32 bytes")));
+    }
     let mut r = Reader::new(nodes);
     let nodes = decode_nodes(&mut r, "proof").map_err(|e| decode_error(&e))?;
     r.finish("proof").map_err(|e| decode_error(&e))?;

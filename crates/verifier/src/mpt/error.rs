@@ -56,9 +56,10 @@ pub enum MptError {
         /// How many nodes the proof has.
         nodes: usize,
     },
-    /// The proof follows another key's path from node `index` on.
+    /// The proof follows another key's path from node `index` on. (A path that ends at
+    /// another key's leaf proves absence; a claim of presence then gives `ValueMismatch`.)
     KeyMismatch {
-        /// The first node of the other key's path, or the node ending in its leaf.
+        /// The first node of the other key's path.
         index: usize,
     },
     /// The proven value differs from the claim (`None` = absent).

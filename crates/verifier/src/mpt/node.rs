@@ -77,11 +77,13 @@ fn item<'a>(buf: &mut &'a [u8]) -> Result<(&'a [u8], bool, &'a [u8]), Malformed>
 
 fn child<'a>(raw: &'a [u8], list: bool, payload: &'a [u8]) -> Result<Child<'a>, Malformed> {
     if list {
-        if raw.len() < 32 {
-            Ok(Child::Inline(raw))
-        } else {
-            Err("an inline child node is 32 bytes or longer")
+        if raw.len() >= 32 {
+            return Err("an inline child node is 32 bytes or longer");
         }
+        // Validate embedded nodes even off the key's path, so junk cannot pose as an entry.
+        // Recursion is bounded: each level is shorter than the last.
+        Node::decode(raw)?;
+        Ok(Child::Inline(raw))
     } else if payload.is_empty() {
         Ok(Child::Empty)
     } else {

@@ -431,7 +431,8 @@ proptest! {
 #[test]
 fn worked_example_of_docs_proofs_md_verifies() {
     let leaf = alloy_primitives::hex::decode("f872a120e2c07404b8c1df4c46226425cac68c28d27a766bbddce62309f36724839b22c0b84ef84c01880de0b6b3a7640000a056e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421a0c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470").unwrap();
-    let root = alloy_primitives::b256!("b3e58fdbabd36dfe1519fdc910e208791c4d3fd0153ee4b650be5112ddcf41c6");
+    let root =
+        alloy_primitives::b256!("b3e58fdbabd36dfe1519fdc910e208791c4d3fd0153ee4b650be5112ddcf41c6");
     let mut balance = [0u8; 32];
     balance[24..].copy_from_slice(&10u64.pow(18).to_be_bytes());
     let proof = lightprov_types::mpt::AccountProof {
@@ -446,4 +447,39 @@ fn worked_example_of_docs_proofs_md_verifies() {
     let a = verify_account_proof(&root, &proof.as_ref()).unwrap();
     assert!(a.exists);
     assert_eq!((a.nonce, a.balance), (1, balance));
+}
+
+#[test]
+fn a_short_node_must_be_embedded_not_hashed() {
+    let leaf = list(&[string(&hp(&[3], true)), string(b"v")]);
+    assert!(leaf.len() < 32);
+    let mut items = vec![vec![0x80]; 17];
+    items[1] = string(keccak256(&leaf).as_slice());
+    items[9] = string(keccak256([9]).as_slice());
+    let branch = list(&items);
+    assert_eq!(
+        verify_proof(&keccak256(&branch), &[0x13], Some(b"v"), &[&branch, &leaf]),
+        Err(MptError::MalformedNode {
+            index: 1,
+            reason: "a node under 32 bytes is referenced by hash"
+        })
+    );
+}
+
+#[test]
+fn junk_posing_as_an_inline_child_is_malformed_even_off_the_path() {
+    let leaf = list(&[string(&hp(&[3; 63], true)), string(&[1; 40])]);
+    for junk in [vec![0xc0], vec![0xc2, 0x80, 0x80], vec![0xc1, 0xc0]] {
+        let mut items = vec![vec![0x80]; 17];
+        items[1] = string(keccak256(&leaf).as_slice());
+        items[5] = junk.clone();
+        let branch = list(&items);
+        let key = [[0x13].as_slice(), &[0x33; 31]].concat();
+        assert_eq!(
+            verify_proof(&keccak256(&branch), &key, Some(&[1; 40]), &[&branch, &leaf])
+                .map_err(|e| e.code()),
+            Err(ErrorCode::MalformedNode),
+            "{junk:?}"
+        );
+    }
 }

@@ -71,6 +71,14 @@ pub fn prove<'a>(root: &B256, key: &[u8], proof: &[&'a [u8]]) -> Result<Proven<'
                     // The root is keccak256(RLP("")): the empty trie, sent as one empty node.
                     return finish(proof, 1, Proven::Absent(Absence::EmptyTrie), None);
                 }
+                if idx > 0 && n.len() < 32 {
+                    // A trie embeds such a node in its parent; only the root is hashed whatever
+                    // its size.
+                    return Err(MptError::MalformedNode {
+                        index: idx,
+                        reason: "a node under 32 bytes is referenced by hash",
+                    });
+                }
                 idx += 1;
                 (n, true)
             }
