@@ -1,0 +1,244 @@
+//! The conformance suite every engine runs: random workloads checked against a naive history
+//! model (a `BTreeMap` of every version), every proof checked by the engine's verifier, and a
+//! restart in the middle that must resume at the same head with the same roots.
+//!
+//! An engine instantiates it in one line:
+//! ```ignore
+//! lightprov_engine_api::conformance_tests!(MyEngine::open_dir, my_verify);
+//! ```
+//! where `open_dir(&Path) -> MyEngine` opens (or reopens) an engine in a directory and
+//! `my_verify(&root, &key, &proof) -> Result<Word, String>` checks a proof and returns the value
+//! it proves.
+
+// A test harness: it indexes and panics to fail loudly.
+#![allow(
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::unwrap_used,
+    clippy::expect_used
+)]
+
+use std::{collections::BTreeMap, path::Path};
+
+use alloy_primitives::{Address, B256};
+use lightprov_types::Word;
+use rand::{Rng, RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::{Key, StateEngine, Write, word_from_u64};
+
+/// Every version of every key: the model the engines are checked against.
+#[derive(Debug, Default)]
+pub struct HistoryModel {
+    versions: BTreeMap<Key, Vec<(u64, Word)>>,
+}
+
+impl HistoryModel {
+    /// Records block `number`'s writes (a later write to the same key wins).
+    pub fn apply(&mut self, number: u64, writes: &[Write]) {
+        for (k, v) in writes {
+            let list = self.versions.entry(*k).or_default();
+            match list.last_mut() {
+                Some((b, old)) if *b == number => *old = *v,
+                _ => list.push((number, *v)),
+            }
+        }
+    }
+
+    /// The value of `key` after block `block`.
+    pub fn get(&self, key: &Key, block: u64) -> Word {
+        self.versions
+            .get(key)
+            .and_then(|l| l.iter().rev().find(|(b, _)| *b <= block))
+            .map_or([0; 32], |(_, v)| *v)
+    }
+}
+
+/// Shape of a random workload.
+#[derive(Clone, Copy, Debug)]
+pub struct Workload {
+    /// RNG seed.
+    pub seed: u64,
+    /// Blocks to apply.
+    pub blocks: u64,
+    /// Accounts in the key universe.
+    pub accounts: u8,
+    /// Storage slots per account in the key universe.
+    pub slots: u8,
+    /// Writes per block (at most).
+    pub writes_per_block: usize,
+}
+
+impl Workload {
+    /// Every key the workload may touch.
+    pub fn universe(&self) -> Vec<Key> {
+        let mut keys = Vec::new();
+        for a in 0..self.accounts {
+            let addr = Address::repeat_byte(a.wrapping_mul(37).wrapping_add(1));
+            keys.push(Key::Balance(addr));
+            keys.push(Key::Nonce(addr));
+            for s in 0..self.slots {
+                keys.push(Key::Storage(addr, B256::with_last_byte(s)));
+            }
+        }
+        keys
+    }
+
+    /// The writes of every block, deterministic in the seed: a fifth of them zero (deletions),
+    /// some keys written twice in a block.
+    pub fn blocks(&self) -> Vec<Vec<Write>> {
+        let keys = self.universe();
+        let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
+        (0..self.blocks)
+            .map(|_| {
+                let n = rng.random_range(0..=self.writes_per_block);
+                (0..n)
+                    .map(|_| {
+                        let k = keys[rng.random_range(0..keys.len())];
+                        let v = if rng.random_bool(0.2) {
+                            [0u8; 32]
+                        } else if matches!(k, Key::Nonce(_)) {
+                            word_from_u64(rng.random_range(1..1_000_000))
+                        } else {
+                            let mut w = [0u8; 32];
+                            let len = rng.random_range(1..=32);
+                            rng.fill_bytes(&mut w[32 - len..]);
+                            w
+                        };
+                        (k, v)
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+/// Runs `workload` on a fresh engine in a temporary directory, reopening it halfway, and checks
+/// every key of the universe at every block: `get` and the verified proof against the model.
+///
+/// # Panics
+/// On any disagreement (this is a test harness).
+pub fn check_workload<E, O, V>(open: O, verify: V, workload: Workload)
+where
+    E: StateEngine,
+    O: Fn(&Path) -> E,
+    V: Fn(&B256, &Key, &E::Proof) -> Result<Word, String>,
+{
+    let dir = tempfile::tempdir().expect("temp dir");
+    let blocks = workload.blocks();
+    let mut model = HistoryModel::default();
+    let mut roots = Vec::new();
+    let mut engine = open(dir.path());
+    assert_eq!(engine.head(), None, "a fresh engine has no head");
+    for (number, writes) in blocks.iter().enumerate() {
+        let number = number as u64;
+        if number == workload.blocks / 2 {
+            drop(engine);
+            engine = open(dir.path());
+            assert_eq!(
+                engine.head(),
+                Some(number - 1),
+                "reopened engine resumes at its head"
+            );
+            for (b, r) in roots.iter().enumerate() {
+                assert_eq!(
+                    engine.root(b as u64).unwrap(),
+                    *r,
+                    "root of block {b} after reopening"
+                );
+            }
+        }
+        let root = engine.apply_block(number, writes).unwrap();
+        assert_eq!(engine.root(number).unwrap(), root);
+        model.apply(number, writes);
+        roots.push(root);
+    }
+    assert_eq!(engine.head(), Some(workload.blocks - 1));
+    for block in 0..workload.blocks {
+        let root = engine.root(block).unwrap();
+        assert_eq!(
+            root, roots[block as usize],
+            "root of block {block} is immutable"
+        );
+        for key in workload.universe() {
+            let want = model.get(&key, block);
+            assert_eq!(
+                engine.get(&key, block).unwrap(),
+                want,
+                "get {key:?} at block {block}"
+            );
+            let proof = engine.prove(&key, block).unwrap();
+            match verify(&root, &key, &proof) {
+                Ok(got) => assert_eq!(got, want, "proven value of {key:?} at block {block}"),
+                Err(e) => panic!("proof of {key:?} at block {block} does not verify: {e}"),
+            }
+        }
+    }
+    assert!(engine.disk_bytes() > 0, "the engine persists to disk");
+}
+
+/// The suite's workloads: small and large universes, sparse and dense blocks.
+pub const WORKLOADS: [Workload; 3] = [
+    Workload {
+        seed: 1,
+        blocks: 24,
+        accounts: 3,
+        slots: 2,
+        writes_per_block: 4,
+    },
+    Workload {
+        seed: 2,
+        blocks: 30,
+        accounts: 12,
+        slots: 6,
+        writes_per_block: 40,
+    },
+    Workload {
+        seed: 3,
+        blocks: 16,
+        accounts: 40,
+        slots: 1,
+        writes_per_block: 120,
+    },
+];
+
+/// Instantiates the conformance suite as `#[test]` functions.
+#[macro_export]
+macro_rules! conformance_tests {
+    ($open:expr, $verify:expr) => {
+        #[test]
+        fn conformance_sparse_small_universe() {
+            $crate::conformance::check_workload($open, $verify, $crate::conformance::WORKLOADS[0]);
+        }
+        #[test]
+        fn conformance_dense_blocks() {
+            $crate::conformance::check_workload($open, $verify, $crate::conformance::WORKLOADS[1]);
+        }
+        #[test]
+        fn conformance_many_accounts() {
+            $crate::conformance::check_workload($open, $verify, $crate::conformance::WORKLOADS[2]);
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_model_keeps_every_version_and_the_last_write_of_a_block() {
+        let k = Key::Balance(Address::ZERO);
+        let mut m = HistoryModel::default();
+        m.apply(1, &[(k, [1; 32]), (k, [2; 32])]);
+        m.apply(3, &[(k, [0; 32])]);
+        assert_eq!(m.get(&k, 0), [0; 32]);
+        assert_eq!(m.get(&k, 1), [2; 32]);
+        assert_eq!(m.get(&k, 2), [2; 32]);
+        assert_eq!(m.get(&k, 3), [0; 32]);
+    }
+
+    #[test]
+    fn workloads_are_deterministic() {
+        assert_eq!(WORKLOADS[1].blocks(), WORKLOADS[1].blocks());
+    }
+}

@@ -1,0 +1,178 @@
+//! The key-value store engines persist on, behind a small trait so another store can be
+//! measured against the default ([`FjallStore`], an LSM tree).
+
+use std::{
+    collections::HashMap,
+    path::{Path, PathBuf},
+    sync::Mutex,
+};
+
+/// A store failure.
+#[derive(Debug, thiserror::Error)]
+#[error("key-value store: {0}")]
+pub struct KvError(pub String);
+
+/// One write of a batch: `(keyspace, key, Some(value))` to set, `None` to delete.
+pub type BatchOp = (&'static str, Vec<u8>, Option<Vec<u8>>);
+
+/// A key and its value.
+pub type KeyValue = (Vec<u8>, Vec<u8>);
+
+/// An embedded, ordered key-value store with named keyspaces and atomic, durable batches.
+pub trait KvStore: Send + Sync + 'static {
+    /// Reads a value.
+    fn get(&self, space: &'static str, key: &[u8]) -> Result<Option<Vec<u8>>, KvError>;
+
+    /// Writes all of `ops` atomically; when it returns, the batch survives a crash (fsync).
+    fn write(&self, ops: Vec<BatchOp>) -> Result<(), KvError>;
+
+    /// The last key in `space` that starts with `prefix`, and its value.
+    fn last_with_prefix(
+        &self,
+        space: &'static str,
+        prefix: &[u8],
+    ) -> Result<Option<KeyValue>, KvError>;
+
+    /// Bytes on disk.
+    fn disk_bytes(&self) -> u64;
+}
+
+/// [`KvStore`] on fjall: each keyspace is an LSM tree; batches are journaled and synced.
+pub struct FjallStore {
+    db: fjall::Database,
+    dir: PathBuf,
+    spaces: Mutex<HashMap<&'static str, fjall::Keyspace>>,
+}
+
+impl std::fmt::Debug for FjallStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FjallStore")
+            .field("dir", &self.dir)
+            .finish_non_exhaustive()
+    }
+}
+
+fn err(e: impl std::fmt::Display) -> KvError {
+    KvError(e.to_string())
+}
+
+impl FjallStore {
+    /// Opens (creating if needed) the store in `dir`.
+    pub fn open(dir: &Path) -> Result<Self, KvError> {
+        std::fs::create_dir_all(dir).map_err(err)?;
+        let db = fjall::Database::builder(dir).open().map_err(err)?;
+        Ok(Self {
+            db,
+            dir: dir.to_path_buf(),
+            spaces: Mutex::new(HashMap::new()),
+        })
+    }
+
+    fn space(&self, name: &'static str) -> Result<fjall::Keyspace, KvError> {
+        let mut spaces = self
+            .spaces
+            .lock()
+            .map_err(|_| KvError("keyspace table poisoned".into()))?;
+        if let Some(k) = spaces.get(name) {
+            return Ok(k.clone());
+        }
+        let k = self
+            .db
+            .keyspace(name, fjall::KeyspaceCreateOptions::default)
+            .map_err(err)?;
+        spaces.insert(name, k.clone());
+        Ok(k)
+    }
+}
+
+impl KvStore for FjallStore {
+    fn get(&self, space: &'static str, key: &[u8]) -> Result<Option<Vec<u8>>, KvError> {
+        Ok(self
+            .space(space)?
+            .get(key)
+            .map_err(err)?
+            .map(|v| v.to_vec()))
+    }
+
+    fn write(&self, ops: Vec<BatchOp>) -> Result<(), KvError> {
+        let mut batch = self
+            .db
+            .batch()
+            .durability(Some(fjall::PersistMode::SyncAll));
+        for (space, key, value) in ops {
+            let ks = self.space(space)?;
+            match value {
+                Some(v) => batch.insert(&ks, key, v),
+                None => batch.remove(&ks, key),
+            }
+        }
+        batch.commit().map_err(err)
+    }
+
+    fn last_with_prefix(
+        &self,
+        space: &'static str,
+        prefix: &[u8],
+    ) -> Result<Option<KeyValue>, KvError> {
+        let ks = self.space(space)?;
+        match ks.prefix(prefix).next_back() {
+            None => Ok(None),
+            Some(guard) => {
+                let (k, v) = guard.into_inner().map_err(err)?;
+                Ok(Some((k.to_vec(), v.to_vec())))
+            }
+        }
+    }
+
+    fn disk_bytes(&self) -> u64 {
+        dir_size(&self.dir)
+    }
+}
+
+/// Total size of the files under `dir`.
+pub fn dir_size(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|e| match e.metadata() {
+            Ok(m) if m.is_dir() => dir_size(&e.path()),
+            Ok(m) => m.len(),
+            Err(_) => 0,
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batches_are_atomic_and_survive_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let s = FjallStore::open(dir.path()).unwrap();
+            s.write(vec![
+                ("a", b"k1".to_vec(), Some(b"v1".to_vec())),
+                ("b", b"k2".to_vec(), Some(b"v2".to_vec())),
+            ])
+            .unwrap();
+            s.write(vec![("a", b"k1".to_vec(), None)]).unwrap();
+        }
+        let s = FjallStore::open(dir.path()).unwrap();
+        assert_eq!(s.get("a", b"k1").unwrap(), None);
+        assert_eq!(s.get("b", b"k2").unwrap(), Some(b"v2".to_vec()));
+        s.write(vec![
+            ("r", vec![1, 0, 1], Some(vec![1])),
+            ("r", vec![1, 0, 2], Some(vec![2])),
+            ("r", vec![2], Some(vec![3])),
+        ])
+        .unwrap();
+        assert_eq!(
+            s.last_with_prefix("r", &[1]).unwrap(),
+            Some((vec![1, 0, 2], vec![2]))
+        );
+        assert!(s.disk_bytes() > 0);
+    }
+}
