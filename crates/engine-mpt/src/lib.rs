@@ -307,11 +307,21 @@ impl<S: KvStore> MptEngine<S> {
     }
 }
 
-impl<S: KvStore> StateEngine for MptEngine<S> {
-    type Proof = AccountProof;
-    type Error = MptEngineError;
+/// A block whose state is computed but not yet written: its root, and the store writes that
+/// make it durable. Commit it with [`MptEngine::commit`], together with other writes that must
+/// land atomically with it (the node's block header, for instance).
+#[derive(Debug)]
+pub struct StagedBlock {
+    /// The block number.
+    pub number: u64,
+    /// The state root after the block.
+    pub root: B256,
+    ops: Vec<BatchOp>,
+}
 
-    fn apply_block(&mut self, number: u64, writes: &[Write]) -> Result<B256, MptEngineError> {
+impl<S: KvStore> MptEngine<S> {
+    /// Computes block `number`'s state (see [`StateEngine::apply_block`]) without writing it.
+    pub fn stage(&mut self, number: u64, writes: &[Write]) -> Result<StagedBlock, MptEngineError> {
         let expected = self.head.map_or(0, |h| h + 1);
         if number != expected {
             return Err(MptEngineError::BlockOrder {
@@ -378,9 +388,42 @@ impl<S: KvStore> StateEngine for MptEngine<S> {
             .map(|(k, v)| (NODES, k, Some(v)))
             .collect();
         ops.push((ROOTS, number.to_be_bytes().to_vec(), Some(root.to_vec())));
+        Ok(StagedBlock { number, root, ops })
+    }
+
+    /// Writes a staged block and `extra` in one atomic, synced batch, and moves the head.
+    pub fn commit(
+        &mut self,
+        staged: StagedBlock,
+        extra: Vec<BatchOp>,
+    ) -> Result<B256, MptEngineError> {
+        let expected = self.head.map_or(0, |h| h + 1);
+        if staged.number != expected {
+            return Err(MptEngineError::BlockOrder {
+                expected,
+                got: staged.number,
+            });
+        }
+        let mut ops = staged.ops;
+        ops.extend(extra);
         self.store.write(ops)?;
-        self.head = Some(number);
-        Ok(root)
+        self.head = Some(staged.number);
+        Ok(staged.root)
+    }
+
+    /// The store the engine writes to (shared with the node's own data).
+    pub fn store(&self) -> &Arc<S> {
+        &self.store
+    }
+}
+
+impl<S: KvStore> StateEngine for MptEngine<S> {
+    type Proof = AccountProof;
+    type Error = MptEngineError;
+
+    fn apply_block(&mut self, number: u64, writes: &[Write]) -> Result<B256, MptEngineError> {
+        let staged = self.stage(number, writes)?;
+        self.commit(staged, Vec::new())
     }
 
     fn head(&self) -> Option<u64> {
