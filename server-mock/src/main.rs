@@ -1,1 +1,187 @@
-fn main() {}
+//! `lightprov-node`: a mock full node — a proof-of-authority chain whose state lives in
+//! lightprov's engines, served over Ethereum and lightprov JSON-RPC.
+
+use std::{net::SocketAddr, path::PathBuf, sync::Arc, time::Duration};
+
+use alloy_primitives::hex;
+use anyhow::Context;
+use clap::Parser;
+use jsonrpsee::server::Server;
+use tokio::sync::Notify;
+
+use lightprov_node::{
+    chain::{self, Chain, Config, Dishonest},
+    rpc::{self, Node},
+    workload,
+};
+
+/// A mock full node for lightprov: a Clique-style proof-of-authority dev chain whose state is
+/// kept by lightprov's storage engines, with `eth_getProof` for every past block.
+#[derive(Debug, Parser)]
+#[command(name = "lightprov-node", version)]
+struct Args {
+    /// Where the chain and the engines' files live; restarting on the same directory resumes.
+    #[arg(long, default_value = "./data")]
+    data_dir: PathBuf,
+    /// Address to listen on (loopback by default: the dev keys are public).
+    #[arg(long, default_value = "127.0.0.1")]
+    host: std::net::IpAddr,
+    /// JSON-RPC port (0 picks a free one; the chosen port is printed).
+    #[arg(long, default_value_t = 8545)]
+    port: u16,
+    /// Time between blocks, e.g. `1s`, `500ms`; `0` produces a block as soon as a transaction
+    /// arrives (and on `evm_mine`).
+    #[arg(long, default_value = "1s", value_parser = parse_duration)]
+    block_time: Duration,
+    /// Fill every block with a deterministic workload.
+    #[arg(long, value_enum)]
+    workload: Option<workload::Kind>,
+    /// Seed of the workload.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Workload operations per block.
+    #[arg(long, default_value_t = 100)]
+    tx_per_block: usize,
+    /// Storage engines to run (comma-separated). Only `mpt` exists so far.
+    #[arg(long, default_value = "mpt", value_delimiter = ',')]
+    engines: Vec<String>,
+    /// TESTS ONLY: corrupt answers on purpose, to check that clients catch it.
+    #[arg(long, value_enum, hide = true)]
+    dishonest: Option<Dishonest>,
+}
+
+fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let (num, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
+    let n: u64 = num
+        .parse()
+        .map_err(|_| format!("`{s}` is not a duration like 1s or 500ms"))?;
+    match unit {
+        "" | "s" => Ok(Duration::from_secs(n)),
+        "ms" => Ok(Duration::from_millis(n)),
+        _ => Err(format!("unknown unit in `{s}`: use s or ms")),
+    }
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "info,jsonrpsee=warn,fjall=warn,lsm_tree=warn".into()),
+        )
+        .with_target(false)
+        .init();
+    let args = Args::parse();
+    for e in &args.engines {
+        if e != "mpt" {
+            anyhow::bail!("engine `{e}` is not available in this build (available: mpt)");
+        }
+    }
+    let workload = args.workload.map(|kind| workload::Workload {
+        kind,
+        seed: args.seed,
+        ops_per_block: args.tx_per_block,
+    });
+    let config = Config::dev(workload)?;
+    let chain = Chain::open(&args.data_dir, config.clone())
+        .with_context(|| format!("opening the chain in {}", args.data_dir.display()))?;
+    let genesis = chain
+        .block(0)?
+        .context("genesis block missing")?
+        .header()?
+        .hash_slow();
+    let (head, head_hash) = chain.head();
+    println!(
+        "lightprov-node {} — DEV CHAIN, keys below are public: never use them elsewhere",
+        env!("CARGO_PKG_VERSION")
+    );
+    println!("chain id      {}", config.chain_id);
+    println!("genesis hash  {genesis}");
+    println!("signer        {}", config.signer.address());
+    println!("head          #{} {head_hash}", head.number);
+    println!("data dir      {}", args.data_dir.display());
+    for (i, a) in config.dev_accounts.iter().enumerate() {
+        println!(
+            "account {i}     {} key 0x{}",
+            a.address(),
+            hex::encode(a.credential().to_bytes())
+        );
+    }
+    if let Some(d) = args.dishonest {
+        tracing::warn!("DISHONEST MODE {d:?}: answers are corrupted on purpose");
+    }
+
+    let on_demand = args.block_time.is_zero();
+    let node = Arc::new(Node {
+        chain: std::sync::RwLock::new(chain),
+        dishonest: args.dishonest,
+        new_tx: Notify::new(),
+        on_demand,
+    });
+    let server = Server::builder()
+        .build(SocketAddr::new(args.host, args.port))
+        .await
+        .context("binding the JSON-RPC port")?;
+    let addr = server.local_addr()?;
+    let handle = server.start(rpc::module(node.clone())?);
+    println!("json-rpc      http://{addr}");
+
+    let producer = tokio::spawn(produce(node.clone(), args.block_time));
+    shutdown_signal().await;
+    tracing::info!("shutting down");
+    producer.abort();
+    handle.stop()?;
+    handle.stopped().await;
+    Ok(())
+}
+
+async fn produce(node: Arc<Node>, every: Duration) {
+    let mut tick = tokio::time::interval(if every.is_zero() {
+        Duration::from_secs(3600)
+    } else {
+        every
+    });
+    tick.tick().await;
+    loop {
+        if node.on_demand {
+            node.new_tx.notified().await;
+        } else {
+            tick.tick().await;
+        }
+        let result = node
+            .chain
+            .write()
+            .map_err(|_| anyhow::anyhow!("chain lock poisoned"))
+            .and_then(|mut c| {
+                let n = c.produce_block()?;
+                let (h, hash) = c.head();
+                Ok((n, hash, h.gas_used / chain::TRANSFER_GAS))
+            });
+        match result {
+            Ok((n, hash, txs)) => tracing::info!("block #{n} {hash} txs={txs}"),
+            Err(e) => tracing::error!("block production failed: {e:#}"),
+        }
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(s) => s,
+                Err(_) => {
+                    let _ = ctrl_c.await;
+                    return;
+                }
+            };
+        tokio::select! {
+            _ = ctrl_c => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = ctrl_c.await;
+}

@@ -1,0 +1,563 @@
+//! The chain: a Clique-style proof-of-authority chain with one signer, whose state lives in the
+//! MPT engine and whose blocks, transactions and receipts live in the same store. A block is
+//! committed in one atomic, synced batch with its state, so a crash never loses a committed
+//! block nor leaves half of one.
+
+use std::{collections::HashMap, sync::Arc, time::SystemTime};
+
+use alloy_consensus::{
+    Header, Receipt, ReceiptEnvelope, ReceiptWithBloom, Transaction, TxEnvelope, TxType,
+    constants::EMPTY_OMMER_ROOT_HASH, proofs, transaction::SignerRecoverable,
+};
+use alloy_eips::eip2718::{Decodable2718, Encodable2718};
+use alloy_primitives::{Address, B256, Bloom, Bytes, U256, keccak256};
+use alloy_rlp::{Decodable, Encodable, RlpDecodable, RlpEncodable};
+use alloy_signer::SignerSync;
+use alloy_signer_local::PrivateKeySigner;
+use lightprov_engine_api::{
+    Key, StateEngine, Write,
+    kv::{BatchOp, FjallStore, KvStore},
+    u64_from_word, word_from_u64,
+};
+use lightprov_engine_mpt::MptEngine;
+use lightprov_types::Word;
+
+use crate::workload::Workload;
+
+const BLOCKS: &str = "chain_blocks";
+const HASHES: &str = "chain_hashes";
+const TXS: &str = "chain_txs";
+const META: &str = "chain_meta";
+
+/// Gas of a plain value transfer.
+pub const TRANSFER_GAS: u64 = 21_000;
+/// The (constant) base fee per gas: 1 gwei.
+pub const BASE_FEE: u64 = 1_000_000_000;
+/// Block gas limit.
+pub const GAS_LIMIT: u64 = 30_000_000;
+/// Bytes of extraData before the seal: coleRoot, lvmtRoot, lvmtHistoryRoot.
+pub const EXTRA_ROOTS: usize = 96;
+/// Genesis timestamp (fixed, so the genesis hash depends only on the configuration).
+const GENESIS_TIME: u64 = 1_700_000_000;
+/// Balance of each dev account at genesis: 1,000,000 ETH.
+const DEV_BALANCE: u128 = 1_000_000 * 10u128.pow(18);
+
+/// A block as stored: the header's RLP, the raw transactions, their senders and receipts.
+#[derive(Clone, Debug, RlpEncodable, RlpDecodable)]
+pub struct BlockRecord {
+    /// RLP of the sealed header.
+    pub header: Bytes,
+    /// EIP-2718 encodings of the transactions.
+    pub txs: Vec<Bytes>,
+    /// Recovered senders, one per transaction.
+    pub senders: Vec<Address>,
+    /// EIP-2718 encodings of the receipts.
+    pub receipts: Vec<Bytes>,
+}
+
+impl BlockRecord {
+    /// The decoded header.
+    pub fn header(&self) -> anyhow::Result<Header> {
+        Ok(Header::decode(&mut self.header.as_ref())?)
+    }
+
+    /// The decoded transactions.
+    pub fn transactions(&self) -> anyhow::Result<Vec<TxEnvelope>> {
+        self.txs
+            .iter()
+            .map(|t| Ok(TxEnvelope::decode_2718(&mut t.as_ref())?))
+            .collect()
+    }
+
+    /// The decoded receipts.
+    pub fn receipts(&self) -> anyhow::Result<Vec<ReceiptEnvelope>> {
+        self.receipts
+            .iter()
+            .map(|r| Ok(ReceiptEnvelope::decode_2718(&mut r.as_ref())?))
+            .collect()
+    }
+}
+
+/// Why a transaction was refused (the message is returned to the sender).
+#[derive(Debug, thiserror::Error)]
+pub enum TxError {
+    /// Not a valid EIP-2718 transaction.
+    #[error("invalid transaction encoding: {0}")]
+    Decode(String),
+    /// The signature does not recover.
+    #[error("invalid signature")]
+    Signature,
+    /// Signed for another chain.
+    #[error("wrong chain id: expected {expected}, got {got:?}")]
+    ChainId {
+        /// This chain's id.
+        expected: u64,
+        /// The transaction's.
+        got: Option<u64>,
+    },
+    /// Only plain value transfers run here.
+    #[error(
+        "only value transfers are supported (no contract creation, no calldata, legacy or EIP-1559)"
+    )]
+    Unsupported,
+    /// Gas limit below a transfer's cost.
+    #[error("intrinsic gas too low: have {have}, want {TRANSFER_GAS}")]
+    GasTooLow {
+        /// The limit given.
+        have: u64,
+    },
+    /// Fee cap below the base fee.
+    #[error("max fee per gas less than block base fee: have {have}, want {BASE_FEE}")]
+    FeeTooLow {
+        /// The fee cap given.
+        have: u128,
+    },
+    /// Nonce already used.
+    #[error("nonce too low: next nonce {expected}, tx nonce {got}")]
+    NonceTooLow {
+        /// The next nonce of the sender.
+        expected: u64,
+        /// The transaction's.
+        got: u64,
+    },
+    /// Nonce leaves a gap.
+    #[error("nonce too high: next nonce {expected}, tx nonce {got}")]
+    NonceTooHigh {
+        /// The next nonce of the sender.
+        expected: u64,
+        /// The transaction's.
+        got: u64,
+    },
+    /// Not enough balance for value + gas.
+    #[error("insufficient funds for gas * price + value: have {have} want {want}")]
+    InsufficientFunds {
+        /// The sender's balance.
+        have: U256,
+        /// value + gas limit * fee cap.
+        want: U256,
+    },
+    /// Already in the pool or in a block.
+    #[error("already known")]
+    Known,
+}
+
+/// A validated transaction waiting for a block.
+#[derive(Clone, Debug)]
+struct Pending {
+    tx: TxEnvelope,
+    sender: Address,
+}
+
+/// Misbehaviour for tests of clients: the node corrupts its answers on purpose.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Dishonest {
+    /// Flip one byte of the last account-proof node in every `eth_getProof` answer.
+    ProofByte,
+    /// Change the stateRoot field of every block answer.
+    HeaderField,
+}
+
+/// Settings fixed at genesis.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// EIP-155 chain id.
+    pub chain_id: u64,
+    /// The block signer.
+    pub signer: PrivateKeySigner,
+    /// Funded dev accounts.
+    pub dev_accounts: Vec<PrivateKeySigner>,
+    /// Block filler, if any.
+    pub workload: Option<Workload>,
+}
+
+impl Config {
+    /// The dev chain: chain id 1337, a signer and 10 funded accounts whose keys are derived
+    /// from public strings — **insecure, for development only**.
+    pub fn dev(workload: Option<Workload>) -> anyhow::Result<Self> {
+        let key = |s: &str| PrivateKeySigner::from_bytes(&keccak256(s.as_bytes()));
+        Ok(Self {
+            chain_id: 1337,
+            signer: key("lightprov dev signer")?,
+            dev_accounts: (0..10)
+                .map(|i| key(&format!("lightprov dev account {i}")))
+                .collect::<Result<_, _>>()?,
+            workload,
+        })
+    }
+}
+
+/// The chain and its state.
+pub struct Chain {
+    engine: MptEngine,
+    store: Arc<FjallStore>,
+    config: Config,
+    head: Header,
+    head_hash: B256,
+    pool: Vec<Pending>,
+}
+
+impl std::fmt::Debug for Chain {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Chain")
+            .field("head", &self.head.number)
+            .field("hash", &self.head_hash)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The hash a Clique-style seal signs: the header with the 65-byte seal cut from extraData.
+pub fn seal_hash(header: &Header) -> B256 {
+    let mut h = header.clone();
+    h.extra_data = h.extra_data.slice(..EXTRA_ROOTS.min(h.extra_data.len()));
+    h.hash_slow()
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+impl Chain {
+    /// Opens the chain in `dir`, creating the genesis block if the store is new. Refuses a
+    /// store made with another configuration.
+    pub fn open(dir: &std::path::Path, config: Config) -> anyhow::Result<Self> {
+        let store = Arc::new(FjallStore::open(dir)?);
+        let engine = MptEngine::open(store.clone())?;
+        let fingerprint = Self::fingerprint(&config);
+        let mut chain = Self {
+            engine,
+            store,
+            config,
+            head: Header::default(),
+            head_hash: B256::ZERO,
+            pool: Vec::new(),
+        };
+        match chain.engine.head() {
+            None => {
+                chain
+                    .store
+                    .write(vec![(META, b"config".to_vec(), Some(fingerprint.to_vec()))])?;
+                chain.genesis()?;
+            }
+            Some(h) => {
+                let stored = chain.store.get(META, b"config")?;
+                if stored.as_deref() != Some(fingerprint.as_slice()) {
+                    anyhow::bail!(
+                        "the data directory holds a chain made with other settings (chain id, signer or workload); use another --data-dir"
+                    );
+                }
+                let record = chain
+                    .block(h)?
+                    .ok_or_else(|| anyhow::anyhow!("block {h} is missing from the store"))?;
+                chain.head = record.header()?;
+                chain.head_hash = chain.head.hash_slow();
+            }
+        }
+        Ok(chain)
+    }
+
+    fn fingerprint(config: &Config) -> B256 {
+        let w = config
+            .workload
+            .map(|w| format!("{:?}/{}/{}", w.kind, w.seed, w.ops_per_block))
+            .unwrap_or_default();
+        keccak256(format!(
+            "{}/{}/{w}",
+            config.chain_id,
+            config.signer.address()
+        ))
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The state engine.
+    pub fn engine(&self) -> &MptEngine {
+        &self.engine
+    }
+
+    /// The head header and its hash.
+    pub fn head(&self) -> (&Header, B256) {
+        (&self.head, self.head_hash)
+    }
+
+    /// The stored block `number`.
+    pub fn block(&self, number: u64) -> anyhow::Result<Option<BlockRecord>> {
+        match self.store.get(BLOCKS, &number.to_be_bytes())? {
+            None => Ok(None),
+            Some(v) => Ok(Some(BlockRecord::decode(&mut v.as_slice())?)),
+        }
+    }
+
+    /// The number of the block with this hash.
+    pub fn number_of(&self, hash: &B256) -> anyhow::Result<Option<u64>> {
+        match self.store.get(HASHES, hash.as_slice())? {
+            None => Ok(None),
+            Some(v) => Ok(Some(u64::from_be_bytes(v.as_slice().try_into()?))),
+        }
+    }
+
+    /// Where a transaction landed: block number and index.
+    pub fn tx_location(&self, hash: &B256) -> anyhow::Result<Option<(u64, usize)>> {
+        match self.store.get(TXS, hash.as_slice())? {
+            None => Ok(None),
+            Some(v) if v.len() == 12 => {
+                let (n, i) = v.split_at(8);
+                Ok(Some((
+                    u64::from_be_bytes(n.try_into()?),
+                    u32::from_be_bytes(i.try_into()?) as usize,
+                )))
+            }
+            Some(_) => anyhow::bail!("corrupt transaction index"),
+        }
+    }
+
+    fn state(&self, key: &Key) -> anyhow::Result<Word> {
+        Ok(self.engine.get(key, self.head.number)?)
+    }
+
+    /// The sender's next nonce, counting its transactions waiting in the pool.
+    pub fn pending_nonce(&self, addr: &Address) -> anyhow::Result<u64> {
+        let base = u64_from_word(&self.state(&Key::Nonce(*addr))?).unwrap_or(u64::MAX);
+        Ok(base + self.pool.iter().filter(|p| p.sender == *addr).count() as u64)
+    }
+
+    /// Validates a raw transaction and adds it to the pool; returns its hash.
+    pub fn submit(&mut self, raw: &[u8]) -> Result<B256, TxError> {
+        let tx =
+            TxEnvelope::decode_2718(&mut &raw[..]).map_err(|e| TxError::Decode(e.to_string()))?;
+        if !matches!(tx.tx_type(), TxType::Legacy | TxType::Eip1559)
+            || tx.to().is_none()
+            || !tx.input().is_empty()
+        {
+            return Err(TxError::Unsupported);
+        }
+        if tx.chain_id() != Some(self.config.chain_id) {
+            return Err(TxError::ChainId {
+                expected: self.config.chain_id,
+                got: tx.chain_id(),
+            });
+        }
+        let sender = tx.recover_signer().map_err(|_| TxError::Signature)?;
+        let hash = *tx.tx_hash();
+        // An included transaction is caught by its nonce ("nonce too low"), as geth does.
+        if self.pool.iter().any(|p| *p.tx.tx_hash() == hash) {
+            return Err(TxError::Known);
+        }
+        if tx.gas_limit() < TRANSFER_GAS {
+            return Err(TxError::GasTooLow {
+                have: tx.gas_limit(),
+            });
+        }
+        if tx.max_fee_per_gas() < u128::from(BASE_FEE) {
+            return Err(TxError::FeeTooLow {
+                have: tx.max_fee_per_gas(),
+            });
+        }
+        let expected = self
+            .pending_nonce(&sender)
+            .map_err(|e| TxError::Decode(e.to_string()))?;
+        match tx.nonce() {
+            n if n < expected => return Err(TxError::NonceTooLow { expected, got: n }),
+            n if n > expected => return Err(TxError::NonceTooHigh { expected, got: n }),
+            _ => {}
+        }
+        let balance = U256::from_be_bytes(
+            self.state(&Key::Balance(sender))
+                .map_err(|e| TxError::Decode(e.to_string()))?,
+        );
+        let queued: U256 = self
+            .pool
+            .iter()
+            .filter(|p| p.sender == sender)
+            .map(|p| max_cost(&p.tx))
+            .sum();
+        let want = max_cost(&tx) + queued;
+        if balance < want {
+            return Err(TxError::InsufficientFunds {
+                have: balance,
+                want,
+            });
+        }
+        self.pool.push(Pending { tx, sender });
+        Ok(hash)
+    }
+
+    /// Transactions waiting for a block.
+    pub fn pool_len(&self) -> usize {
+        self.pool.len()
+    }
+
+    fn genesis(&mut self) -> anyhow::Result<()> {
+        let mut writes: Vec<Write> = self
+            .config
+            .dev_accounts
+            .iter()
+            .map(|a| {
+                (
+                    Key::Balance(a.address()),
+                    U256::from(DEV_BALANCE).to_be_bytes(),
+                )
+            })
+            .collect();
+        if let Some(w) = &self.config.workload {
+            writes.extend(w.genesis());
+        }
+        self.seal_and_commit(0, B256::ZERO, GENESIS_TIME, writes, Vec::new())
+    }
+
+    /// Produces the next block: the workload's operations, then the pool's transactions in
+    /// arrival order (those no longer valid are dropped).
+    pub fn produce_block(&mut self) -> anyhow::Result<u64> {
+        let number = self.head.number + 1;
+        let mut writes: Vec<Write> = match &self.config.workload {
+            Some(w) => {
+                let read = |k: &Key| self.engine.get(k, self.head.number).unwrap_or([0; 32]);
+                w.block(number, &read)
+            }
+            None => Vec::new(),
+        };
+        let pool = std::mem::take(&mut self.pool);
+        // Balances and nonces as this block sees them.
+        let mut view: HashMap<Key, Word> = writes.iter().copied().collect();
+        let get = |view: &HashMap<Key, Word>, k: Key| -> anyhow::Result<Word> {
+            match view.get(&k) {
+                Some(v) => Ok(*v),
+                None => self.state(&k),
+            }
+        };
+        let miner = self.config.signer.address();
+        let mut included = Vec::new();
+        let mut gas_used = 0u64;
+        for p in pool {
+            let nonce = u64_from_word(&get(&view, Key::Nonce(p.sender))?).unwrap_or(u64::MAX);
+            let price = p.tx.effective_gas_price(Some(BASE_FEE));
+            let fee = U256::from(price) * U256::from(TRANSFER_GAS);
+            let value = p.tx.value();
+            let balance = U256::from_be_bytes(get(&view, Key::Balance(p.sender))?);
+            if p.tx.nonce() != nonce || balance < value + fee || gas_used + TRANSFER_GAS > GAS_LIMIT
+            {
+                tracing::warn!(tx = %p.tx.tx_hash(), "dropped: no longer valid");
+                continue;
+            }
+            let to = p.tx.to().unwrap_or_default();
+            view.insert(
+                Key::Balance(p.sender),
+                (balance - value - fee).to_be_bytes(),
+            );
+            view.insert(Key::Nonce(p.sender), word_from_u64(nonce + 1));
+            let tb = U256::from_be_bytes(get(&view, Key::Balance(to))?);
+            view.insert(Key::Balance(to), (tb + value).to_be_bytes());
+            let tip = U256::from(price - u128::from(BASE_FEE)) * U256::from(TRANSFER_GAS);
+            let mb = U256::from_be_bytes(get(&view, Key::Balance(miner))?);
+            view.insert(Key::Balance(miner), (mb + tip).to_be_bytes());
+            gas_used += TRANSFER_GAS;
+            included.push(p);
+        }
+        for k in [Key::Balance(miner)]
+            .into_iter()
+            .chain(included.iter().flat_map(|p| {
+                [
+                    Key::Balance(p.sender),
+                    Key::Nonce(p.sender),
+                    Key::Balance(p.tx.to().unwrap_or_default()),
+                ]
+            }))
+        {
+            if let Some(v) = view.get(&k) {
+                writes.push((k, *v));
+            }
+        }
+        let timestamp = now().max(self.head.timestamp + 1);
+        self.seal_and_commit(number, self.head_hash, timestamp, writes, included)?;
+        Ok(number)
+    }
+
+    fn seal_and_commit(
+        &mut self,
+        number: u64,
+        parent_hash: B256,
+        timestamp: u64,
+        writes: Vec<Write>,
+        included: Vec<Pending>,
+    ) -> anyhow::Result<()> {
+        let staged = self.engine.stage(number, &writes)?;
+        let txs: Vec<TxEnvelope> = included.iter().map(|p| p.tx.clone()).collect();
+        let mut cumulative = 0;
+        let receipts: Vec<ReceiptEnvelope> = txs
+            .iter()
+            .map(|tx| {
+                cumulative += TRANSFER_GAS;
+                let r = ReceiptWithBloom::new(
+                    Receipt {
+                        status: true.into(),
+                        cumulative_gas_used: cumulative,
+                        logs: vec![],
+                    },
+                    Bloom::ZERO,
+                );
+                match tx.tx_type() {
+                    TxType::Eip1559 => ReceiptEnvelope::Eip1559(r),
+                    _ => ReceiptEnvelope::Legacy(r),
+                }
+            })
+            .collect();
+        let mut header = Header {
+            parent_hash,
+            ommers_hash: EMPTY_OMMER_ROOT_HASH,
+            beneficiary: self.config.signer.address(),
+            state_root: staged.root,
+            transactions_root: proofs::calculate_transaction_root(&txs),
+            receipts_root: proofs::calculate_receipt_root(&receipts),
+            logs_bloom: Bloom::ZERO,
+            difficulty: U256::from(1),
+            number,
+            gas_limit: GAS_LIMIT,
+            gas_used: cumulative,
+            timestamp,
+            // coleRoot, lvmtRoot, lvmtHistoryRoot: zero until those engines run.
+            extra_data: Bytes::from(vec![0u8; EXTRA_ROOTS]),
+            mix_hash: B256::ZERO,
+            nonce: Default::default(),
+            base_fee_per_gas: Some(BASE_FEE),
+            ..Default::default()
+        };
+        let sig = self.config.signer.sign_hash_sync(&seal_hash(&header))?;
+        let mut extra = header.extra_data.to_vec();
+        extra.extend_from_slice(&sig.as_bytes());
+        header.extra_data = extra.into();
+        let hash = header.hash_slow();
+
+        let mut rlp = Vec::new();
+        header.encode(&mut rlp);
+        let record = BlockRecord {
+            header: rlp.into(),
+            txs: txs.iter().map(|t| t.encoded_2718().into()).collect(),
+            senders: included.iter().map(|p| p.sender).collect(),
+            receipts: receipts.iter().map(|r| r.encoded_2718().into()).collect(),
+        };
+        let mut record_rlp = Vec::new();
+        record.encode(&mut record_rlp);
+        let mut ops: Vec<BatchOp> = vec![
+            (BLOCKS, number.to_be_bytes().to_vec(), Some(record_rlp)),
+            (HASHES, hash.to_vec(), Some(number.to_be_bytes().to_vec())),
+        ];
+        for (i, tx) in txs.iter().enumerate() {
+            let mut loc = number.to_be_bytes().to_vec();
+            loc.extend_from_slice(&(i as u32).to_be_bytes());
+            ops.push((TXS, tx.tx_hash().to_vec(), Some(loc)));
+        }
+        self.engine.commit(staged, ops)?;
+        self.head = header;
+        self.head_hash = hash;
+        Ok(())
+    }
+}
+
+/// value + gas limit × fee cap: what a transaction may cost at most.
+fn max_cost(tx: &TxEnvelope) -> U256 {
+    tx.value() + U256::from(tx.gas_limit()) * U256::from(tx.max_fee_per_gas())
+}

@@ -1,0 +1,6 @@
+#![doc = include_str!("../README.md")]
+#![forbid(unsafe_code)]
+
+pub mod chain;
+pub mod rpc;
+pub mod workload;

@@ -1,0 +1,443 @@
+//! The JSON-RPC server: Ethereum methods with geth's shapes, and lightprov's own.
+
+use std::sync::{Arc, RwLock};
+
+use alloy_consensus::{Transaction as _, transaction::Recovered};
+use alloy_eips::{BlockId, BlockNumberOrTag};
+use alloy_primitives::{Address, B256, Bytes, U256};
+use alloy_rpc_types_eth::{
+    Block, BlockTransactions, Header as RpcHeader, Transaction as RpcTransaction,
+    TransactionReceipt,
+};
+use jsonrpsee::{
+    RpcModule,
+    types::{ErrorObjectOwned, Params},
+};
+use lightprov_engine_api::{Key, StateEngine};
+use serde_json::{Value, json};
+use tokio::sync::Notify;
+
+use crate::chain::{BASE_FEE, Chain, Dishonest, TRANSFER_GAS};
+
+/// Shared by the handlers and the block producer.
+pub struct Node {
+    /// The chain.
+    pub chain: RwLock<Chain>,
+    /// Misbehaviour for client tests, if any.
+    pub dishonest: Option<Dishonest>,
+    /// Woken when a transaction arrives (on-demand block production).
+    pub new_tx: Notify,
+    /// Produce a block as soon as a transaction arrives.
+    pub on_demand: bool,
+}
+
+impl std::fmt::Debug for Node {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Node").finish_non_exhaustive()
+    }
+}
+
+type RpcResult<T> = Result<T, ErrorObjectOwned>;
+
+/// Bad input: names the parameter.
+fn invalid(field: &str, why: impl std::fmt::Display) -> ErrorObjectOwned {
+    ErrorObjectOwned::owned(-32602, format!("invalid {field}: {why}"), None::<()>)
+}
+
+fn unknown_block(what: impl std::fmt::Display) -> ErrorObjectOwned {
+    ErrorObjectOwned::owned(-32001, format!("unknown block {what}"), None::<()>)
+}
+
+fn internal(e: impl std::fmt::Display) -> ErrorObjectOwned {
+    tracing::error!("internal error: {e}");
+    ErrorObjectOwned::owned(-32603, format!("internal error: {e}"), None::<()>)
+}
+
+fn read(node: &Node) -> RpcResult<std::sync::RwLockReadGuard<'_, Chain>> {
+    node.chain
+        .read()
+        .map_err(|_| internal("chain lock poisoned"))
+}
+
+/// Positional parameters as raw JSON values, at most `max`.
+fn args(p: &Params<'_>, max: usize) -> RpcResult<Vec<Value>> {
+    let v: Vec<Value> = if p.is_object() {
+        return Err(invalid("params", "expected an array"));
+    } else {
+        p.parse::<Option<Vec<Value>>>()
+            .map_err(|e| invalid("params", e.message()))?
+            .unwrap_or_default()
+    };
+    if v.len() > max {
+        return Err(invalid("params", format!("at most {max} parameters")));
+    }
+    Ok(v)
+}
+
+fn arg<T: serde::de::DeserializeOwned>(a: &[Value], i: usize, field: &str) -> RpcResult<T> {
+    let v = a.get(i).cloned().ok_or_else(|| invalid(field, "missing"))?;
+    serde_json::from_value(v).map_err(|e| invalid(field, e))
+}
+
+fn opt_arg<T: serde::de::DeserializeOwned>(
+    a: &[Value],
+    i: usize,
+    field: &str,
+) -> RpcResult<Option<T>> {
+    match a.get(i) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => serde_json::from_value(v.clone())
+            .map(Some)
+            .map_err(|e| invalid(field, e)),
+    }
+}
+
+/// A storage slot as clients send it: a number of at most 32 bytes, in hex.
+fn slot(v: &Value, field: &str) -> RpcResult<B256> {
+    let s = v
+        .as_str()
+        .ok_or_else(|| invalid(field, "expected a hex string"))?;
+    lightprov_types::hex::word(s, field)
+        .map(B256::from)
+        .map_err(|e| invalid(field, e.reason))
+}
+
+/// Resolves a block tag, number or EIP-1898 hash to a block number (≤ head).
+fn resolve(chain: &Chain, id: Option<BlockId>) -> RpcResult<u64> {
+    let head = chain.head().0.number;
+    match id.unwrap_or(BlockId::Number(BlockNumberOrTag::Latest)) {
+        BlockId::Hash(h) => chain
+            .number_of(&h.block_hash)
+            .map_err(internal)?
+            .ok_or_else(|| unknown_block(h.block_hash)),
+        BlockId::Number(BlockNumberOrTag::Number(n)) if n <= head => Ok(n),
+        BlockId::Number(BlockNumberOrTag::Number(n)) => Err(unknown_block(n)),
+        BlockId::Number(BlockNumberOrTag::Earliest) => Ok(0),
+        BlockId::Number(_) => Ok(head),
+    }
+}
+
+fn rpc_tx(
+    tx: alloy_consensus::TxEnvelope,
+    sender: Address,
+    hash: B256,
+    number: u64,
+    index: usize,
+) -> RpcTransaction {
+    let price = tx.effective_gas_price(Some(BASE_FEE));
+    RpcTransaction {
+        inner: Recovered::new_unchecked(tx, sender),
+        block_hash: Some(hash),
+        block_number: Some(number),
+        transaction_index: Some(index as u64),
+        effective_gas_price: Some(price),
+        block_timestamp: None,
+    }
+}
+
+fn block_json(node: &Node, chain: &Chain, number: u64, full: bool) -> RpcResult<Value> {
+    let Some(record) = chain.block(number).map_err(internal)? else {
+        return Ok(Value::Null);
+    };
+    let header = record.header().map_err(internal)?;
+    let hash = header.hash_slow();
+    let txs = record.transactions().map_err(internal)?;
+    let transactions = if full {
+        BlockTransactions::Full(
+            txs.into_iter()
+                .zip(record.senders.iter())
+                .enumerate()
+                .map(|(i, (tx, s))| rpc_tx(tx, *s, hash, number, i))
+                .collect(),
+        )
+    } else {
+        BlockTransactions::Hashes(txs.iter().map(|t| *t.tx_hash()).collect())
+    };
+    let size = record.header.len() + record.txs.iter().map(|t| t.len()).sum::<usize>();
+    let block = Block {
+        header: RpcHeader {
+            hash,
+            inner: header,
+            total_difficulty: Some(U256::from(number + 1)),
+            size: Some(U256::from(size)),
+        },
+        uncles: vec![],
+        transactions,
+        withdrawals: None,
+    };
+    let mut v = serde_json::to_value(block).map_err(internal)?;
+    if node.dishonest == Some(Dishonest::HeaderField)
+        && let Some(o) = v.as_object_mut()
+    {
+        o.insert("stateRoot".into(), json!(format!("0x{}", "11".repeat(32))));
+    }
+    Ok(v)
+}
+
+/// Builds the RPC module.
+pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
+    let mut m = RpcModule::new(node);
+
+    m.register_method("eth_chainId", |_, n, _| -> RpcResult<String> {
+        Ok(format!("0x{:x}", read(n)?.config().chain_id))
+    })?;
+    m.register_method("net_version", |_, n, _| -> RpcResult<String> {
+        Ok(read(n)?.config().chain_id.to_string())
+    })?;
+    m.register_method("web3_clientVersion", |_, _, _| -> RpcResult<String> {
+        Ok(format!("lightprov-node/{}", env!("CARGO_PKG_VERSION")))
+    })?;
+    m.register_method("eth_syncing", |_, _, _| -> RpcResult<bool> { Ok(false) })?;
+    m.register_method("eth_accounts", |_, n, _| -> RpcResult<Vec<Address>> {
+        Ok(read(n)?
+            .config()
+            .dev_accounts
+            .iter()
+            .map(|a| a.address())
+            .collect())
+    })?;
+    m.register_method("eth_blockNumber", |_, n, _| -> RpcResult<String> {
+        Ok(format!("0x{:x}", read(n)?.head().0.number))
+    })?;
+    m.register_method("eth_gasPrice", |_, _, _| -> RpcResult<String> {
+        Ok(format!("0x{:x}", 2 * BASE_FEE))
+    })?;
+    m.register_method("eth_maxPriorityFeePerGas", |_, _, _| -> RpcResult<String> {
+        Ok(format!("0x{:x}", BASE_FEE))
+    })?;
+    m.register_method("eth_estimateGas", |p, _, _| -> RpcResult<String> {
+        let a = args(&p, 2)?;
+        let call: Value = arg(&a, 0, "transaction")?;
+        let data = call
+            .get("data")
+            .or_else(|| call.get("input"))
+            .and_then(Value::as_str)
+            .unwrap_or("0x");
+        if call.get("to").is_none_or(Value::is_null) || data.len() > 2 {
+            return Err(ErrorObjectOwned::owned(
+                3,
+                "only value transfers are supported",
+                None::<()>,
+            ));
+        }
+        Ok(format!("0x{TRANSFER_GAS:x}"))
+    })?;
+
+    m.register_method("eth_getBlockByNumber", |p, n, _| -> RpcResult<Value> {
+        let a = args(&p, 2)?;
+        let tag: BlockNumberOrTag = arg(&a, 0, "block")?;
+        let full: bool = opt_arg(&a, 1, "fullTransactions")?.unwrap_or(false);
+        let chain = read(n)?;
+        let number = match tag {
+            BlockNumberOrTag::Number(x) => x,
+            BlockNumberOrTag::Earliest => 0,
+            _ => chain.head().0.number,
+        };
+        block_json(n, &chain, number, full)
+    })?;
+    m.register_method("eth_getBlockByHash", |p, n, _| -> RpcResult<Value> {
+        let a = args(&p, 2)?;
+        let hash: B256 = arg(&a, 0, "blockHash")?;
+        let full: bool = opt_arg(&a, 1, "fullTransactions")?.unwrap_or(false);
+        let chain = read(n)?;
+        match chain.number_of(&hash).map_err(internal)? {
+            None => Ok(Value::Null),
+            Some(number) => block_json(n, &chain, number, full),
+        }
+    })?;
+
+    m.register_method("eth_getProof", |p, n, _| -> RpcResult<Value> {
+        let a = args(&p, 3)?;
+        let address: Address = arg(&a, 0, "address")?;
+        let keys: Vec<Value> = arg(&a, 1, "storageKeys")?;
+        if keys.len() > 1024 {
+            return Err(invalid("storageKeys", "at most 1024 keys"));
+        }
+        let slots = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| slot(k, &format!("storageKeys[{i}]")))
+            .collect::<RpcResult<Vec<_>>>()?;
+        let chain = read(n)?;
+        let block = resolve(&chain, opt_arg(&a, 2, "block")?)?;
+        let proof = chain
+            .engine()
+            .account_proof(&address, &slots, block)
+            .map_err(internal)?;
+        let mut v = proof.to_json();
+        if n.dishonest == Some(Dishonest::ProofByte)
+            && let Some(Value::String(last)) = v
+                .get_mut("accountProof")
+                .and_then(Value::as_array_mut)
+                .and_then(|l| l.last_mut())
+        {
+            let flipped = if last.ends_with('0') { '1' } else { '0' };
+            last.pop();
+            last.push(flipped);
+        }
+        Ok(v)
+    })?;
+    m.register_method("eth_getBalance", |p, n, _| -> RpcResult<U256> {
+        let a = args(&p, 2)?;
+        let address: Address = arg(&a, 0, "address")?;
+        let chain = read(n)?;
+        let block = resolve(&chain, opt_arg(&a, 1, "block")?)?;
+        Ok(U256::from_be_bytes(
+            chain
+                .engine()
+                .get(&Key::Balance(address), block)
+                .map_err(internal)?,
+        ))
+    })?;
+    m.register_method("eth_getTransactionCount", |p, n, _| -> RpcResult<U256> {
+        let a = args(&p, 2)?;
+        let address: Address = arg(&a, 0, "address")?;
+        let chain = read(n)?;
+        let tag: Option<BlockId> = opt_arg(&a, 1, "block")?;
+        if tag == Some(BlockId::Number(BlockNumberOrTag::Pending)) {
+            return Ok(U256::from(chain.pending_nonce(&address).map_err(internal)?));
+        }
+        let block = resolve(&chain, tag)?;
+        Ok(U256::from_be_bytes(
+            chain
+                .engine()
+                .get(&Key::Nonce(address), block)
+                .map_err(internal)?,
+        ))
+    })?;
+    m.register_method("eth_getStorageAt", |p, n, _| -> RpcResult<B256> {
+        let a = args(&p, 3)?;
+        let address: Address = arg(&a, 0, "address")?;
+        let s = slot(a.get(1).ok_or_else(|| invalid("slot", "missing"))?, "slot")?;
+        let chain = read(n)?;
+        let block = resolve(&chain, opt_arg(&a, 2, "block")?)?;
+        Ok(B256::from(
+            chain
+                .engine()
+                .get(&Key::Storage(address, s), block)
+                .map_err(internal)?,
+        ))
+    })?;
+    m.register_method("eth_getCode", |p, n, _| -> RpcResult<Bytes> {
+        let a = args(&p, 2)?;
+        let _: Address = arg(&a, 0, "address")?;
+        let chain = read(n)?;
+        resolve(&chain, opt_arg(&a, 1, "block")?)?;
+        // No account on this chain has code.
+        Ok(Bytes::new())
+    })?;
+
+    m.register_method("eth_sendRawTransaction", |p, n, _| -> RpcResult<B256> {
+        let a = args(&p, 1)?;
+        let raw: Bytes = arg(&a, 0, "transaction")?;
+        let hash = n
+            .chain
+            .write()
+            .map_err(|_| internal("chain lock poisoned"))?
+            .submit(&raw)
+            .map_err(|e| ErrorObjectOwned::owned(-32000, e.to_string(), None::<()>))?;
+        if n.on_demand {
+            n.new_tx.notify_one();
+        }
+        Ok(hash)
+    })?;
+    m.register_method(
+        "eth_getTransactionByHash",
+        |p, n, _| -> RpcResult<Option<RpcTransaction>> {
+            let a = args(&p, 1)?;
+            let hash: B256 = arg(&a, 0, "transactionHash")?;
+            let chain = read(n)?;
+            let Some((number, index)) = chain.tx_location(&hash).map_err(internal)? else {
+                return Ok(None);
+            };
+            let record = chain
+                .block(number)
+                .map_err(internal)?
+                .ok_or_else(|| internal("missing block"))?;
+            let block_hash = record.header().map_err(internal)?.hash_slow();
+            let tx = record
+                .transactions()
+                .map_err(internal)?
+                .into_iter()
+                .nth(index)
+                .ok_or_else(|| internal("missing tx"))?;
+            let sender = *record
+                .senders
+                .get(index)
+                .ok_or_else(|| internal("missing sender"))?;
+            Ok(Some(rpc_tx(tx, sender, block_hash, number, index)))
+        },
+    )?;
+    m.register_method(
+        "eth_getTransactionReceipt",
+        |p, n, _| -> RpcResult<Option<TransactionReceipt>> {
+            let a = args(&p, 1)?;
+            let hash: B256 = arg(&a, 0, "transactionHash")?;
+            let chain = read(n)?;
+            let Some((number, index)) = chain.tx_location(&hash).map_err(internal)? else {
+                return Ok(None);
+            };
+            let record = chain
+                .block(number)
+                .map_err(internal)?
+                .ok_or_else(|| internal("missing block"))?;
+            let header = record.header().map_err(internal)?;
+            let tx = record
+                .transactions()
+                .map_err(internal)?
+                .into_iter()
+                .nth(index)
+                .ok_or_else(|| internal("missing tx"))?;
+            let receipt = record
+                .receipts()
+                .map_err(internal)?
+                .into_iter()
+                .nth(index)
+                .ok_or_else(|| internal("missing receipt"))?;
+            let sender = *record
+                .senders
+                .get(index)
+                .ok_or_else(|| internal("missing sender"))?;
+            let price = tx.effective_gas_price(Some(BASE_FEE));
+            Ok(Some(TransactionReceipt {
+                inner: receipt.map_logs(|l| alloy_rpc_types_eth::Log {
+                    inner: l,
+                    ..Default::default()
+                }),
+                transaction_hash: hash,
+                transaction_index: Some(index as u64),
+                block_hash: Some(header.hash_slow()),
+                block_number: Some(number),
+                gas_used: TRANSFER_GAS,
+                effective_gas_price: price,
+                blob_gas_used: None,
+                blob_gas_price: None,
+                from: sender,
+                to: tx.to(),
+                contract_address: None,
+            }))
+        },
+    )?;
+
+    m.register_method("evm_mine", |_, n, _| -> RpcResult<String> {
+        let number = n
+            .chain
+            .write()
+            .map_err(|_| internal("chain lock poisoned"))?
+            .produce_block()
+            .map_err(internal)?;
+        Ok(format!("0x{number:x}"))
+    })?;
+    m.register_method("lightprov_status", |_, n, _| -> RpcResult<Value> {
+        let chain = read(n)?;
+        let (head, hash) = chain.head();
+        Ok(json!({
+            "chainId": chain.config().chain_id,
+            "head": { "number": head.number, "hash": hash },
+            "signer": chain.config().signer.address(),
+            "engines": [{ "name": "mpt", "head": chain.engine().head(), "diskBytes": chain.engine().disk_bytes() }],
+            "pendingTransactions": chain.pool_len(),
+        }))
+    })?;
+    Ok(m)
+}

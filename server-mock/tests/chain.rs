@@ -1,0 +1,257 @@
+//! The chain end to end in-process: signed transfers, blocks, proofs checked by the verifier,
+//! headers checked by hash and seal, restarts.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    missing_docs
+)]
+
+use alloy_consensus::{SignableTransaction, TxEip1559, TxEnvelope, TxLegacy};
+use alloy_eips::eip2718::Encodable2718;
+use alloy_primitives::{Address, B256, Bytes, TxKind, U256};
+use alloy_signer::SignerSync;
+use alloy_signer_local::PrivateKeySigner;
+use lightprov_engine_api::{Key, StateEngine};
+use lightprov_node::{
+    chain::{BASE_FEE, Chain, Config, TRANSFER_GAS, TxError, seal_hash},
+    workload::{Kind, Workload},
+};
+use lightprov_types::header::Header as LpHeader;
+use lightprov_verifier::{header::verify_header, mpt::verify_account_proof};
+
+fn transfer(
+    from: &PrivateKeySigner,
+    to: Address,
+    value: u64,
+    nonce: u64,
+    chain_id: u64,
+) -> Vec<u8> {
+    let tx = TxEip1559 {
+        chain_id,
+        nonce,
+        gas_limit: TRANSFER_GAS,
+        max_fee_per_gas: u128::from(3 * BASE_FEE),
+        max_priority_fee_per_gas: u128::from(BASE_FEE),
+        to: TxKind::Call(to),
+        value: U256::from(value),
+        ..Default::default()
+    };
+    let sig = from.sign_hash_sync(&tx.signature_hash()).unwrap();
+    TxEnvelope::from(tx.into_signed(sig)).encoded_2718()
+}
+
+fn balance(chain: &Chain, a: Address) -> U256 {
+    U256::from_be_bytes(
+        chain
+            .engine()
+            .get(&Key::Balance(a), chain.head().0.number)
+            .unwrap(),
+    )
+}
+
+/// The header as lightprov's own verifier sees it (through the JSON an RPC client gets).
+fn lp_header(chain: &Chain, number: u64) -> (LpHeader, B256) {
+    let h = chain.block(number).unwrap().unwrap().header().unwrap();
+    let hash = h.hash_slow();
+    let rpc = alloy_rpc_types_eth::Header {
+        hash,
+        inner: h,
+        total_difficulty: None,
+        size: None,
+    };
+    (
+        LpHeader::from_json(&serde_json::to_value(rpc).unwrap()).unwrap(),
+        hash,
+    )
+}
+
+#[test]
+fn a_transfer_moves_value_and_every_proof_verifies() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = Config::dev(None).unwrap();
+    let (alice, bob) = (config.dev_accounts[0].clone(), Address::repeat_byte(0xb0));
+    let mut chain = Chain::open(dir.path(), config.clone()).unwrap();
+    let before = balance(&chain, alice.address());
+
+    let hash = chain
+        .submit(&transfer(&alice, bob, 12345, 0, 1337))
+        .unwrap();
+    assert!(matches!(
+        chain.submit(&transfer(&alice, bob, 12345, 0, 1337)),
+        Err(TxError::Known)
+    ));
+    assert_eq!(chain.pending_nonce(&alice.address()).unwrap(), 1);
+    let n = chain.produce_block().unwrap();
+    assert_eq!(n, 1);
+    assert_eq!(chain.tx_location(&hash).unwrap(), Some((1, 0)));
+    assert_eq!(balance(&chain, bob), U256::from(12345));
+    let fee = U256::from(2 * BASE_FEE) * U256::from(TRANSFER_GAS); // base fee + 1 gwei tip
+    assert_eq!(
+        balance(&chain, alice.address()),
+        before - U256::from(12345) - fee
+    );
+
+    for number in [0, 1] {
+        let (header, hash) = lp_header(&chain, number);
+        verify_header(&header, &hash).unwrap();
+        // Clique-style seal: the last 65 bytes of extraData sign the header without them.
+        let h = chain.block(number).unwrap().unwrap().header().unwrap();
+        assert_eq!(h.extra_data.len(), 161);
+        let sig = alloy_primitives::Signature::from_raw(&h.extra_data[96..]).unwrap();
+        assert_eq!(
+            sig.recover_address_from_prehash(&seal_hash(&h)).unwrap(),
+            config.signer.address()
+        );
+        for a in [alice.address(), bob, Address::repeat_byte(0x77)] {
+            let p = chain
+                .engine()
+                .account_proof(&a, &[B256::ZERO], number)
+                .unwrap();
+            let v = verify_account_proof(&header.state_root, &p.as_ref()).unwrap();
+            assert_eq!(
+                U256::from_be_bytes(v.balance),
+                U256::from_be_bytes(chain.engine().get(&Key::Balance(a), number).unwrap())
+            );
+        }
+    }
+    // Bob did not exist at genesis: proven absent there, present after block 1.
+    let (g, _) = lp_header(&chain, 0);
+    let p = chain.engine().account_proof(&bob, &[], 0).unwrap();
+    assert!(
+        !verify_account_proof(&g.state_root, &p.as_ref())
+            .unwrap()
+            .exists
+    );
+}
+
+#[test]
+fn bad_transactions_are_refused_with_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = Config::dev(None).unwrap();
+    let alice = config.dev_accounts[0].clone();
+    let mut chain = Chain::open(dir.path(), config).unwrap();
+    let bob = Address::repeat_byte(0xb0);
+    assert!(matches!(
+        chain.submit(&transfer(&alice, bob, 1, 0, 1)),
+        Err(TxError::ChainId {
+            expected: 1337,
+            got: Some(1)
+        })
+    ));
+    assert!(matches!(
+        chain.submit(&transfer(&alice, bob, 1, 5, 1337)),
+        Err(TxError::NonceTooHigh {
+            expected: 0,
+            got: 5
+        })
+    ));
+    let pauper = PrivateKeySigner::from_bytes(&B256::repeat_byte(9)).unwrap();
+    assert!(matches!(
+        chain.submit(&transfer(&pauper, bob, 1, 0, 1337)),
+        Err(TxError::InsufficientFunds { .. })
+    ));
+    assert!(matches!(
+        chain.submit(&[0xde, 0xad]),
+        Err(TxError::Decode(_))
+    ));
+    let create = TxLegacy {
+        chain_id: Some(1337),
+        gas_limit: 100_000,
+        gas_price: u128::from(BASE_FEE),
+        to: TxKind::Create,
+        input: Bytes::from(vec![0]),
+        ..Default::default()
+    };
+    let sig = alice.sign_hash_sync(&create.signature_hash()).unwrap();
+    let raw = TxEnvelope::from(create.into_signed(sig)).encoded_2718();
+    assert!(matches!(chain.submit(&raw), Err(TxError::Unsupported)));
+    chain.submit(&transfer(&alice, bob, 1, 0, 1337)).unwrap();
+    chain.produce_block().unwrap();
+    assert!(matches!(
+        chain.submit(&transfer(&alice, bob, 1, 0, 1337)),
+        Err(TxError::NonceTooLow {
+            expected: 1,
+            got: 0
+        })
+    ));
+    // A legacy (EIP-155) transfer works too.
+    let legacy = TxLegacy {
+        chain_id: Some(1337),
+        nonce: 1,
+        gas_limit: TRANSFER_GAS,
+        gas_price: u128::from(BASE_FEE),
+        to: TxKind::Call(bob),
+        value: U256::from(5),
+        ..Default::default()
+    };
+    let sig = alice.sign_hash_sync(&legacy.signature_hash()).unwrap();
+    chain
+        .submit(&TxEnvelope::from(legacy.into_signed(sig)).encoded_2718())
+        .unwrap();
+    chain.produce_block().unwrap();
+    assert_eq!(balance(&chain, bob), U256::from(6));
+}
+
+#[test]
+fn restart_resumes_at_the_same_head_and_refuses_other_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = Some(Workload {
+        kind: Kind::Smallbank,
+        seed: 3,
+        ops_per_block: 40,
+    });
+    let (head, hash, root) = {
+        let mut chain = Chain::open(dir.path(), Config::dev(w).unwrap()).unwrap();
+        for _ in 0..5 {
+            chain.produce_block().unwrap();
+        }
+        let (h, hash) = chain.head();
+        (h.number, hash, h.state_root)
+    };
+    let chain = Chain::open(dir.path(), Config::dev(w).unwrap()).unwrap();
+    assert_eq!(
+        (
+            chain.head().0.number,
+            chain.head().1,
+            chain.head().0.state_root
+        ),
+        (head, hash, root)
+    );
+    drop(chain);
+    let other = Some(Workload {
+        kind: Kind::Kvstore,
+        seed: 3,
+        ops_per_block: 40,
+    });
+    assert!(Chain::open(dir.path(), Config::dev(other).unwrap()).is_err());
+}
+
+#[test]
+fn workloads_fill_blocks_deterministically() {
+    for kind in [Kind::Transfer, Kind::Smallbank, Kind::Kvstore] {
+        let w = Some(Workload {
+            kind,
+            seed: 11,
+            ops_per_block: 30,
+        });
+        let roots: Vec<Vec<B256>> = (0..2)
+            .map(|_| {
+                let dir = tempfile::tempdir().unwrap();
+                let mut chain = Chain::open(dir.path(), Config::dev(w).unwrap()).unwrap();
+                (0..4)
+                    .map(|_| {
+                        chain.produce_block().unwrap();
+                        chain.head().0.state_root
+                    })
+                    .collect()
+            })
+            .collect();
+        assert_eq!(roots[0], roots[1], "{kind:?}: same seed, same state roots");
+        assert!(
+            roots[0].windows(2).all(|p| p[0] != p[1]),
+            "{kind:?}: every block changes state"
+        );
+    }
+}
