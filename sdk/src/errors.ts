@@ -17,6 +17,9 @@ export const ERROR_CODES = [
   'VALUE_MISMATCH',
   'HEADER_HASH_MISMATCH',
   'BAD_HEADER_LAYOUT',
+  'PARENT_MISMATCH',
+  'BAD_SEAL',
+  'UNKNOWN_SIGNER',
 ] as const;
 
 /** Why a proof, header or response was rejected. */

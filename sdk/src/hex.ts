@@ -87,3 +87,14 @@ export function bytesArg(v: unknown, field: string, length: number): Uint8Array 
   }
   return hexToBytes(v, field, 'argument', length);
 }
+
+/** A storage slot from a caller (bigint, number or hex) as 32-byte hex. */
+export function slotToHex(s: unknown, field: string): string {
+  if (typeof s === 'bigint' || typeof s === 'number') {
+    if (typeof s === 'number' && !Number.isSafeInteger(s)) throw new RangeError(`${field}: not a safe integer`);
+    const v = BigInt(s);
+    if (v < 0n || v >> 256n !== 0n) throw new RangeError(`${field}: out of range`);
+    return bytesToHex(bigIntToBytes(v, 32));
+  }
+  return bytesToHex(bigIntToBytes(hexToBigInt(s, field, 'argument'), 32));
+}

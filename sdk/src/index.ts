@@ -24,4 +24,5 @@ export {
 } from './mpt.js';
 export { type BlockHeaderJson, type HeaderLayout, type VerifiedHeader, encodeHeader, verifyHeader } from './header.js';
 export { type JsonRpcSender, fetchVerifiedAccount } from './provider.js';
+export { type BlockTag, type Eip1193Provider, LightClient, type LightClientOptions, type Trust } from './client.js';
 export { bytesToHex, hexToBytes } from './hex.js';

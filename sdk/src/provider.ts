@@ -4,7 +4,7 @@
  */
 import { RpcError, VerificationError } from './errors.js';
 import { verifyHeader } from './header.js';
-import { bigIntToBytes, bytesArg, bytesToHex, hexToBigInt } from './hex.js';
+import { bytesArg, bytesToHex, slotToHex } from './hex.js';
 import { init } from './init.js';
 import { type VerifiedAccount, verifyAccountProof } from './mpt.js';
 
@@ -20,17 +20,6 @@ async function call(provider: JsonRpcSender, method: string, params: unknown[]):
     const code = typeof (e as { code?: unknown }).code === 'number' ? (e as { code: number }).code : -1;
     throw new RpcError(method, code, e instanceof Error ? e.message : String(e), { cause: e });
   }
-}
-
-/** A slot as 32-byte hex, from a bigint, a number or hex. */
-function slotHex(s: unknown, i: number): string {
-  const field = `slots[${i}]`;
-  if (typeof s === 'bigint' || typeof s === 'number') {
-    const v = BigInt(s);
-    if (v < 0n || v >> 256n !== 0n) throw new RangeError(`${field}: out of range`);
-    return bytesToHex(bigIntToBytes(v, 32));
-  }
-  return bytesToHex(bigIntToBytes(hexToBigInt(s, field, 'argument'), 32));
 }
 
 /**
@@ -55,7 +44,7 @@ export async function fetchVerifiedAccount(
   if (typeof provider?.send !== 'function') throw new TypeError('provider: expected an object with send(method, params)');
   const addr = bytesToHex(bytesArg(address, 'address', 20));
   if (!Array.isArray(slots)) throw new TypeError('slots: expected an array');
-  const keys = slots.map(slotHex);
+  const keys = slots.map((s, i) => slotToHex(s, `slots[${i}]`));
   const blockHash = bytesToHex(bytesArg(options?.blockHash, 'options.blockHash', 32));
   await init();
 

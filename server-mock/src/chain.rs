@@ -527,7 +527,10 @@ impl Chain {
         };
         let sig = self.config.signer.sign_hash_sync(&seal_hash(&header))?;
         let mut extra = header.extra_data.to_vec();
-        extra.extend_from_slice(&sig.as_bytes());
+        // Clique's seal layout: r ‖ s ‖ v with v ∈ {0, 1} (not Ethereum's 27/28).
+        extra.extend_from_slice(&sig.r().to_be_bytes::<32>());
+        extra.extend_from_slice(&sig.s().to_be_bytes::<32>());
+        extra.push(u8::from(sig.v()));
         header.extra_data = extra.into();
         let hash = header.hash_slow();
 

@@ -56,6 +56,12 @@ error_codes! {
     HeaderHashMismatch = "HEADER_HASH_MISMATCH",
     /// The header's fields do not form a known layout (Frontier, London, Shanghai, Cancun, Prague).
     BadHeaderLayout = "BAD_HEADER_LAYOUT",
+    /// A header's parentHash is not the hash of the verified header before it.
+    ParentMismatch = "PARENT_MISMATCH",
+    /// A header's proof-of-authority seal is missing, malformed or does not recover.
+    BadSeal = "BAD_SEAL",
+    /// A header is sealed by a key that is not among the trusted signers.
+    UnknownSigner = "UNKNOWN_SIGNER",
 }
 
 impl fmt::Display for ErrorCode {

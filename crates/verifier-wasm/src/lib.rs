@@ -74,17 +74,49 @@ pub fn verify_mpt_proof(
 #[cfg(feature = "header")]
 #[wasm_bindgen(js_name = verifyHeaderRlp)]
 pub fn verify_header_rlp(rlp: &[u8], expected: &[u8]) -> Result<(), JsValue> {
-    use lightprov_types::header::HeaderError;
-    use lightprov_verifier::header::HeaderVerifyError;
     let expected = hash32(expected, "expectedHash")?;
     lightprov_verifier::header::verify_header_rlp(rlp, &expected)
         .map(|_| ())
-        .map_err(|e| {
-            let field = match &e {
-                HeaderVerifyError::Header(HeaderError::Decode(d)) => d.field.as_str(),
-                HeaderVerifyError::Header(HeaderError::Layout { .. }) => "header",
-                HeaderVerifyError::HashMismatch { .. } => "hash",
-            };
-            error(e.code(), field, &e.to_string())
-        })
+        .map_err(|e| header_error(&e))
+}
+
+/// A header failure as a JS error, naming the header field at fault.
+#[cfg(feature = "header")]
+fn header_error(e: &lightprov_verifier::header::HeaderVerifyError) -> JsValue {
+    use lightprov_types::header::HeaderError;
+    use lightprov_verifier::header::HeaderVerifyError as E;
+    let field = match e {
+        E::Header(HeaderError::Decode(d)) => d.field.as_str(),
+        E::Header(HeaderError::Layout { .. }) => "header",
+        E::HashMismatch { .. } => "hash",
+        E::ParentMismatch { .. } => "parentHash",
+        E::BadSeal { .. } | E::UnknownSigner { .. } => "extraData",
+    };
+    error(e.code(), field, &e.to_string())
+}
+
+/// keccak256 of `data` (for checking code against a proven code hash).
+#[wasm_bindgen]
+pub fn keccak256(data: &[u8]) -> Vec<u8> {
+    lightprov_verifier::keccak256(data).to_vec()
+}
+
+/// One link of a header chain: the header (canonical RLP) must name `parent` (32 bytes, or
+/// empty to skip) as its parent and, if `signers` (20 bytes each) is not empty, be sealed by one
+/// of them (Clique-style seal). Returns keccak256(rlp), the header's hash.
+#[cfg(feature = "clique")]
+#[wasm_bindgen(js_name = verifyHeaderLink)]
+pub fn verify_header_link(rlp: &[u8], parent: &[u8], signers: &[u8]) -> Result<Vec<u8>, JsValue> {
+    use lightprov_verifier::header::clique;
+    let parent = if parent.is_empty() {
+        None
+    } else {
+        Some(hash32(parent, "parentHash")?)
+    };
+    let signers = clique::signers_from_bytes(signers).ok_or_else(|| {
+        decode_error(&DecodeError::new("signers", "expected 20 bytes per signer"))
+    })?;
+    clique::verify_link(rlp, parent.as_ref(), &signers)
+        .map(|(_, h)| h.to_vec())
+        .map_err(|e| header_error(&e))
 }

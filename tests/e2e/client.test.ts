@@ -1,0 +1,99 @@
+import { LightClient, RpcError, isVerificationError } from '@lightprov/sdk';
+import { BrowserProvider, JsonRpcProvider, Network, Wallet } from 'ethers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { type RunningNode, startNode } from '../lib/node-process.js';
+
+let honest: RunningNode;
+let liar: RunningNode;
+
+beforeAll(async () => {
+  [honest, liar] = await Promise.all([startNode(), startNode({ args: ['--dishonest', 'proof-byte'] })]);
+});
+afterAll(async () => {
+  await Promise.all([honest?.stop(), liar?.stop()]);
+});
+
+const trust = () => ({ genesisHash: honest.genesisHash, signers: [honest.signer] });
+
+async function rejection(p: Promise<unknown>): Promise<unknown> {
+  try {
+    await p;
+  } catch (e) {
+    return e;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('LightClient against lightprov-node', () => {
+  it('reads verified state from the genesis anchor', async () => {
+    const client = await LightClient.connect({ rpc: [honest.url], trust: trust() });
+    const a = honest.accounts[3]!.address;
+    expect(await client.getBalance(a, 0n)).toBe(10n ** 24n);
+    expect(await client.getTransactionCount(a)).toBe(0n);
+    expect(await client.getCode(a)).toBe('0x');
+    expect(await client.getStorageAt(a, 0n)).toBe('0x' + '00'.repeat(32));
+    const h = await client.getHeader(0n);
+    expect(h.hash).toBe(honest.genesisHash);
+  });
+
+  it('serves ethers through asEip1193: a Wallet sends, balances come back verified', async () => {
+    const client = await LightClient.connect({ rpc: [honest.url], trust: trust() });
+    const provider = new BrowserProvider(client.asEip1193(), Network.from(1337));
+    const wallet = new Wallet(honest.accounts[4]!.key, provider);
+    const to = Wallet.createRandom().address;
+    const before = await provider.getBalance(wallet.address);
+    const receipt = await (await wallet.sendTransaction({ to, value: 4242n })).wait();
+    expect(receipt?.status).toBe(1);
+    expect(await provider.getBalance(to)).toBe(4242n);
+    const after = await provider.getBalance(wallet.address, receipt!.blockNumber);
+    expect(before - after).toBe(4242n + receipt!.gasUsed * receipt!.gasPrice);
+    expect(await provider.getTransactionCount(wallet.address, 'latest')).toBe(1);
+    expect((await provider.getBlock(receipt!.blockNumber))?.hash).toBe(receipt!.blockHash);
+  });
+
+  it('fails over from a dead node and from a lying node, and remembers the liar', async () => {
+    const client = await LightClient.connect({ rpc: ['http://127.0.0.1:9', liar.url, honest.url], trust: trust(), timeoutMs: 2000 });
+    const a = honest.accounts[5]!.address;
+    expect(await client.getBalance(a, 0n)).toBe(10n ** 24n);
+    const faulty = client.faultyNodes();
+    expect(faulty.map((f) => f.url)).toEqual([liar.url]);
+    expect(faulty[0]?.error.code).toBe('NODE_HASH_MISMATCH');
+  });
+
+  it('with only a lying node, throws the verification error and returns nothing', async () => {
+    const client = await LightClient.connect({ rpc: [liar.url], trust: { genesisHash: liar.genesisHash, signers: [liar.signer] } });
+    const e = await rejection(client.getBalance(liar.accounts[0]!.address, 0n));
+    expect(isVerificationError(e, 'NODE_HASH_MISMATCH')).toBe(true);
+    const again = await rejection(client.getBalance(liar.accounts[0]!.address, 0n));
+    expect(again).toBeInstanceOf(RpcError); // every node is now marked faulty
+  });
+
+  it('refuses a chain sealed by an untrusted signer', async () => {
+    const e = await rejection(LightClient.connect({ rpc: [honest.url], trust: { genesisHash: honest.genesisHash, signers: ['0x' + '11'.repeat(20)] } }));
+    expect(isVerificationError(e, 'UNKNOWN_SIGNER')).toBe(true);
+  });
+
+  it('refuses a genesis hash that is not the node chain', async () => {
+    const e = await rejection(LightClient.connect({ rpc: [honest.url], trust: { genesisHash: '0x' + '22'.repeat(32), signers: [honest.signer] } }));
+    expect(e).toBeInstanceOf(RpcError); // the node has no such block
+  });
+
+  it('from a checkpoint, verifies earlier blocks by walking parent hashes back', async () => {
+    const eth = new JsonRpcProvider(honest.url, Network.from(1337), { staticNetwork: true });
+    await eth.send('evm_mine', []);
+    await eth.send('evm_mine', []);
+    const head = await eth.send('eth_getBlockByNumber', ['latest', false]);
+    eth.destroy();
+    const client = await LightClient.connect({ rpc: honest.url, trust: { checkpoint: { number: BigInt(head.number), hash: head.hash } } });
+    expect((await client.getHeader(0n)).hash).toBe(honest.genesisHash);
+    expect(await client.getBalance(honest.accounts[6]!.address, 0n)).toBe(10n ** 24n);
+  });
+
+  it('checks its options at the edge', async () => {
+    await expect(LightClient.connect({ rpc: [], trust: trust() })).rejects.toBeInstanceOf(TypeError);
+    await expect(LightClient.connect({ rpc: 'ftp://x', trust: trust() })).rejects.toBeInstanceOf(TypeError);
+    await expect(LightClient.connect({ rpc: honest.url, trust: { genesisHash: honest.genesisHash, signers: [] } })).rejects.toBeInstanceOf(RangeError);
+    await expect(LightClient.connect({ rpc: honest.url, trust: {} as never })).rejects.toBeInstanceOf(TypeError);
+  });
+});
