@@ -204,6 +204,7 @@ pub mod clique {
 }
 
 #[cfg(all(test, feature = "clique"))]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use alloc::vec;
 
