@@ -199,7 +199,9 @@ pub mod clique {
 
     /// Parses a packed signer list (20 bytes each).
     pub fn signers_from_bytes(b: &[u8]) -> Option<Vec<Address>> {
-        b.len().is_multiple_of(20).then(|| b.chunks_exact(20).map(Address::from_slice).collect())
+        b.len()
+            .is_multiple_of(20)
+            .then(|| b.chunks_exact(20).map(Address::from_slice).collect())
     }
 }
 

@@ -2,6 +2,8 @@
 #![cfg_attr(not(feature = "std"), no_std)]
 #![forbid(unsafe_code)]
 
+// Not every feature set allocates.
+#[allow(unused_extern_crates)]
 extern crate alloc;
 
 mod keccak;
