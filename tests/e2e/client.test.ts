@@ -1,5 +1,6 @@
 import { LightClient, RpcError, isVerificationError } from '@lightprov/sdk';
 import { BrowserProvider, JsonRpcProvider, Network, Wallet } from 'ethers';
+import { createPublicClient, custom } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { type RunningNode, startNode } from '../lib/node-process.js';
@@ -50,6 +51,15 @@ describe('LightClient against lightprov-node', () => {
     expect(before - after).toBe(4242n + receipt!.gasUsed * receipt!.gasPrice);
     expect(await provider.getTransactionCount(wallet.address, 'latest')).toBe(1);
     expect((await provider.getBlock(receipt!.blockNumber))?.hash).toBe(receipt!.blockHash);
+  });
+
+  it('serves viem through custom(asEip1193())', async () => {
+    const client = await LightClient.connect({ rpc: honest.url, trust: trust() });
+    const viem = createPublicClient({ transport: custom(client.asEip1193()) });
+    const a = honest.accounts[7]!.address as `0x${string}`;
+    expect(await viem.getBalance({ address: a, blockNumber: 0n })).toBe(10n ** 24n);
+    expect(await viem.getTransactionCount({ address: a })).toBe(0);
+    expect((await viem.getBlock({ blockNumber: 0n })).hash).toBe(honest.genesisHash);
   });
 
   it('fails over from a dead node and from a lying node, and remembers the liar', async () => {

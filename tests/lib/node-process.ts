@@ -30,7 +30,9 @@ export function tempDataDir(): string {
 
 export async function startNode(opts: { dataDir?: string; args?: string[] } = {}): Promise<RunningNode> {
   const dataDir = opts.dataDir ?? tempDataDir();
-  const child: ChildProcess = spawn(NODE_BIN, ['--data-dir', dataDir, '--port', '0', '--block-time', '0', ...(opts.args ?? [])], {
+  const extra = opts.args ?? [];
+  const defaults = extra.includes('--block-time') ? [] : ['--block-time', '0'];
+  const child: ChildProcess = spawn(NODE_BIN, ['--data-dir', dataDir, '--port', '0', ...defaults, ...extra], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, RUST_LOG: 'warn' },
   });
