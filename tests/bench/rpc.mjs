@@ -1,0 +1,87 @@
+#!/usr/bin/env node
+// eth_getProof latency of lightprov-node under 20 concurrent clients on loopback.
+// Fills a chain with the kvstore workload, restarts the node with block production off, then
+// 20 clients ask for proofs of random records at random past blocks. Prints p50/p99 and
+// throughput. Numbers only; nothing is asserted.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { keccak_256 } from '@noble/hashes/sha3.js';
+
+const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const bin = process.env.LIGHTPROV_NODE_BIN ?? path.join(root, 'target', 'release', 'lightprov-node');
+const BLOCKS = Number(process.env.LIGHTPROV_BENCH_RPC_BLOCKS ?? 200);
+const CLIENTS = 20;
+const PER_CLIENT = Number(process.env.LIGHTPROV_BENCH_RPC_REQUESTS ?? 150);
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lightprov-bench-'));
+const workload = ['--workload', 'kvstore', '--tx-per-block', '100', '--seed', '1'];
+
+function start(args) {
+  const child = spawn(bin, ['--data-dir', dataDir, '--port', '0', ...workload, ...args], { stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, RUST_LOG: 'warn' } });
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    child.stdout.on('data', (c) => {
+      buf += c;
+      const m = /json-rpc\s+(\S+)/.exec(buf);
+      if (m) resolve({ url: m[1], pid: child.pid, exited: new Promise((r) => child.once('exit', r)) });
+    });
+    child.once('exit', (code) => reject(new Error(`lightprov-node exited (${code})`)));
+  });
+}
+
+async function rpc(url, method, params) {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const j = await res.json();
+  if (j.error) throw new Error(`${method}: ${j.error.message}`);
+  return j.result;
+}
+
+async function stop(node) {
+  process.kill(node.pid, 'SIGTERM');
+  await node.exited;
+}
+
+// 1. Fill the chain.
+let node = await start(['--block-time', '5ms']);
+const t0 = Date.now();
+while (Number(await rpc(node.url, 'eth_blockNumber', [])) < BLOCKS) await new Promise((r) => setTimeout(r, 50));
+await stop(node);
+const fillSecs = (Date.now() - t0) / 1000;
+
+// 2. Serve proofs to 20 concurrent clients.
+node = await start(['--block-time', '0']);
+const head = Number(await rpc(node.url, 'eth_blockNumber', []));
+const KV = '0x' + 'cc'.repeat(20);
+const slot = (k) => '0x' + Buffer.from(keccak_256(Buffer.from(BigInt(k).toString(16).padStart(16, '0'), 'hex'))).toString('hex');
+let seed = 12345;
+const rand = (n) => {
+  seed = (seed * 1103515245 + 12345) % 2 ** 31;
+  return seed % n;
+};
+for (let i = 0; i < 50; i++) await rpc(node.url, 'eth_getProof', [KV, [slot(rand(10000))], '0x' + rand(head + 1).toString(16)]);
+const latencies = [];
+const started = process.hrtime.bigint();
+await Promise.all(
+  Array.from({ length: CLIENTS }, async () => {
+    for (let i = 0; i < PER_CLIENT; i++) {
+      const params = [KV, [slot(rand(10000))], '0x' + rand(head + 1).toString(16)];
+      const s = process.hrtime.bigint();
+      await rpc(node.url, 'eth_getProof', params);
+      latencies.push(Number(process.hrtime.bigint() - s) / 1e6);
+    }
+  }),
+);
+const wall = Number(process.hrtime.bigint() - started) / 1e9;
+await stop(node);
+fs.rmSync(dataDir, { recursive: true, force: true });
+
+latencies.sort((a, b) => a - b);
+const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))];
+console.log(`\neth_getProof on lightprov-node (release build), ${head} blocks of the kvstore workload (filled in ${fillSecs.toFixed(1)} s)`);
+console.log(`${CLIENTS} concurrent clients on loopback, ${latencies.length} requests: one storage slot of a random record at a random past block`);
+console.log('| p50 ms | p99 ms | max ms | requests/s |');
+console.log('|-------:|-------:|-------:|-----------:|');
+console.log(`| ${pct(0.5).toFixed(2)} | ${pct(0.99).toFixed(2)} | ${latencies.at(-1).toFixed(2)} | ${(latencies.length / wall).toFixed(0)} |`);
