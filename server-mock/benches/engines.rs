@@ -12,17 +12,34 @@ use lightprov_node::workload::{Kind, Workload};
 fn main() {
     let sizes: Vec<u64> = std::env::var("LIGHTPROV_BENCH_BLOCKS")
         .ok()
-        .map(|s| s.split(',').map(|x| x.parse().expect("block counts")).collect())
+        .map(|s| {
+            s.split(',')
+                .map(|x| x.parse().expect("block counts"))
+                .collect()
+        })
         .unwrap_or_else(|| vec![1_000, 10_000]);
-    let ops: usize = std::env::var("LIGHTPROV_BENCH_OPS").ok().and_then(|s| s.parse().ok()).unwrap_or(100);
-    println!("\nEngine writes — kvstore workload (YCSB A: 50% read, 50% update over 10,000 records), {ops} ops per block, seed 1");
+    let ops: usize = std::env::var("LIGHTPROV_BENCH_OPS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(100);
+    println!(
+        "\nEngine writes — kvstore workload (YCSB A: 50% read, 50% update over 10,000 records), {ops} ops per block, seed 1"
+    );
     println!("one synced commit per block; release build; fjall store\n");
-    println!("| engine | blocks | state updates | writes/s | commit p50 ms | commit p99 ms | bytes on disk | bytes / update |");
-    println!("|--------|-------:|--------------:|---------:|--------------:|--------------:|--------------:|---------------:|");
+    println!(
+        "| engine | blocks | state updates | writes/s | commit p50 ms | commit p99 ms | bytes on disk | bytes / update |"
+    );
+    println!(
+        "|--------|-------:|--------------:|---------:|--------------:|--------------:|--------------:|---------------:|"
+    );
     for blocks in sizes {
         let dir = tempfile::tempdir().unwrap();
         let mut engine = MptEngine::open_dir(dir.path()).unwrap();
-        let w = Workload { kind: Kind::Kvstore, seed: 1, ops_per_block: ops };
+        let w = Workload {
+            kind: Kind::Kvstore,
+            seed: 1,
+            ops_per_block: ops,
+        };
         let genesis: Vec<Write> = w.genesis();
         engine.apply_block(0, &genesis).unwrap();
         let mut updates = 0u64;
