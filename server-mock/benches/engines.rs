@@ -1,7 +1,12 @@
 //! Engine write throughput and bytes on disk per state update, on the kvstore (YCSB-A)
 //! workload at 10^3 and 10^4 blocks. Run: `cargo bench -p lightprov-node --bench engines`
 //! (`npm run bench` runs it). Prints one table; nothing is asserted.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    missing_docs
+)]
 
 use std::time::Instant;
 
