@@ -17,7 +17,7 @@ import { RpcError, VerificationError, isVerificationError, wasmCall } from './er
 import { type VerifiedHeader, encodeHeader } from './header.js';
 import { bigIntToBytes, bytesArg, bytesToHex, hexToBigInt, hexToBytes, slotToHex } from './hex.js';
 import { init, verifier } from './init.js';
-import { type VerifiedAccount, verifyAccountProof } from './mpt.js';
+import { type VerifiedAccount, checkAnswerIsFor, verifyAccountProof } from './mpt.js';
 
 /** What the client trusts. */
 export type Trust =
@@ -127,12 +127,7 @@ export class LightClient {
       const header = await this.headerAt(e, block);
       const proof = await this.call(e, 'eth_getProof', [addr, keys, { blockHash: header.hash }]);
       const account = verifyAccountProof(proof, header.stateRoot);
-      if (account.address !== addr) {
-        throw new VerificationError('KEY_MISMATCH', `the proof is for ${account.address}, not ${addr}`, { field: 'address' });
-      }
-      if (account.storage.length !== keys.length || account.storage.some((s, i) => s.key !== keys[i])) {
-        throw new VerificationError('KEY_MISMATCH', 'the storage proofs are not for the slots asked', { field: 'storageProof' });
-      }
+      checkAnswerIsFor(account, addr, keys);
       return account;
     });
   }

@@ -234,3 +234,16 @@ export function verifyMptProof(
   const wasm = verifier();
   wasmCall(() => wasm.verifyMptProof(r, key, encodeNodes(proof), value ?? undefined));
 }
+
+/**
+ * Checks that a verified answer is for the address and slots asked (a valid proof for another
+ * account would verify too). Throws `KEY_MISMATCH` naming `address` or `storageProof`.
+ */
+export function checkAnswerIsFor(account: VerifiedAccount, address: string, slots: readonly string[]): void {
+  if (account.address !== address) {
+    throw new VerificationError('KEY_MISMATCH', `the proof is for ${account.address}, not ${address}`, { field: 'address' });
+  }
+  if (account.storage.length !== slots.length || account.storage.some((s, i) => s.key !== slots[i])) {
+    throw new VerificationError('KEY_MISMATCH', 'the storage proofs are not for the slots asked', { field: 'storageProof' });
+  }
+}

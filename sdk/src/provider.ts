@@ -2,11 +2,11 @@
  * Fetch-and-verify helpers over any EIP-1193-ish JSON-RPC sender, such as an ethers v6
  * `JsonRpcProvider` or `BrowserProvider` (anything with `send(method, params)`).
  */
-import { RpcError, VerificationError } from './errors.js';
+import { RpcError } from './errors.js';
 import { verifyHeader } from './header.js';
 import { bytesArg, bytesToHex, slotToHex } from './hex.js';
 import { init } from './init.js';
-import { type VerifiedAccount, verifyAccountProof } from './mpt.js';
+import { type VerifiedAccount, checkAnswerIsFor, verifyAccountProof } from './mpt.js';
 
 /** Anything that sends JSON-RPC requests: ethers v6 providers qualify. */
 export interface JsonRpcSender {
@@ -55,11 +55,6 @@ export async function fetchVerifiedAccount(
   if (block === null || block === undefined) throw new RpcError('eth_getBlockByHash', -1, `unknown block ${blockHash}`);
   const header = verifyHeader(block, blockHash);
   const account = verifyAccountProof(proof, header.stateRoot);
-  if (account.address !== addr) {
-    throw new VerificationError('KEY_MISMATCH', `the proof is for ${account.address}, not ${addr}`, { field: 'address' });
-  }
-  if (account.storage.length !== keys.length || account.storage.some((s, i) => s.key !== keys[i])) {
-    throw new VerificationError('KEY_MISMATCH', 'the storage proofs are not for the slots asked', { field: 'storageProof' });
-  }
+  checkAnswerIsFor(account, addr, keys);
   return account;
 }

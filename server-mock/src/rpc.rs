@@ -174,6 +174,45 @@ fn block_json(node: &Node, chain: &Chain, number: u64, full: bool) -> RpcResult<
     Ok(v)
 }
 
+/// An included transaction, found by hash.
+struct Included {
+    record: crate::chain::BlockRecord,
+    block_hash: B256,
+    number: u64,
+    index: usize,
+    tx: alloy_consensus::TxEnvelope,
+    sender: Address,
+}
+
+fn included(chain: &Chain, hash: &B256) -> RpcResult<Option<Included>> {
+    let Some((number, index)) = chain.tx_location(hash).map_err(internal)? else {
+        return Ok(None);
+    };
+    let record = chain
+        .block(number)
+        .map_err(internal)?
+        .ok_or_else(|| internal("missing block"))?;
+    let block_hash = record.header().map_err(internal)?.hash_slow();
+    let tx = record
+        .transactions()
+        .map_err(internal)?
+        .into_iter()
+        .nth(index)
+        .ok_or_else(|| internal("missing tx"))?;
+    let sender = *record
+        .senders
+        .get(index)
+        .ok_or_else(|| internal("missing sender"))?;
+    Ok(Some(Included {
+        record,
+        block_hash,
+        number,
+        index,
+        tx,
+        sender,
+    }))
+}
+
 /// Builds the RPC module.
 pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
     let mut m = RpcModule::new(node);
@@ -346,26 +385,8 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
         |p, n, _| -> RpcResult<Option<RpcTransaction>> {
             let a = args(&p, 1)?;
             let hash: B256 = arg(&a, 0, "transactionHash")?;
-            let chain = read(n)?;
-            let Some((number, index)) = chain.tx_location(&hash).map_err(internal)? else {
-                return Ok(None);
-            };
-            let record = chain
-                .block(number)
-                .map_err(internal)?
-                .ok_or_else(|| internal("missing block"))?;
-            let block_hash = record.header().map_err(internal)?.hash_slow();
-            let tx = record
-                .transactions()
-                .map_err(internal)?
-                .into_iter()
-                .nth(index)
-                .ok_or_else(|| internal("missing tx"))?;
-            let sender = *record
-                .senders
-                .get(index)
-                .ok_or_else(|| internal("missing sender"))?;
-            Ok(Some(rpc_tx(tx, sender, block_hash, number, index)))
+            Ok(included(&*read(n)?, &hash)?
+                .map(|t| rpc_tx(t.tx, t.sender, t.block_hash, t.number, t.index)))
         },
     )?;
     m.register_method(
@@ -373,47 +394,31 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
         |p, n, _| -> RpcResult<Option<TransactionReceipt>> {
             let a = args(&p, 1)?;
             let hash: B256 = arg(&a, 0, "transactionHash")?;
-            let chain = read(n)?;
-            let Some((number, index)) = chain.tx_location(&hash).map_err(internal)? else {
+            let Some(t) = included(&*read(n)?, &hash)? else {
                 return Ok(None);
             };
-            let record = chain
-                .block(number)
-                .map_err(internal)?
-                .ok_or_else(|| internal("missing block"))?;
-            let header = record.header().map_err(internal)?;
-            let tx = record
-                .transactions()
-                .map_err(internal)?
-                .into_iter()
-                .nth(index)
-                .ok_or_else(|| internal("missing tx"))?;
-            let receipt = record
+            let receipt = t
+                .record
                 .receipts()
                 .map_err(internal)?
                 .into_iter()
-                .nth(index)
+                .nth(t.index)
                 .ok_or_else(|| internal("missing receipt"))?;
-            let sender = *record
-                .senders
-                .get(index)
-                .ok_or_else(|| internal("missing sender"))?;
-            let price = tx.effective_gas_price(Some(BASE_FEE));
             Ok(Some(TransactionReceipt {
                 inner: receipt.map_logs(|l| alloy_rpc_types_eth::Log {
                     inner: l,
                     ..Default::default()
                 }),
                 transaction_hash: hash,
-                transaction_index: Some(index as u64),
-                block_hash: Some(header.hash_slow()),
-                block_number: Some(number),
+                transaction_index: Some(t.index as u64),
+                block_hash: Some(t.block_hash),
+                block_number: Some(t.number),
                 gas_used: TRANSFER_GAS,
-                effective_gas_price: price,
+                effective_gas_price: t.tx.effective_gas_price(Some(BASE_FEE)),
                 blob_gas_used: None,
                 blob_gas_price: None,
-                from: sender,
-                to: tx.to(),
+                from: t.sender,
+                to: t.tx.to(),
                 contract_address: None,
             }))
         },

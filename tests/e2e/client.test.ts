@@ -4,6 +4,7 @@ import { createPublicClient, custom } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { type RunningNode, startNode } from '../lib/node-process.js';
+import { rejection } from '../lib/util.js';
 
 let honest: RunningNode;
 let liar: RunningNode;
@@ -17,14 +18,6 @@ afterAll(async () => {
 
 const trust = () => ({ genesisHash: honest.genesisHash, signers: [honest.signer] });
 
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('LightClient against lightprov-node', () => {
   it('reads verified state from the genesis anchor', async () => {

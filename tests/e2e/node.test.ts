@@ -6,6 +6,7 @@ import { JsonRpcProvider, Network, Wallet, parseEther } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { type RunningNode, startNode } from '../lib/node-process.js';
+import { rejection } from '../lib/util.js';
 
 const bytes = (h: string): Uint8Array => hexToBytes(h, 'hex');
 const provider = (url: string) => new JsonRpcProvider(url, Network.from(1337), { staticNetwork: true, pollingInterval: 50 });
@@ -23,14 +24,6 @@ afterAll(async () => {
   await node?.stop();
 });
 
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('lightprov-node with ethers and the SDK', () => {
   it('a transfer sent with an ethers Wallet shows in both verified balances', async () => {

@@ -3,6 +3,7 @@ import { JsonRpcProvider, Network } from 'ethers';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { type FixtureNode, startFixtureNode } from '../lib/fixture-node.js';
+import { rejection } from '../lib/util.js';
 
 const WETH = '0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2';
 const WETH_SLOT = '0x4de9be9d9a5197eea999984bec8d41aac923403f95449eaf16641fbc3a942711';
@@ -26,14 +27,6 @@ beforeEach(() => {
   node.lie = undefined;
 });
 
-async function rejects(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('fetchVerifiedAccount through an ethers v6 JsonRpcProvider', () => {
   it('returns the verified account and slot from an honest node', async () => {
@@ -53,20 +46,20 @@ describe('fetchVerifiedAccount through an ethers v6 JsonRpcProvider', () => {
 
   it('rejects a node that inflates the balance', async () => {
     node.lie = (m, _p, a) => (m === 'eth_getProof' ? { ...(a as object), balance: '0x1' } : a);
-    const e = await rejects(fetchVerifiedAccount(provider, WETH, [WETH_SLOT], { blockHash: BLOCK_23223655 }));
+    const e = await rejection(fetchVerifiedAccount(provider, WETH, [WETH_SLOT], { blockHash: BLOCK_23223655 }));
     expect(isVerificationError(e, 'VALUE_MISMATCH')).toBe(true);
   });
 
   it('rejects a header whose state root was swapped', async () => {
     node.lie = (m, _p, a) =>
       m === 'eth_getBlockByHash' ? { ...(a as object), stateRoot: '0x' + '11'.repeat(32) } : a;
-    const e = await rejects(fetchVerifiedAccount(provider, WETH, [WETH_SLOT], { blockHash: BLOCK_23223655 }));
+    const e = await rejection(fetchVerifiedAccount(provider, WETH, [WETH_SLOT], { blockHash: BLOCK_23223655 }));
     expect(isVerificationError(e, 'HEADER_HASH_MISMATCH')).toBe(true);
   });
 
   it('rejects an answer without the storage proofs asked for', async () => {
     node.lie = (m, _p, a) => (m === 'eth_getProof' ? { ...(a as object), storageProof: [] } : a);
-    const e1 = await rejects(fetchVerifiedAccount(provider, DEPOSIT, [1n], { blockHash: BLOCK_21925176 }));
+    const e1 = await rejection(fetchVerifiedAccount(provider, DEPOSIT, [1n], { blockHash: BLOCK_21925176 }));
     expect(isVerificationError(e1, 'KEY_MISMATCH')).toBe(true);
   });
 
@@ -78,14 +71,14 @@ describe('fetchVerifiedAccount through an ethers v6 JsonRpcProvider', () => {
     };
     await fetchVerifiedAccount(provider, MINER, [], { blockHash: BLOCK_21925176 });
     node.lie = (m, _p, a) => (m === 'eth_getProof' ? minerProof : a);
-    const e = await rejects(fetchVerifiedAccount(provider, DEPOSIT, [], { blockHash: BLOCK_21925176 }));
+    const e = await rejection(fetchVerifiedAccount(provider, DEPOSIT, [], { blockHash: BLOCK_21925176 }));
     expect(isVerificationError(e, 'KEY_MISMATCH')).toBe(true);
     expect((e as { field?: string }).field).toBe('address');
   });
 
   it('reports transport errors and unknown blocks as RpcError', async () => {
     const unknown = '0x' + '22'.repeat(32);
-    const e = await rejects(fetchVerifiedAccount(provider, WETH, [], { blockHash: unknown }));
+    const e = await rejection(fetchVerifiedAccount(provider, WETH, [], { blockHash: unknown }));
     expect(e).toBeInstanceOf(RpcError);
   });
 
