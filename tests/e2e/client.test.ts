@@ -64,6 +64,21 @@ describe('LightClient against lightprov-node', () => {
     expect(faulty[0]?.error.code).toBe('NODE_HASH_MISMATCH');
   });
 
+  it('fails over from a node that accepts the connection but never answers (timeout)', async () => {
+    const http = await import('node:http');
+    const silent = http.createServer(() => {});
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
+    try {
+      const client = await LightClient.connect({ rpc: [url, honest.url], trust: trust(), timeoutMs: 300 });
+      expect(await client.getBalance(honest.accounts[8]!.address, 0n)).toBe(10n ** 24n);
+      expect(client.faultyNodes()).toEqual([]); // slow is not dishonest
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
+  });
+
   it('with only a lying node, throws the verification error and returns nothing', async () => {
     const client = await LightClient.connect({ rpc: [liar.url], trust: { genesisHash: liar.genesisHash, signers: [liar.signer] } });
     const e = await rejection(client.getBalance(liar.accounts[0]!.address, 0n));

@@ -1,6 +1,6 @@
 import { verifyMerkleProof } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
-import { fetchVerifiedAccount, hexToBytes, init, isVerificationError, verifyAccountProof, verifyHeader } from '@lightprov/sdk';
+import { bytesToHex, fetchVerifiedAccount, hexToBytes, init, isVerificationError, verifyAccountProof, verifyHeader } from '@lightprov/sdk';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { JsonRpcProvider, Network, Wallet, parseEther } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { type RunningNode, startNode } from '../lib/node-process.js';
 import { rejection } from '../lib/util.js';
 
 const bytes = (h: string): Uint8Array => hexToBytes(h, 'hex');
+const bigIntToBytes8 = (v: bigint): Uint8Array => bytes('0x' + v.toString(16).padStart(16, '0'));
 const provider = (url: string) => new JsonRpcProvider(url, Network.from(1337), { staticNetwork: true, pollingInterval: 50 });
 
 let node: RunningNode;
@@ -76,6 +77,31 @@ describe('lightprov-node with ethers and the SDK', () => {
     }
   });
 
+  it('storage proofs of a workload chain verify with @ethereumjs/mpt too, present and absent slots', async () => {
+    const kvNode = await startNode({ args: ['--workload', 'kvstore', '--tx-per-block', '20', '--seed', '4'] });
+    const p = provider(kvNode.url);
+    try {
+      await p.send('evm_mine', []);
+      const block = await p.send('eth_getBlockByNumber', ['latest', false]);
+      const header = verifyHeader(block, block.hash);
+      const kv = '0x' + 'cc'.repeat(20);
+      // record k lives at keccak256(k as 8 big-endian bytes); 10^9 is beyond the 10 000 records
+      const slotOf = (k: bigint) => bytesToHex(keccak_256(bigIntToBytes8(k)));
+      const slots = [slotOf(0n), slotOf(9999n), slotOf(1_000_000_000n)];
+      const proof = await p.send('eth_getProof', [kv, slots, { blockHash: block.hash }]);
+      const ours = verifyAccountProof(proof, header.stateRoot);
+      expect(ours.storage.map((s) => s.value !== 0n)).toEqual([true, true, false]);
+      for (const [i, s] of proof.storageProof.entries()) {
+        const v = await verifyMerkleProof(keccak_256(bytes(s.key)), s.proof.map(bytes), { root: bytes(ours.storageHash) });
+        const peer = v === null ? 0n : BigInt('0x' + (Buffer.from(RLP.decode(v) as Uint8Array).toString('hex') || '0'));
+        expect(peer).toBe(ours.storage[i]!.value);
+      }
+    } finally {
+      p.destroy();
+      await kvNode.stop();
+    }
+  });
+
   it('bad parameters get -32602 naming the parameter; unknown blocks -32001', async () => {
     const e1 = (await rejection(rpc.send('eth_getProof', ['0x1234', [], 'latest']))) as { error?: { code: number; message: string } };
     expect(e1.error?.code).toBe(-32602);
@@ -139,19 +165,25 @@ describe('crash safety', () => {
     for (let round = 0; round < 3; round++) {
       const n = await startNode({ dataDir, args: ['--block-time', '20ms', '--workload', 'kvstore', '--tx-per-block', '50', '--seed', '9'] });
       await new Promise((r) => setTimeout(r, 300 + 150 * round));
+      // The last block the node served is committed: it must survive the kill.
+      const live = provider(n.url);
+      const served = await live.send('eth_getBlockByNumber', ['latest', false]);
+      live.destroy();
       await n.stop('SIGKILL');
       // Restart without block production and check what was committed.
       const check = await startNode({ dataDir, args: ['--workload', 'kvstore', '--tx-per-block', '50', '--seed', '9'] });
       const p = provider(check.url);
       try {
         const head = Number(await p.send('eth_blockNumber', []));
+        expect(head).toBeGreaterThanOrEqual(Number(served.number));
+        expect((await p.send('eth_getBlockByNumber', [served.number, false])).hash).toBe(served.hash);
         expect(head).toBeGreaterThan(lastHead);
         lastHead = head;
         const { LightClient } = await import('@lightprov/sdk');
         const client = await LightClient.connect({ rpc: check.url, trust: { genesisHash: check.genesisHash, signers: [check.signer] } });
         const verified = await client.getHeader(BigInt(head)); // every link and seal from genesis
-        const served = await p.send('eth_getBlockByNumber', ['latest', false]);
-        expect(verified.hash).toBe(served.hash);
+        const latest = await p.send('eth_getBlockByNumber', ['latest', false]);
+        expect(verified.hash).toBe(latest.hash);
         const kv = '0x' + 'cc'.repeat(20);
         const acct = await client.getAccount(kv, [], BigInt(head));
         expect(acct.exists).toBe(true);
