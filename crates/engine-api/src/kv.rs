@@ -1,6 +1,7 @@
 //! The key-value store engines persist on, behind a small trait so another store can be
 //! measured against the default ([`FjallStore`], an LSM tree).
 
+use redb::ReadableDatabase;
 use std::{
     collections::HashMap,
     path::{Path, PathBuf},
@@ -129,7 +130,94 @@ impl KvStore for FjallStore {
     }
 }
 
-/// Total size of the files under `dir`.
+/// [`KvStore`] on redb: a copy-on-write B-tree in one file; each batch is one durable write
+/// transaction. The alternative to measure [`FjallStore`] against.
+pub struct RedbStore {
+    db: redb::Database,
+    dir: PathBuf,
+}
+
+impl std::fmt::Debug for RedbStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedbStore")
+            .field("dir", &self.dir)
+            .finish_non_exhaustive()
+    }
+}
+
+fn table(name: &'static str) -> redb::TableDefinition<'static, &'static [u8], &'static [u8]> {
+    redb::TableDefinition::new(name)
+}
+
+impl RedbStore {
+    /// Opens (creating if needed) the store in `dir` (file `store.redb`).
+    pub fn open(dir: &Path) -> Result<Self, KvError> {
+        std::fs::create_dir_all(dir).map_err(err)?;
+        let db = redb::Database::create(dir.join("store.redb")).map_err(err)?;
+        Ok(Self {
+            db,
+            dir: dir.to_path_buf(),
+        })
+    }
+}
+
+impl KvStore for RedbStore {
+    fn get(&self, space: &'static str, key: &[u8]) -> Result<Option<Vec<u8>>, KvError> {
+        let txn = self.db.begin_read().map_err(err)?;
+        let t = match txn.open_table(table(space)) {
+            Ok(t) => t,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+            Err(e) => return Err(err(e)),
+        };
+        Ok(t.get(key).map_err(err)?.map(|v| v.value().to_vec()))
+    }
+
+    fn write(&self, ops: Vec<BatchOp>) -> Result<(), KvError> {
+        let txn = self.db.begin_write().map_err(err)?;
+        for (space, key, value) in ops {
+            let mut t = txn.open_table(table(space)).map_err(err)?;
+            match value {
+                Some(v) => {
+                    t.insert(key.as_slice(), v.as_slice()).map_err(err)?;
+                }
+                None => {
+                    t.remove(key.as_slice()).map_err(err)?;
+                }
+            }
+        }
+        txn.commit().map_err(err)
+    }
+
+    fn last_with_prefix(
+        &self,
+        space: &'static str,
+        prefix: &[u8],
+    ) -> Result<Option<KeyValue>, KvError> {
+        let txn = self.db.begin_read().map_err(err)?;
+        let t = match txn.open_table(table(space)) {
+            Ok(t) => t,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+            Err(e) => return Err(err(e)),
+        };
+        // Keys with the prefix are contiguous from `prefix` on; keep the last of them.
+        let mut last = None;
+        for entry in t.range::<&[u8]>(prefix..).map_err(err)? {
+            let (k, v) = entry.map_err(err)?;
+            if !k.value().starts_with(prefix) {
+                break;
+            }
+            last = Some((k.value().to_vec(), v.value().to_vec()));
+        }
+        Ok(last)
+    }
+
+    fn disk_bytes(&self) -> u64 {
+        dir_size(&self.dir)
+    }
+}
+
+/// Bytes the files under `dir` occupy on disk (allocated blocks, as `du` counts them: fjall
+/// preallocates its journal as a sparse file, whose length says nothing).
 pub fn dir_size(dir: &Path) -> u64 {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return 0;
@@ -138,10 +226,21 @@ pub fn dir_size(dir: &Path) -> u64 {
         .flatten()
         .map(|e| match e.metadata() {
             Ok(m) if m.is_dir() => dir_size(&e.path()),
-            Ok(m) => m.len(),
+            Ok(m) => allocated(&m),
             Err(_) => 0,
         })
         .sum()
+}
+
+#[cfg(unix)]
+fn allocated(m: &std::fs::Metadata) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    m.blocks() * 512
+}
+
+#[cfg(not(unix))]
+fn allocated(m: &std::fs::Metadata) -> u64 {
+    m.len()
 }
 
 #[cfg(test)]
@@ -150,9 +249,15 @@ mod tests {
 
     #[test]
     fn batches_are_atomic_and_survive_reopen() {
+        check_store(FjallStore::open);
+        check_store(RedbStore::open);
+    }
+
+    fn check_store<S: KvStore>(open: fn(&Path) -> Result<S, KvError>) {
         let dir = tempfile::tempdir().unwrap();
+        assert_eq!(open(dir.path()).unwrap().get("never", b"k").unwrap(), None);
         {
-            let s = FjallStore::open(dir.path()).unwrap();
+            let s = open(dir.path()).unwrap();
             s.write(vec![
                 ("a", b"k1".to_vec(), Some(b"v1".to_vec())),
                 ("b", b"k2".to_vec(), Some(b"v2".to_vec())),
@@ -160,7 +265,7 @@ mod tests {
             .unwrap();
             s.write(vec![("a", b"k1".to_vec(), None)]).unwrap();
         }
-        let s = FjallStore::open(dir.path()).unwrap();
+        let s = open(dir.path()).unwrap();
         assert_eq!(s.get("a", b"k1").unwrap(), None);
         assert_eq!(s.get("b", b"k2").unwrap(), Some(b"v2".to_vec()));
         s.write(vec![

@@ -31,6 +31,21 @@ fn verify(root: &B256, key: &Key, proof: &AccountProof) -> Result<Word, String> 
 
 lightprov_engine_api::conformance_tests!(open, verify);
 
+/// The same suite on the other key-value store.
+mod on_redb {
+    use std::{path::Path, sync::Arc};
+
+    use lightprov_engine_api::kv::RedbStore;
+
+    use super::{MptEngine, verify};
+
+    fn open(dir: &Path) -> MptEngine<RedbStore> {
+        MptEngine::open(Arc::new(RedbStore::open(dir).unwrap())).unwrap()
+    }
+
+    lightprov_engine_api::conformance_tests!(open, verify);
+}
+
 #[test]
 fn nonce_words_must_fit_u64() {
     let dir = tempfile::tempdir().unwrap();
