@@ -37,6 +37,11 @@ export interface LightClientOptions {
   batchSize?: number;
   /** A `fetch` to use instead of the global one. */
   fetch?: typeof fetch;
+  /**
+   * The most headers one call may verify to reach its block (default 100 000): a bound on the
+   * work a node can cause by claiming a far head. Start from a newer checkpoint to go further.
+   */
+  maxHeaderGap?: number;
 }
 
 /** The minimal EIP-1193 provider shape that ethers' BrowserProvider and viem's custom() accept. */
@@ -60,10 +65,16 @@ export class LightClient {
   private readonly timeoutMs: number;
   private readonly batchSize: number;
   private readonly fetchFn: typeof fetch;
-  /** Verified headers by number. */
-  private readonly headers = new Map<bigint, VerifiedHeader>();
+  private readonly maxHeaderGap: bigint;
+  /** Hash of every verified block, by number: a contiguous range [lowest, highest]. */
+  private readonly hashes = new Map<bigint, string>();
   private readonly byHash = new Map<string, bigint>();
-  private anchor: bigint = 0n;
+  private lowest = 0n;
+  private highest = -1n;
+  /** The most recently used full headers (the hashes above are what is trusted). */
+  private readonly recent = new Map<bigint, VerifiedHeader>();
+  /** Serialises extensions of the verified range, so concurrent calls do not fetch twice. */
+  private extending: Promise<unknown> = Promise.resolve();
 
   private constructor(opts: LightClientOptions, signers: Uint8Array) {
     const urls = typeof opts.rpc === 'string' ? [opts.rpc] : [...opts.rpc];
@@ -75,6 +86,9 @@ export class LightClient {
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.batchSize = opts.batchSize ?? 100;
     this.fetchFn = opts.fetch ?? globalThis.fetch.bind(globalThis);
+    const gap = opts.maxHeaderGap ?? 100_000;
+    if (!Number.isSafeInteger(gap) || gap < 1) throw new RangeError('maxHeaderGap: expected a positive integer');
+    this.maxHeaderGap = BigInt(gap);
   }
 
   /** Creates a client and verifies its anchor header. */
@@ -102,15 +116,14 @@ export class LightClient {
     }
     await init();
     const client = new LightClient(opts, signers);
-    client.anchor = number;
-    await client.withFailover(async (e) => {
-      const json = await client.call(e, 'eth_getBlockByHash', [hash, false]);
-      const h = client.checkHeader(json, hash);
-      if (h.number !== number) {
-        throw new VerificationError('HEADER_HASH_MISMATCH', `the anchor ${hash} is block ${h.number}, not ${number}`, { field: 'number' });
-      }
-      client.remember(h);
-    });
+    // The anchor is trusted by its hash; its number is part of what that hash covers.
+    const anchor = await client.withFailover(async (e) => client.fetchByHash(e, hash));
+    if (anchor.number !== number) {
+      throw new RangeError(`trust: the anchor ${hash} is block ${anchor.number}, not ${number}`);
+    }
+    client.lowest = number;
+    client.highest = number - 1n;
+    client.remember(anchor);
     return client;
   }
 
@@ -188,6 +201,8 @@ export class LightClient {
           case 'eth_getBalance':
             return hex(await this.getBalance(p[0] as string, tagOf(p[1])));
           case 'eth_getTransactionCount':
+            // The pending nonce counts the node's mempool, which no proof covers: pass it on.
+            if (p[1] === 'pending') return this.withFailover((e) => this.call(e, method, p));
             return hex(await this.getTransactionCount(p[0] as string, tagOf(p[1])));
           case 'eth_getStorageAt':
             return this.getStorageAt(p[0] as string, p[1] as string, tagOf(p[2]));
@@ -198,12 +213,20 @@ export class LightClient {
           case 'eth_getBlockByNumber':
           case 'eth_getBlockByHash':
             return this.withFailover(async (e) => {
-              const json = (await this.call(e, method, p)) as Record<string, unknown> | null;
-              if (json === null) return null;
-              const claimed = String(json['hash']);
-              const h = await this.headerAt(e, { blockHash: claimed });
-              if (h.hash !== claimed.toLowerCase()) throw new VerificationError('HEADER_HASH_MISMATCH', 'block hash mismatch', { field: 'hash' });
-              return json;
+              const tag = method === 'eth_getBlockByHash' ? { blockHash: String(p[0]) } : tagOf(p[0]);
+              let header: VerifiedHeader;
+              try {
+                header = await this.headerAt(e, tag);
+              } catch (err) {
+                if (err instanceof RpcError && err.code === -32001) return null; // unknown block
+                throw err;
+              }
+              const json = await this.call(e, 'eth_getBlockByHash', [header.hash, p[1] === true]);
+              if (typeof json !== 'object' || json === null) throw new RpcError(method, -32001, `block ${header.hash} is unknown to ${e.url}`);
+              const served = bytesToHex(hexToBytes((json as { hash?: unknown }).hash, 'hash', 'network', 32));
+              if (served !== header.hash) throw new VerificationError('HEADER_HASH_MISMATCH', `asked for ${header.hash}, got ${served}`, { field: 'hash' });
+              // Header fields come from the verified header; the transaction list is the node's.
+              return { ...(json as object), ...headerJson(header) };
             });
           default:
             return this.withFailover((e) => this.call(e, method, p));
@@ -290,77 +313,158 @@ export class LightClient {
     return paramsList.map((_, i) => LightClient.unwrap(method, byId.get(first + i)));
   }
 
-  /** Hashes a header's fields and, when signers are trusted, checks its seal and parent link. */
-  private checkHeader(json: unknown, expectedHash?: string, parent?: string): VerifiedHeader {
-    if (json === null || json === undefined) throw new RpcError('eth_getBlockByNumber', -32001, 'unknown block');
+  /**
+   * Hashes a header's fields; with `link`, also checks that it names `link.parent` as parent and,
+   * when signers are trusted, that a trusted signer sealed it.
+   */
+  private checkHeader(json: unknown, method: string, expectedHash?: string, link?: { parent: string }): VerifiedHeader {
+    if (json === null || json === undefined) throw new RpcError(method, -32001, 'unknown block');
     const { rlp, header } = encodeHeader(json);
     const wasm = verifier();
-    const parentBytes = parent === undefined ? new Uint8Array(0) : hexToBytes(parent, 'parentHash');
-    const hash = bytesToHex(wasmCall(() => wasm.verifyHeaderLink(rlp, parentBytes, this.signers)));
-    if (expectedHash !== undefined && hash !== expectedHash.toLowerCase()) {
+    const parent = link === undefined ? new Uint8Array(0) : hexToBytes(link.parent, 'parentHash');
+    const signers = link === undefined ? new Uint8Array(0) : this.signers;
+    const hash = bytesToHex(wasmCall(() => wasm.verifyHeaderLink(rlp, parent, signers)));
+    if (expectedHash !== undefined && hash !== expectedHash) {
       throw new VerificationError('HEADER_HASH_MISMATCH', `the header hashes to ${hash}, not to ${expectedHash}`, { field: 'hash' });
     }
     return { hash, ...header };
   }
 
-  private remember(h: VerifiedHeader): void {
-    this.headers.set(h.number, h);
-    this.byHash.set(h.hash, h.number);
+  /** Fetches the header with a trusted hash. */
+  private async fetchByHash(e: Endpoint, hash: string): Promise<VerifiedHeader> {
+    return this.checkHeader(await this.call(e, 'eth_getBlockByHash', [hash, false]), 'eth_getBlockByHash', hash);
   }
 
-  /** The verified header at `block`, extending the verified chain as needed. */
+  private remember(h: VerifiedHeader): void {
+    this.hashes.set(h.number, h.hash);
+    this.byHash.set(h.hash, h.number);
+    if (h.number > this.highest) this.highest = h.number;
+    if (h.number < this.lowest) this.lowest = h.number;
+    this.recent.delete(h.number);
+    this.recent.set(h.number, h);
+    if (this.recent.size > 512) this.recent.delete(this.recent.keys().next().value as bigint);
+  }
+
+  /** The full header of a verified block number (cached, or fetched by its trusted hash). */
+  private async verifiedAt(e: Endpoint, n: bigint): Promise<VerifiedHeader> {
+    const cached = this.recent.get(n);
+    if (cached) return cached;
+    const h = await this.fetchByHash(e, this.hashes.get(n) as string);
+    this.remember(h);
+    return h;
+  }
+
+  /** Runs `f` after any extension of the verified range in progress. */
+  private serial<T>(f: () => Promise<T>): Promise<T> {
+    const run = this.extending.then(f, f);
+    this.extending = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The verified header at `block`, extending the verified range as needed. */
   private async headerAt(e: Endpoint, block: BlockTag): Promise<VerifiedHeader> {
     let target: bigint;
     if (typeof block === 'object' && block !== null) {
       const hash = bytesToHex(bytesArg(block.blockHash, 'blockHash', 32));
       const known = this.byHash.get(hash);
-      if (known !== undefined) return this.headers.get(known) as VerifiedHeader;
+      if (known !== undefined) return this.verifiedAt(e, known);
       const json = await this.call(e, 'eth_getBlockByHash', [hash, false]);
-      if (json === null) throw new RpcError('eth_getBlockByHash', -32001, `unknown block ${hash}`);
-      target = hexToBigInt((json as { number?: unknown }).number, 'number');
-      const h = await this.headerAt(e, target);
-      if (h.hash !== hash) throw new VerificationError('HEADER_HASH_MISMATCH', `block ${target} of the verified chain is ${h.hash}, not ${hash}`, { field: 'hash' });
-      return h;
+      if (typeof json !== 'object' || json === null) throw new RpcError('eth_getBlockByHash', -32001, `unknown block ${hash}`);
+      target = hexToBigInt((json as { number?: unknown }).number, 'number', 'network', 64);
+      const onChain = target >= this.lowest && target <= this.highest ? await this.verifiedAt(e, target) : await this.headerAt(e, target);
+      if (onChain.hash !== hash) {
+        // A block off the verified chain (an uncle, a side chain), or a false number: either
+        // way not one this client can vouch for, and not proof of a lie.
+        throw new RpcError('eth_getBlockByHash', -32001, `block ${hash} is not on the verified chain`);
+      }
+      return onChain;
     }
     if (block === 'earliest') target = 0n;
     else if (typeof block === 'bigint' || typeof block === 'number') {
+      if (typeof block === 'number' && !Number.isSafeInteger(block)) throw new RangeError('block: not a safe integer');
       if (BigInt(block) < 0n) throw new RangeError('block: must not be negative');
       target = BigInt(block);
     } else if (['latest', 'pending', 'safe', 'finalized'].includes(block)) {
-      target = hexToBigInt(await this.call(e, 'eth_blockNumber', []), 'blockNumber');
+      if (this.signers.length === 0) {
+        // Hash links verify only backwards: the newest verifiable header is the checkpoint.
+        target = this.highest;
+      } else {
+        const claimed = hexToBigInt(await this.call(e, 'eth_blockNumber', []), 'blockNumber', 'network', 64);
+        if (claimed - this.highest > this.maxHeaderGap) {
+          throw new RpcError('eth_blockNumber', -1, `${e.url} claims head ${claimed}, more than maxHeaderGap past the verified ${this.highest}`);
+        }
+        // A node may be behind, or pretend to be: never go back below what was verified.
+        target = claimed > this.highest ? claimed : this.highest;
+      }
     } else throw new TypeError(`block: unknown tag ${String(block)}`);
 
-    const have = this.headers.get(target);
-    if (have) return have;
-    const numbers = [...this.headers.keys()];
-    const below = numbers.filter((n) => n < target).reduce((a, b) => (b > a ? b : a), -1n);
-    if (below >= 0n) {
-      // Forward from the highest verified header below: each must name its parent.
-      let parent = this.headers.get(below) as VerifiedHeader;
-      for (let from = below + 1n; from <= target; from += BigInt(this.batchSize)) {
-        const to = from + BigInt(this.batchSize) - 1n < target ? from + BigInt(this.batchSize) - 1n : target;
-        const list: unknown[][] = [];
-        for (let n = from; n <= to; n++) list.push(['0x' + n.toString(16), false]);
-        const blocks = await this.batch(e, 'eth_getBlockByNumber', list);
-        for (const json of blocks) {
-          const h = this.checkHeader(json, undefined, parent.hash);
-          if (h.number !== parent.number + 1n) throw new VerificationError('PARENT_MISMATCH', `expected block ${parent.number + 1n}, got ${h.number}`, { field: 'number' });
-          this.remember(h);
-          parent = h;
-        }
+    if (target >= this.lowest && target <= this.highest) return this.verifiedAt(e, target);
+    if (target > this.highest) {
+      if (this.signers.length === 0) {
+        throw new RangeError(
+          `block ${target} is after the newest verified header (${this.highest}); with a checkpoint and no signers, ` +
+            'only blocks up to the checkpoint can be verified: connect with a newer checkpoint',
+        );
       }
-      return parent;
+      if (typeof block !== 'string') {
+        const head = hexToBigInt(await this.call(e, 'eth_blockNumber', []), 'blockNumber', 'network', 64);
+        if (target > head) throw new RpcError('eth_getBlockByNumber', -32001, `unknown block ${target} (${e.url} is at ${head})`);
+      }
+      if (target - this.highest > this.maxHeaderGap) {
+        throw new RangeError(`block ${target} is more than maxHeaderGap headers past the verified ${this.highest}`);
+      }
+      return this.serial(() => this.extendForward(e, target));
     }
-    // Before a checkpoint: walk parent hashes back from the lowest verified header.
-    let child = this.headers.get(numbers.reduce((a, b) => (b < a ? b : a))) as VerifiedHeader;
+    if (this.lowest - target > this.maxHeaderGap) {
+      throw new RangeError(`block ${target} is more than maxHeaderGap headers before the verified ${this.lowest}`);
+    }
+    return this.serial(() => this.extendBackward(e, target));
+  }
+
+  /** Verifies headers from the highest verified one up to `target`: parent links and seals. */
+  private async extendForward(e: Endpoint, target: bigint): Promise<VerifiedHeader> {
+    let parent = await this.verifiedAt(e, this.highest);
+    while (parent.number < target) {
+      const from = parent.number + 1n;
+      const to = from + BigInt(this.batchSize) - 1n < target ? from + BigInt(this.batchSize) - 1n : target;
+      const list: unknown[][] = [];
+      for (let n = from; n <= to; n++) list.push(['0x' + n.toString(16), false]);
+      for (const json of await this.batch(e, 'eth_getBlockByNumber', list)) {
+        const h = this.checkHeader(json, 'eth_getBlockByNumber', undefined, { parent: parent.hash });
+        if (h.number !== parent.number + 1n) {
+          throw new VerificationError('PARENT_MISMATCH', `expected block ${parent.number + 1n}, got ${h.number}`, { field: 'number' });
+        }
+        this.remember(h);
+        parent = h;
+      }
+    }
+    return parent;
+  }
+
+  /** Verifies headers back from the lowest verified one to `target`: each must hash to its child's parentHash. */
+  private async extendBackward(e: Endpoint, target: bigint): Promise<VerifiedHeader> {
+    let child = await this.verifiedAt(e, this.lowest);
     while (child.number > target) {
-      const json = await this.call(e, 'eth_getBlockByHash', [child.parentHash, false]);
-      const h = this.checkHeader(json, child.parentHash);
+      const h = await this.fetchByHash(e, child.parentHash);
+      if (h.number !== child.number - 1n) {
+        throw new VerificationError('PARENT_MISMATCH', `block ${child.number}'s parent claims number ${h.number}`, { field: 'number' });
+      }
       this.remember(h);
       child = h;
     }
     return child;
   }
+}
+
+/** A verified header as the JSON-RPC block fields. */
+function headerJson(h: VerifiedHeader): Record<string, string> {
+  const q = (v: bigint) => '0x' + v.toString(16);
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) {
+    if (k === 'layout' || v === undefined) continue;
+    out[k] = typeof v === 'bigint' ? q(v) : (v as string);
+  }
+  return out;
 }
 
 /** A JSON-RPC block parameter as a BlockTag. */

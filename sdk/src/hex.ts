@@ -55,10 +55,14 @@ export function hexToBigInt(s: unknown, field: string, origin: Origin = 'network
 }
 
 /** Lowercase `0x`-hex of `b`. */
+const BYTE_HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
 export function bytesToHex(b: Uint8Array): string {
-  let s = '0x';
-  for (const x of b) s += x.toString(16).padStart(2, '0');
-  return s;
+  // An array joined once gives a flat string (repeated `+=` leaves a rope that costs memory).
+  const parts = new Array<string>(b.length + 1);
+  parts[0] = '0x';
+  for (let i = 0; i < b.length; i++) parts[i + 1] = BYTE_HEX[b[i] as number] as string;
+  return parts.join('');
 }
 
 /** `v` as `n` big-endian bytes (`v` must fit). */

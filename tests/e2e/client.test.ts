@@ -87,8 +87,13 @@ describe('LightClient against lightprov-node', () => {
     expect(again).toBeInstanceOf(RpcError); // every node is now marked faulty
   });
 
-  it('refuses a chain sealed by an untrusted signer', async () => {
-    const e = await rejection(LightClient.connect({ rpc: [honest.url], trust: { genesisHash: honest.genesisHash, signers: ['0x' + '11'.repeat(20)] } }));
+  it('refuses headers sealed by an untrusted signer', async () => {
+    const eth = new JsonRpcProvider(honest.url, Network.from(1337), { staticNetwork: true });
+    await eth.send('evm_mine', []);
+    eth.destroy();
+    // The anchor is trusted by its hash; every header after it must carry a trusted seal.
+    const client = await LightClient.connect({ rpc: [honest.url], trust: { genesisHash: honest.genesisHash, signers: ['0x' + '11'.repeat(20)] } });
+    const e = await rejection(client.getBalance(honest.accounts[0]!.address, 1n));
     expect(isVerificationError(e, 'UNKNOWN_SIGNER')).toBe(true);
   });
 
@@ -106,6 +111,39 @@ describe('LightClient against lightprov-node', () => {
     const client = await LightClient.connect({ rpc: honest.url, trust: { checkpoint: { number: BigInt(head.number), hash: head.hash } } });
     expect((await client.getHeader(0n)).hash).toBe(honest.genesisHash);
     expect(await client.getBalance(honest.accounts[6]!.address, 0n)).toBe(10n ** 24n);
+    // Without signers nothing after the checkpoint can be verified: 'latest' is the checkpoint,
+    // and a later block is refused rather than believed.
+    expect((await client.getHeader('latest')).hash).toBe(head.hash);
+    await expect(client.getHeader(BigInt(head.number) + 1n)).rejects.toBeInstanceOf(RangeError);
+    // A checkpoint whose number does not match its hash is the caller's mistake.
+    await expect(LightClient.connect({ rpc: honest.url, trust: { checkpoint: { number: 1n, hash: head.hash } } })).rejects.toBeInstanceOf(RangeError);
+  });
+
+  it('never lets a node roll "latest" back below what it verified', async () => {
+    let lie = false;
+    const fetchThatLies: typeof fetch = async (input, init) => {
+      const body = JSON.parse(String(init?.body));
+      if (lie && !Array.isArray(body) && body.method === 'eth_blockNumber') {
+        return new Response(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: '0x0' }), { headers: { 'content-type': 'application/json' } });
+      }
+      return fetch(input, init);
+    };
+    const client = await LightClient.connect({ rpc: honest.url, trust: trust(), fetch: fetchThatLies });
+    const head = await client.getHeader('latest');
+    expect(head.number).toBeGreaterThan(0n);
+    lie = true;
+    expect((await client.getHeader('latest')).number).toBe(head.number);
+  });
+
+  it('answers eth_getBlockByNumber through asEip1193 with the verified header of that number', async () => {
+    const client = await LightClient.connect({ rpc: honest.url, trust: trust() });
+    const eip = client.asEip1193();
+    const block = (await eip.request({ method: 'eth_getBlockByNumber', params: ['0x1', false] })) as Record<string, string>;
+    const verified = await client.getHeader(1n);
+    expect(block.number).toBe('0x1');
+    expect(block.hash).toBe(verified.hash);
+    expect(block.stateRoot).toBe(verified.stateRoot);
+    expect(await eip.request({ method: 'eth_getBlockByNumber', params: ['0xffffff', false] })).toBeNull();
   });
 
   it('checks its options at the edge', async () => {
