@@ -18,6 +18,8 @@ use lightprov_engine_mpt::MptEngine;
 use lightprov_node::workload::{Kind, Workload};
 
 fn main() {
+    // `cargo bench` passes --bench; `cargo test --all-targets` runs this as a smoke test.
+    let smoke = !std::env::args().any(|a| a == "--bench");
     let sizes: Vec<u64> = std::env::var("LIGHTPROV_BENCH_BLOCKS")
         .ok()
         .map(|s| {
@@ -25,7 +27,7 @@ fn main() {
                 .map(|x| x.parse().expect("block counts"))
                 .collect()
         })
-        .unwrap_or_else(|| vec![1_000, 10_000]);
+        .unwrap_or_else(|| if smoke { vec![20] } else { vec![1_000, 10_000] });
     let ops: usize = std::env::var("LIGHTPROV_BENCH_OPS")
         .ok()
         .and_then(|s| s.parse().ok())
