@@ -161,13 +161,25 @@ impl RedbStore {
     }
 }
 
+/// A redb table of byte keys and values, read-only.
+type RedbTable = redb::ReadOnlyTable<&'static [u8], &'static [u8]>;
+
+impl RedbStore {
+    /// `space` in a fresh read transaction; `None` if nothing was ever written to it.
+    fn read_table(&self, space: &'static str) -> Result<Option<RedbTable>, KvError> {
+        let txn = self.db.begin_read().map_err(err)?;
+        match txn.open_table(table(space)) {
+            Ok(t) => Ok(Some(t)),
+            Err(redb::TableError::TableDoesNotExist(_)) => Ok(None),
+            Err(e) => Err(err(e)),
+        }
+    }
+}
+
 impl KvStore for RedbStore {
     fn get(&self, space: &'static str, key: &[u8]) -> Result<Option<Vec<u8>>, KvError> {
-        let txn = self.db.begin_read().map_err(err)?;
-        let t = match txn.open_table(table(space)) {
-            Ok(t) => t,
-            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
-            Err(e) => return Err(err(e)),
+        let Some(t) = self.read_table(space)? else {
+            return Ok(None);
         };
         Ok(t.get(key).map_err(err)?.map(|v| v.value().to_vec()))
     }
@@ -193,11 +205,8 @@ impl KvStore for RedbStore {
         space: &'static str,
         prefix: &[u8],
     ) -> Result<Option<KeyValue>, KvError> {
-        let txn = self.db.begin_read().map_err(err)?;
-        let t = match txn.open_table(table(space)) {
-            Ok(t) => t,
-            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
-            Err(e) => return Err(err(e)),
+        let Some(t) = self.read_table(space)? else {
+            return Ok(None);
         };
         // Keys with the prefix are contiguous from `prefix` on; keep the last of them.
         let mut last = None;
