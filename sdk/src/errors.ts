@@ -20,6 +20,12 @@ export const ERROR_CODES = [
   'PARENT_MISMATCH',
   'BAD_SEAL',
   'UNKNOWN_SIGNER',
+  'BAD_SHAPE',
+  'INCOMPLETE_RANGE',
+  'RESULTS_OUT_OF_ORDER',
+  'EXTRA_RESULTS',
+  'WRONG_EARLY_STOP',
+  'RANGE_MISMATCH',
 ] as const;
 
 /** Why a proof, header or response was rejected. */

@@ -62,6 +62,18 @@ error_codes! {
     BadSeal = "BAD_SEAL",
     /// A header is sealed by a key that is not among the trusted signers.
     UnknownSigner = "UNKNOWN_SIGNER",
+    /// A proof's tree does not have the shape its structure's size and fanout allow (a node too wide, an entry at the wrong depth, a run of the wrong height).
+    BadShape = "BAD_SHAPE",
+    /// A range proof leaves a gap: a pruned subtree between revealed entries, a missing neighbour entry, or a structure that reveals nothing.
+    IncompleteRange = "INCOMPLETE_RANGE",
+    /// Revealed entries are not strictly increasing by (state key, block), or an older structure holds a newer version than a newer one.
+    ResultsOutOfOrder = "RESULTS_OUT_OF_ORDER",
+    /// A range proof reveals entries beyond the one neighbour needed on each side.
+    ExtraResults = "EXTRA_RESULTS",
+    /// A history proof stops searching before the version in force at the range's start is found, or searches on after it.
+    WrongEarlyStop = "WRONG_EARLY_STOP",
+    /// A proof answers another block range than the one asked for.
+    RangeMismatch = "RANGE_MISMATCH",
 }
 
 impl fmt::Display for ErrorCode {

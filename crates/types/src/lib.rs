@@ -5,6 +5,7 @@
 extern crate alloc;
 
 pub mod codec;
+pub mod cole;
 pub mod error_code;
 pub mod header;
 pub mod hex;

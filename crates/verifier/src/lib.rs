@@ -8,6 +8,8 @@ extern crate alloc;
 
 mod keccak;
 
+#[cfg(feature = "cole")]
+pub mod cole;
 #[cfg(feature = "header")]
 pub mod header;
 #[cfg(feature = "mpt")]

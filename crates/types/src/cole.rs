@@ -1,0 +1,401 @@
+//! COLE provenance proofs: every version of one state key in a block range, against `H_state`.
+//!
+//! COLE keeps versions under compound keys ⟨stateKey, block⟩ in a list of *structures*, newest
+//! first: the in-memory MB-tree group(s) of level 0, then the on-disk runs of each level. Every
+//! structure is a Merkle tree over its entries in compound-key order, so a provenance proof is,
+//! per structure, a *partial tree*: the entries in the range, the neighbour entry on each side
+//! (which proves nothing between is missing), and a hash for every pruned subtree. Structures
+//! after the one holding the version in force at `lo` are given by their digests only.
+//!
+//! Hashes (SHA-256, one domain byte each):
+//!
+//! | what | preimage |
+//! |---|---|
+//! | entry (leaf) | `0x00 ‖ stateKey(32) ‖ block(u64) ‖ value(32)` |
+//! | inner node | `0x01 ‖ child hash × arity` |
+//! | MB-tree digest | `0x02 ‖ n(u64) ‖ height(u8) ‖ root` |
+//! | run digest | `0x03 ‖ n(u64) ‖ height(u8) ‖ root ‖ bloomHash` |
+//! | `H_state` | `0x04 ‖ fanout(u8) ‖ count(u16) ‖ digest × count` |
+//!
+//! Wire format v1 (big-endian integers, nothing after the last part):
+//!
+//! ```text
+//! proof   = 0x01 stateKey(32) lo(u64) hi(u64) fanout(u8) count(u16) part*count
+//! part    = 0x00 n(u64) height(u8) tree                -- MB-tree, searched
+//!         | 0x01 n(u64) height(u8) bloomHash(32) tree  -- run, searched
+//!         | 0x02 digest(32)                            -- structure after the early stop
+//! tree    = 0x00 stateKey(32) block(u64) value(32)     -- entry of another key
+//!         | 0x01 block(u64) value(32)                  -- entry of the proof's key
+//!         | 0x02 hash(32)                              -- pruned subtree
+//!         | 0x03 arity(u8 ≥ 1) tree*arity              -- inner node
+//! ```
+//!
+//! An entry of the proof's own key must use the short form `0x01`; the long form for it is
+//! rejected, so each proof has one encoding.
+
+use alloc::vec::Vec;
+
+use crate::{
+    B256, DecodeError, Word,
+    codec::{Reader, Writer},
+};
+
+/// The wire format version this module reads and writes.
+pub const VERSION: u8 = 1;
+/// The highest tree a proof may describe (a run of 4^32 entries is far beyond any disk).
+pub const MAX_HEIGHT: u8 = 32;
+/// The most structures a state may have (levels × runs × groups stays far below this).
+pub const MAX_PARTS: u16 = 1024;
+
+/// One version of one state key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Entry {
+    /// The state key.
+    pub key: B256,
+    /// The block that wrote the value.
+    pub block: u64,
+    /// The value written (zero = deleted).
+    pub value: Word,
+}
+
+impl Entry {
+    /// The compound key ⟨stateKey, block⟩ the entry is sorted by.
+    pub fn compound(&self) -> (B256, u64) {
+        (self.key, self.block)
+    }
+}
+
+/// A Merkle tree with some subtrees pruned to their hashes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tree {
+    /// A revealed entry.
+    Leaf(Entry),
+    /// A pruned subtree (an entry or an inner node).
+    Hash(B256),
+    /// An inner node and its children, left to right.
+    Node(Vec<Tree>),
+}
+
+/// What kind of structure a searched part proves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StructureKind {
+    /// An in-memory MB-tree group of level 0.
+    MbTree,
+    /// An on-disk sorted run; `bloom` is the hash of its Bloom filter.
+    Run {
+        /// SHA-256 commitment to the run's Bloom filter over state keys.
+        bloom: B256,
+    },
+}
+
+/// One structure searched by the query.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Structure {
+    /// MB-tree or run.
+    pub kind: StructureKind,
+    /// Entries in the structure (≥ 1).
+    pub n: u64,
+    /// Inner-node levels above the entries.
+    pub height: u8,
+    /// The partial tree.
+    pub tree: Tree,
+}
+
+/// One element of the structure list, in search order (newest first).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// A structure the query searched.
+    Searched(Structure),
+    /// A structure after the early stop: its digest only.
+    Skipped(B256),
+}
+
+/// A provenance proof for `key` over blocks `lo..=hi`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HistoryProof {
+    /// The state key.
+    pub key: B256,
+    /// First block of the range.
+    pub lo: u64,
+    /// Last block of the range.
+    pub hi: u64,
+    /// The tree fanout `m` the state was built with.
+    pub fanout: u8,
+    /// Every structure of the state, newest first.
+    pub parts: Vec<Part>,
+}
+
+impl HistoryProof {
+    /// The wire encoding.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = Writer::default();
+        w.raw(&[VERSION]);
+        w.raw(self.key.as_slice());
+        w.raw(&self.lo.to_be_bytes());
+        w.raw(&self.hi.to_be_bytes());
+        w.raw(&[self.fanout]);
+        let count = u16::try_from(self.parts.len()).unwrap_or(u16::MAX);
+        w.raw(&count.to_be_bytes());
+        for part in &self.parts {
+            match part {
+                Part::Searched(s) => {
+                    match s.kind {
+                        StructureKind::MbTree => {
+                            w.raw(&[0]);
+                            w.raw(&s.n.to_be_bytes());
+                            w.raw(&[s.height]);
+                        }
+                        StructureKind::Run { bloom } => {
+                            w.raw(&[1]);
+                            w.raw(&s.n.to_be_bytes());
+                            w.raw(&[s.height]);
+                            w.raw(bloom.as_slice());
+                        }
+                    }
+                    encode_tree(&mut w, &s.tree, &self.key);
+                }
+                Part::Skipped(d) => {
+                    w.raw(&[2]);
+                    w.raw(d.as_slice());
+                }
+            }
+        }
+        w.out
+    }
+
+    /// Decodes the one accepted encoding.
+    pub fn decode(buf: &[u8]) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(buf);
+        if r.u8("version")? != VERSION {
+            return Err(DecodeError::new("version", "unsupported version"));
+        }
+        let key = B256::from(r.array::<32>("stateKey")?);
+        let lo = r.u64("lo")?;
+        let hi = r.u64("hi")?;
+        let fanout = r.u8("fanout")?;
+        if fanout < 2 {
+            return Err(DecodeError::new("fanout", "must be at least 2"));
+        }
+        let count = r.u16("count")?;
+        if count > MAX_PARTS {
+            return Err(DecodeError::new(
+                "count",
+                "more structures than any state has",
+            ));
+        }
+        let mut parts = Vec::with_capacity(usize::from(count));
+        for i in 0..count {
+            let field = |name: &str| alloc::format!("parts[{i}].{name}");
+            let part = match r.u8(&field("kind"))? {
+                k @ (0 | 1) => {
+                    let n = r.u64(&field("n"))?;
+                    if n == 0 {
+                        return Err(DecodeError::new(field("n"), "a structure is never empty"));
+                    }
+                    let height = r.u8(&field("height"))?;
+                    if height > MAX_HEIGHT {
+                        return Err(DecodeError::new(field("height"), "too high"));
+                    }
+                    let kind = if k == 0 {
+                        StructureKind::MbTree
+                    } else {
+                        StructureKind::Run {
+                            bloom: B256::from(r.array::<32>(&field("bloom"))?),
+                        }
+                    };
+                    let tree = decode_tree(&mut r, &key, height, &field("tree"))?;
+                    Part::Searched(Structure {
+                        kind,
+                        n,
+                        height,
+                        tree,
+                    })
+                }
+                2 => Part::Skipped(B256::from(r.array::<32>(&field("digest"))?)),
+                _ => return Err(DecodeError::new(field("kind"), "unknown part kind")),
+            };
+            parts.push(part);
+        }
+        r.finish("proof")?;
+        Ok(Self {
+            key,
+            lo,
+            hi,
+            fanout,
+            parts,
+        })
+    }
+}
+
+fn encode_tree(w: &mut Writer, t: &Tree, key: &B256) {
+    match t {
+        Tree::Leaf(e) if e.key == *key => {
+            w.raw(&[1]);
+            w.raw(&e.block.to_be_bytes());
+            w.raw(&e.value);
+        }
+        Tree::Leaf(e) => {
+            w.raw(&[0]);
+            w.raw(e.key.as_slice());
+            w.raw(&e.block.to_be_bytes());
+            w.raw(&e.value);
+        }
+        Tree::Hash(h) => {
+            w.raw(&[2]);
+            w.raw(h.as_slice());
+        }
+        Tree::Node(children) => {
+            w.raw(&[3, u8::try_from(children.len()).unwrap_or(u8::MAX)]);
+            for c in children {
+                encode_tree(w, c, key);
+            }
+        }
+    }
+}
+
+/// Decodes a tree no deeper than `budget` inner levels (so recursion is bounded by
+/// [`MAX_HEIGHT`]).
+fn decode_tree(
+    r: &mut Reader<'_>,
+    key: &B256,
+    budget: u8,
+    field: &str,
+) -> Result<Tree, DecodeError> {
+    Ok(match r.u8(field)? {
+        0 => {
+            let k = B256::from(r.array::<32>(field)?);
+            if k == *key {
+                return Err(DecodeError::new(
+                    field,
+                    "an entry of the proof's key must use the short form",
+                ));
+            }
+            Tree::Leaf(Entry {
+                key: k,
+                block: r.u64(field)?,
+                value: r.array::<32>(field)?,
+            })
+        }
+        1 => Tree::Leaf(Entry {
+            key: *key,
+            block: r.u64(field)?,
+            value: r.array::<32>(field)?,
+        }),
+        2 => Tree::Hash(B256::from(r.array::<32>(field)?)),
+        3 => {
+            let Some(budget) = budget.checked_sub(1) else {
+                return Err(DecodeError::new(field, "tree is higher than its height"));
+            };
+            let arity = r.u8(field)?;
+            if arity == 0 {
+                return Err(DecodeError::new(field, "inner node without children"));
+            }
+            let mut children = Vec::with_capacity(usize::from(arity));
+            for _ in 0..arity {
+                children.push(decode_tree(r, key, budget, field)?);
+            }
+            Tree::Node(children)
+        }
+        _ => return Err(DecodeError::new(field, "unknown tree node kind")),
+    })
+}
+
+/// Hashing rules shared by the engine and the verifier (see the module docs).
+pub mod hash {
+    use super::{B256, Entry};
+    use sha2::{Digest, Sha256};
+
+    /// Domain byte of an entry.
+    pub const LEAF: u8 = 0x00;
+    /// Domain byte of an inner node.
+    pub const NODE: u8 = 0x01;
+    /// Domain byte of an MB-tree digest.
+    pub const MBTREE: u8 = 0x02;
+    /// Domain byte of a run digest.
+    pub const RUN: u8 = 0x03;
+    /// Domain byte of `H_state`.
+    pub const STATE: u8 = 0x04;
+    /// Domain byte of a Bloom filter commitment.
+    pub const BLOOM: u8 = 0x05;
+
+    fn out(h: Sha256) -> B256 {
+        B256::from(<[u8; 32]>::from(h.finalize()))
+    }
+
+    /// The hash of an entry.
+    pub fn leaf(e: &Entry) -> B256 {
+        let mut h = Sha256::new();
+        h.update([LEAF]);
+        h.update(e.key);
+        h.update(e.block.to_be_bytes());
+        h.update(e.value);
+        out(h)
+    }
+
+    /// The hash of an inner node over its children's hashes.
+    pub fn node<'a>(children: impl IntoIterator<Item = &'a B256>) -> B256 {
+        let mut h = Sha256::new();
+        h.update([NODE]);
+        for c in children {
+            h.update(c);
+        }
+        out(h)
+    }
+
+    /// The digest of an MB-tree of `n` entries.
+    pub fn mbtree_digest(n: u64, height: u8, root: &B256) -> B256 {
+        let mut h = Sha256::new();
+        h.update([MBTREE]);
+        h.update(n.to_be_bytes());
+        h.update([height]);
+        h.update(root);
+        out(h)
+    }
+
+    /// The digest of a run of `n` entries.
+    pub fn run_digest(n: u64, height: u8, root: &B256, bloom: &B256) -> B256 {
+        let mut h = Sha256::new();
+        h.update([RUN]);
+        h.update(n.to_be_bytes());
+        h.update([height]);
+        h.update(root);
+        h.update(bloom);
+        out(h)
+    }
+
+    /// The commitment to a Bloom filter's parameters and bits.
+    pub fn bloom(hashes: u8, bits: &[u8]) -> B256 {
+        let mut h = Sha256::new();
+        h.update([BLOOM, hashes]);
+        h.update((bits.len() as u64).to_be_bytes());
+        h.update(bits);
+        out(h)
+    }
+
+    /// `H_state` over the digests of every structure, newest first.
+    pub fn state<'a>(fanout: u8, digests: impl ExactSizeIterator<Item = &'a B256>) -> B256 {
+        let mut h = Sha256::new();
+        h.update([STATE, fanout]);
+        h.update(
+            u16::try_from(digests.len())
+                .unwrap_or(u16::MAX)
+                .to_be_bytes(),
+        );
+        for d in digests {
+            h.update(d);
+        }
+        out(h)
+    }
+
+    /// The height of an `m`-ary complete Merkle tree over `n` entries (Alg. 4): the least `h`
+    /// with `m^h ≥ n`.
+    pub fn complete_height(n: u64, m: u8) -> u8 {
+        let mut h = 0u8;
+        let mut cap: u128 = 1;
+        while cap < u128::from(n) {
+            cap = cap.saturating_mul(u128::from(m.max(2)));
+            h = h.saturating_add(1);
+        }
+        h
+    }
+}

@@ -1,0 +1,385 @@
+//! COLE provenance proofs: every version of a state key in a block range, complete, against
+//! the trusted `H_state` (the header's `coleRoot`).
+//!
+//! The wire format and hashing rules are in [`lightprov_types::cole`]. The checks, in order:
+//!
+//! 1. the proof decodes (one encoding per proof) — `BAD_ENCODING`;
+//! 2. it answers the asked key and range — `KEY_MISMATCH`, `RANGE_MISMATCH`;
+//! 3. per searched structure, the partial tree has the structure's shape: no node wider than the
+//!    fanout, every entry at the structure's height, a run exactly as high as an `m`-ary complete
+//!    tree over `n` entries — `BAD_SHAPE`;
+//! 4. the revealed entries are contiguous (no pruned subtree between two of them) and strictly
+//!    increasing by ⟨stateKey, block⟩ — `INCOMPLETE_RANGE`, `RESULTS_OUT_OF_ORDER`;
+//! 5. on each side of the range there is the neighbour entry, or nothing at all (the range
+//!    reaches the structure's edge), and no more than that — `INCOMPLETE_RANGE`,
+//!    `EXTRA_RESULTS`;
+//! 6. structures are newer to older: an older structure never holds a version at or after one
+//!    found in a newer structure — `RESULTS_OUT_OF_ORDER`;
+//! 7. the search stops exactly after the first structure holding the version in force at `lo`:
+//!    every structure up to it is searched, every one after it is given by its digest —
+//!    `WRONG_EARLY_STOP`;
+//! 8. `H_state` recomputed from every structure's digest equals the trusted root —
+//!    `ROOT_MISMATCH`.
+//!
+//! Results are never taken from the prover as a list: they are the revealed leaves of trees
+//! whose roots are bound into `H_state`, so an appended or unauthenticated result cannot exist.
+
+use alloc::{string::String, vec::Vec};
+use core::fmt;
+
+use lightprov_types::{
+    B256, ErrorCode, Word,
+    cole::{Entry, HistoryProof, Part, StructureKind, Tree, hash},
+};
+use sha2::{Digest, Sha256};
+
+/// One version of a state key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Version {
+    /// The block that wrote it.
+    pub block: u64,
+    /// The value written (zero = deleted).
+    pub value: Word,
+}
+
+/// A verified history.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct History {
+    /// Every version written in the range, oldest first.
+    pub versions: Vec<Version>,
+    /// The version in force at the range's first block (`None`: never written by then).
+    pub at_lo: Option<Version>,
+    /// Structures searched before the early stop.
+    pub searched: usize,
+}
+
+impl History {
+    /// The value in force after block `block` of the range (zero if never written).
+    pub fn value_at(&self, block: u64) -> Word {
+        self.versions
+            .iter()
+            .rev()
+            .find(|v| v.block <= block)
+            .or(self.at_lo.as_ref().filter(|v| v.block <= block))
+            .map_or([0; 32], |v| v.value)
+    }
+}
+
+/// Why a provenance proof was rejected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ColeError {
+    /// The stable code.
+    pub code: ErrorCode,
+    /// What exactly failed, naming the structure.
+    pub detail: String,
+}
+
+impl ColeError {
+    fn new(code: ErrorCode, detail: impl Into<String>) -> Self {
+        Self {
+            code,
+            detail: detail.into(),
+        }
+    }
+}
+
+impl fmt::Display for ColeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.detail)
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for ColeError {}
+
+/// Decodes and verifies a provenance proof for `key` over `lo..=hi` against `root`.
+pub fn verify_history(
+    root: &B256,
+    key: &B256,
+    lo: u64,
+    hi: u64,
+    proof: &[u8],
+) -> Result<History, ColeError> {
+    let proof = HistoryProof::decode(proof)
+        .map_err(|e| ColeError::new(ErrorCode::BadEncoding, alloc::format!("{e}")))?;
+    verify_history_proof(root, key, lo, hi, &proof)
+}
+
+/// Verifies a decoded provenance proof (see the module docs for the checks).
+pub fn verify_history_proof(
+    root: &B256,
+    key: &B256,
+    lo: u64,
+    hi: u64,
+    proof: &HistoryProof,
+) -> Result<History, ColeError> {
+    if lo > hi {
+        return Err(ColeError::new(
+            ErrorCode::RangeMismatch,
+            "the range's first block is after its last",
+        ));
+    }
+    if proof.key != *key {
+        return Err(ColeError::new(
+            ErrorCode::KeyMismatch,
+            "the proof is for another state key",
+        ));
+    }
+    if (proof.lo, proof.hi) != (lo, hi) {
+        return Err(ColeError::new(
+            ErrorCode::RangeMismatch,
+            alloc::format!(
+                "the proof answers blocks {}..={}, not {lo}..={hi}",
+                proof.lo,
+                proof.hi
+            ),
+        ));
+    }
+    let mut digests = Vec::with_capacity(proof.parts.len());
+    // Versions per structure, newest structure first.
+    let mut per_structure: Vec<Vec<Version>> = Vec::new();
+    let mut at_lo: Option<Version> = None;
+    // The oldest version found so far: every older structure must hold only older versions.
+    let mut oldest: Option<u64> = None;
+    for (i, part) in proof.parts.iter().enumerate() {
+        let s = match part {
+            Part::Skipped(d) => {
+                if at_lo.is_none() {
+                    return Err(ColeError::new(
+                        ErrorCode::WrongEarlyStop,
+                        alloc::format!(
+                            "structure {i} is skipped before the version in force at block {lo} \
+                             was found"
+                        ),
+                    ));
+                }
+                digests.push(*d);
+                continue;
+            }
+            Part::Searched(s) => s,
+        };
+        if at_lo.is_some() {
+            return Err(ColeError::new(
+                ErrorCode::WrongEarlyStop,
+                alloc::format!(
+                    "structure {i} is searched after the version in force at block {lo} was found"
+                ),
+            ));
+        }
+        if let StructureKind::Run { .. } = s.kind {
+            let want = hash::complete_height(s.n, proof.fanout);
+            if s.height != want {
+                return Err(ColeError::new(
+                    ErrorCode::BadShape,
+                    alloc::format!(
+                        "structure {i}: a run of {} entries with fanout {} has height {want}, \
+                         not {}",
+                        s.n,
+                        proof.fanout,
+                        s.height
+                    ),
+                ));
+            }
+        }
+        let mut walk = Walk {
+            fanout: proof.fanout,
+            height: s.height,
+            leaves: Vec::new(),
+            state: Side::Before,
+            pruned_left: false,
+            structure: i,
+        };
+        let tree_root = walk.visit(&s.tree, 0)?;
+        let found = walk.check_range(key, lo, hi, s.n)?;
+        digests.push(match s.kind {
+            StructureKind::MbTree => hash::mbtree_digest(s.n, s.height, &tree_root),
+            StructureKind::Run { bloom } => hash::run_digest(s.n, s.height, &tree_root, &bloom),
+        });
+
+        // Temporal order across structures: everything here is older than anything newer.
+        if let (Some(newest_here), Some(old)) = (found.newest, oldest)
+            && newest_here >= old
+        {
+            return Err(ColeError::new(
+                ErrorCode::ResultsOutOfOrder,
+                alloc::format!(
+                    "structure {i} holds block {newest_here}, not older than block {old} of a \
+                     newer structure"
+                ),
+            ));
+        }
+        if let Some(o) = found.oldest {
+            oldest = Some(o);
+        }
+        at_lo = found.at_lo;
+        per_structure.push(found.in_range);
+    }
+    let computed = hash::state(proof.fanout, digests.iter());
+    if computed != *root {
+        return Err(ColeError::new(
+            ErrorCode::RootMismatch,
+            "H_state recomputed from the proof differs from the trusted root",
+        ));
+    }
+    let searched = per_structure.len();
+    let versions = per_structure.into_iter().rev().flatten().collect();
+    Ok(History {
+        versions,
+        at_lo,
+        searched,
+    })
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    /// No entry revealed yet.
+    Before,
+    /// Entries revealed, nothing pruned since.
+    Inside,
+    /// A subtree pruned after the revealed entries.
+    After,
+}
+
+struct Walk<'a> {
+    fanout: u8,
+    height: u8,
+    leaves: Vec<&'a Entry>,
+    state: Side,
+    pruned_left: bool,
+    structure: usize,
+}
+
+/// What one structure contributes.
+struct Found {
+    in_range: Vec<Version>,
+    at_lo: Option<Version>,
+    newest: Option<u64>,
+    oldest: Option<u64>,
+}
+
+impl<'a> Walk<'a> {
+    fn err(&self, code: ErrorCode, what: &str) -> ColeError {
+        ColeError::new(code, alloc::format!("structure {}: {what}", self.structure))
+    }
+
+    /// Hashes the partial tree, checking its shape and the contiguity of its entries.
+    fn visit(&mut self, t: &'a Tree, depth: u8) -> Result<B256, ColeError> {
+        match t {
+            Tree::Leaf(e) => {
+                if depth != self.height {
+                    return Err(self.err(ErrorCode::BadShape, "an entry above the tree's leaves"));
+                }
+                if self.state == Side::After {
+                    return Err(self.err(
+                        ErrorCode::IncompleteRange,
+                        "a pruned subtree lies between revealed entries",
+                    ));
+                }
+                self.state = Side::Inside;
+                self.leaves.push(e);
+                Ok(hash::leaf(e))
+            }
+            Tree::Hash(h) => {
+                if depth > self.height {
+                    return Err(self.err(ErrorCode::BadShape, "a subtree below the tree's leaves"));
+                }
+                match self.state {
+                    Side::Before => self.pruned_left = true,
+                    Side::Inside => self.state = Side::After,
+                    Side::After => {}
+                }
+                Ok(*h)
+            }
+            Tree::Node(children) => {
+                if depth >= self.height {
+                    return Err(self.err(ErrorCode::BadShape, "an inner node at the leaves' level"));
+                }
+                if children.len() > usize::from(self.fanout) {
+                    return Err(self.err(ErrorCode::BadShape, "a node wider than the fanout"));
+                }
+                let mut h = Sha256::new();
+                h.update([hash::NODE]);
+                for c in children {
+                    h.update(self.visit(c, depth.saturating_add(1))?);
+                }
+                Ok(B256::from(<[u8; 32]>::from(h.finalize())))
+            }
+        }
+    }
+
+    /// Checks the revealed entries against the range and extracts the key's versions.
+    fn check_range(&self, key: &B256, lo: u64, hi: u64, n: u64) -> Result<Found, ColeError> {
+        let leaves = &self.leaves;
+        if leaves.is_empty() {
+            return Err(self.err(ErrorCode::IncompleteRange, "no entry is revealed"));
+        }
+        if leaves.len() as u64 > n {
+            return Err(self.err(ErrorCode::BadShape, "more entries than the structure holds"));
+        }
+        if leaves
+            .windows(2)
+            .any(|w| matches!(w, [a, b] if a.compound() >= b.compound()))
+        {
+            return Err(self.err(
+                ErrorCode::ResultsOutOfOrder,
+                "revealed entries are not strictly increasing",
+            ));
+        }
+        let ql = (*key, lo);
+        let qu = (*key, hi);
+        let below = leaves.iter().take_while(|e| e.compound() < ql).count();
+        let above = leaves
+            .iter()
+            .rev()
+            .take_while(|e| e.compound() > qu)
+            .count();
+        if below > 1 || above > 1 {
+            return Err(self.err(
+                ErrorCode::ExtraResults,
+                "more than one neighbour entry on a side of the range",
+            ));
+        }
+        if below == 0 && self.pruned_left {
+            return Err(self.err(
+                ErrorCode::IncompleteRange,
+                "no neighbour entry before the range, and the range does not start the structure",
+            ));
+        }
+        if above == 0 && self.state == Side::After {
+            return Err(self.err(
+                ErrorCode::IncompleteRange,
+                "no neighbour entry after the range, and the range does not end the structure",
+            ));
+        }
+        let version = |e: &Entry| Version {
+            block: e.block,
+            value: e.value,
+        };
+        let in_range: Vec<Version> = leaves
+            .iter()
+            .skip(below)
+            .take(leaves.len().saturating_sub(below + above))
+            .map(|e| version(e))
+            .collect();
+        let left = leaves
+            .first()
+            .filter(|e| below == 1 && e.key == *key)
+            .map(|e| version(e));
+        let right = leaves
+            .last()
+            .filter(|e| above == 1 && e.key == *key)
+            .map(|e| version(e));
+        let at_lo = in_range.first().filter(|v| v.block == lo).copied().or(left);
+        let oldest = left
+            .or(in_range.first().copied())
+            .or(right)
+            .map(|v| v.block);
+        let newest = right.or(in_range.last().copied()).or(left).map(|v| v.block);
+        Ok(Found {
+            in_range,
+            at_lo,
+            newest,
+            oldest,
+        })
+    }
+}
