@@ -7,7 +7,8 @@
 //! lightprov_engine_api::conformance_tests!(MyEngine::open_dir, my_verify);
 //! ```
 //! where `open_dir(&Path) -> MyEngine` opens (or reopens) an engine in a directory and
-//! `my_verify(&root, &key, &proof) -> Result<Word, String>` checks a proof and returns the value
+//! `my_verify(&root, &key, block, &proof) -> Result<Word, String>` checks a proof of `key`'s value
+//! after `block` against `root` (the root of [`StateEngine::proof_anchor`]) and returns the value
 //! it proves.
 
 // A test harness: it indexes and panics to fail loudly.
@@ -122,7 +123,7 @@ pub fn check_workload<E, O, V>(open: O, verify: V, workload: Workload)
 where
     E: StateEngine,
     O: Fn(&Path) -> E,
-    V: Fn(&B256, &Key, &E::Proof) -> Result<Word, String>,
+    V: Fn(&B256, &Key, u64, &E::Proof) -> Result<Word, String>,
 {
     let dir = tempfile::tempdir().expect("temp dir");
     let blocks = workload.blocks();
@@ -160,6 +161,7 @@ where
             root, roots[block as usize],
             "root of block {block} is immutable"
         );
+        let anchor = engine.root(engine.proof_anchor(block)).unwrap();
         for key in workload.universe() {
             let want = model.get(&key, block);
             assert_eq!(
@@ -168,7 +170,7 @@ where
                 "get {key:?} at block {block}"
             );
             let proof = engine.prove(&key, block).unwrap();
-            match verify(&root, &key, &proof) {
+            match verify(&anchor, &key, block, &proof) {
                 Ok(got) => assert_eq!(got, want, "proven value of {key:?} at block {block}"),
                 Err(e) => panic!("proof of {key:?} at block {block} does not verify: {e}"),
             }

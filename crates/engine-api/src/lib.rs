@@ -78,6 +78,13 @@ pub trait StateEngine {
     /// A proof of the value of `key` after block `block`, against [`StateEngine::root`].
     fn prove(&self, key: &Key, block: u64) -> Result<Self::Proof, Self::Error>;
 
+    /// The block whose [`StateEngine::root`] a proof of `block` is checked against: `block`
+    /// itself for engines that prove any past state (MPT archive); the head for engines that
+    /// prove history from the current state (COLE).
+    fn proof_anchor(&self, block: u64) -> u64 {
+        block
+    }
+
     /// Bytes the engine occupies on disk.
     fn disk_bytes(&self) -> u64;
 }

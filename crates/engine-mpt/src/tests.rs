@@ -14,7 +14,7 @@ fn open(dir: &Path) -> MptEngine {
 }
 
 /// Verifies with the foundation verifier and returns the proven value of `key`.
-fn verify(root: &B256, key: &Key, proof: &AccountProof) -> Result<Word, String> {
+fn verify(root: &B256, key: &Key, _block: u64, proof: &AccountProof) -> Result<Word, String> {
     if proof.address != key.address() {
         return Err("proof for another address".into());
     }

@@ -1,0 +1,919 @@
+#![doc = include_str!("../README.md")]
+#![forbid(unsafe_code)]
+
+pub mod bloom;
+pub mod index;
+pub mod mbtree;
+pub mod run;
+pub mod wal;
+
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    fs::{self, File, OpenOptions},
+    io::{self, Read, Write},
+    path::{Path, PathBuf},
+    sync::Arc,
+    thread::JoinHandle,
+    time::Duration,
+};
+
+use alloy_primitives::B256;
+use lightprov_engine_api::{Key, StateEngine, Write as StateWrite};
+use lightprov_types::{
+    Word,
+    cole::{Entry, HistoryProof, Part, Structure, StructureKind, hash},
+};
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    mbtree::MbTree,
+    run::{Run, RunBuilder, RunMeta},
+    wal::{Record, Wal},
+};
+
+/// Engine parameters. Every node of a chain must use the same ones: they shape `H_state`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Params {
+    /// Size ratio `T`: runs per level before they merge into the next.
+    pub size_ratio: usize,
+    /// Merkle fanout `m` of runs and MB-tree nodes.
+    pub fanout: u8,
+    /// Learned-model error bound ε, in positions.
+    pub epsilon: u64,
+    /// Level-0 capacity `B`, in entries; a full level 0 is flushed at the end of its block.
+    pub l0_capacity: u64,
+    /// COLE* (§5): merges in background threads between start and commit checkpoints.
+    pub async_merge: bool,
+}
+
+impl Params {
+    /// COLE with the paper's defaults: T = 4, m = 4, ε from a 4 KB page, B = 8192 (≈ 1 MiB).
+    pub fn cole() -> Self {
+        Self {
+            size_ratio: 4,
+            fanout: 4,
+            epsilon: index::epsilon_for_page(4096),
+            l0_capacity: 8192,
+            async_merge: false,
+        }
+    }
+
+    /// COLE* with the same defaults.
+    pub fn cole_star() -> Self {
+        Self {
+            async_merge: true,
+            ..Self::cole()
+        }
+    }
+
+    fn check(&self) -> Result<(), Error> {
+        if self.size_ratio < 2 || self.fanout < 2 || self.epsilon == 0 || self.l0_capacity == 0 {
+            return Err(Error::Params(
+                "size_ratio and fanout must be ≥ 2, epsilon and l0_capacity ≥ 1",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Options that do not change `H_state`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// Skip fsync (benchmarks of the data structure alone; a crash may lose blocks).
+    pub no_sync: bool,
+    /// Delay every background merge by this long (tests: slow nodes reach the same roots).
+    pub merge_delay: Duration,
+    /// Run COLE*'s merges inline at their start checkpoint (tests: the fastest node).
+    pub merge_inline: bool,
+}
+
+/// Engine failures.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A file operation failed.
+    #[error("{context}: {source}")]
+    Io {
+        /// What the engine was doing.
+        context: String,
+        /// The cause.
+        source: io::Error,
+    },
+    /// The directory holds data the engine cannot use.
+    #[error("corrupt COLE data: {0}")]
+    Corrupt(String),
+    /// Invalid parameters.
+    #[error("invalid COLE parameters: {0}")]
+    Params(&'static str),
+    /// A block out of sequence, or a query outside the stored blocks.
+    #[error("{0}")]
+    Block(String),
+}
+
+trait Ctx<T> {
+    fn ctx(self, what: impl FnOnce() -> String) -> Result<T, Error>;
+}
+
+impl<T> Ctx<T> for io::Result<T> {
+    fn ctx(self, what: impl FnOnce() -> String) -> Result<T, Error> {
+        self.map_err(|source| Error::Io {
+            context: what(),
+            source,
+        })
+    }
+}
+
+const MANIFEST: &str = "MANIFEST.json";
+const ROOTS: &str = "roots.bin";
+const FORMAT: u32 = 1;
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct LevelRecord {
+    /// The writing group, oldest first (every run in sync mode).
+    w: Vec<RunMeta>,
+    /// The merging group, oldest first (COLE* only).
+    m: Vec<RunMeta>,
+    /// The run the merging group is being merged into.
+    merging_into: Option<u64>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Manifest {
+    format: u32,
+    params: Params,
+    /// Blocks up to here are in the runs and WAL generations named below.
+    head: Option<u64>,
+    next_id: u64,
+    w0_gen: u64,
+    m0_gen: Option<u64>,
+    m0_merging_into: Option<u64>,
+    levels: Vec<LevelRecord>,
+}
+
+/// A merge running (or, inline, already run) towards the next level's writing group.
+struct Pending {
+    id: u64,
+    handle: Option<JoinHandle<io::Result<RunMeta>>>,
+    done: Option<io::Result<RunMeta>>,
+}
+
+impl Pending {
+    fn wait(mut self) -> io::Result<RunMeta> {
+        if let Some(r) = self.done.take() {
+            return r;
+        }
+        match self.handle.take().map(JoinHandle::join) {
+            Some(Ok(r)) => r,
+            Some(Err(_)) => Err(io::Error::other("a merge thread panicked")),
+            None => Err(io::Error::other("a merge has no result")),
+        }
+    }
+}
+
+#[derive(Default)]
+struct Level {
+    w: Vec<Arc<Run>>,
+    m: Vec<Arc<Run>>,
+    pending: Option<Pending>,
+}
+
+struct Group0 {
+    tree: MbTree,
+    generation: u64,
+}
+
+/// COLE or COLE*; see the crate docs.
+pub struct ColeEngine {
+    dir: PathBuf,
+    params: Params,
+    opts: Options,
+    head: Option<u64>,
+    roots: Vec<B256>,
+    roots_file: File,
+    next_id: u64,
+    w0: Group0,
+    wal: Wal,
+    m0: Option<(Arc<MbTree>, u64)>,
+    pending0: Option<Pending>,
+    levels: Vec<Level>,
+    /// The block whose maintenance changed the structure and awaits a manifest.
+    dirty: bool,
+    /// WAL generations to delete once the manifest no longer names them.
+    obsolete_gens: Vec<u64>,
+    /// Runs to delete once the manifest no longer names them.
+    obsolete_runs: Vec<u64>,
+}
+
+impl std::fmt::Debug for ColeEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ColeEngine")
+            .field("dir", &self.dir)
+            .field("params", &self.params)
+            .field("head", &self.head)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A structure of the state, newest first.
+enum Structure0<'a> {
+    Tree(&'a MbTree),
+    Run(&'a Run),
+}
+
+fn spawn_merge(
+    dir: PathBuf,
+    id: u64,
+    params: Params,
+    opts: Options,
+    source: MergeSource,
+) -> Pending {
+    let job = move || -> io::Result<RunMeta> {
+        if !opts.merge_delay.is_zero() {
+            std::thread::sleep(opts.merge_delay);
+        }
+        Run::delete_files(&dir, id);
+        build_run(&dir, id, params, &source)
+    };
+    if opts.merge_inline {
+        Pending {
+            id,
+            handle: None,
+            done: Some(job()),
+        }
+    } else {
+        Pending {
+            id,
+            handle: Some(std::thread::spawn(job)),
+            done: None,
+        }
+    }
+}
+
+/// What a new run is built from.
+enum MergeSource {
+    Tree(Arc<MbTree>),
+    Runs(Vec<Arc<Run>>),
+}
+
+fn build_run(dir: &Path, id: u64, params: Params, source: &MergeSource) -> io::Result<RunMeta> {
+    match source {
+        MergeSource::Tree(t) => {
+            let mut b = RunBuilder::new(dir, id, t.len(), params.fanout, params.epsilon)?;
+            for e in t.iter() {
+                b.push(e)?;
+            }
+            b.finish()
+        }
+        MergeSource::Runs(runs) => {
+            let n = runs.iter().map(|r| r.meta.n).sum();
+            let mut b = RunBuilder::new(dir, id, n, params.fanout, params.epsilon)?;
+            let mut iters = runs
+                .iter()
+                .map(|r| r.iter())
+                .collect::<io::Result<Vec<_>>>()?;
+            // k-way merge; compound keys are unique across runs (one version per block).
+            let mut heads: BTreeMap<(B256, u64), (usize, Word)> = BTreeMap::new();
+            for (i, it) in iters.iter_mut().enumerate() {
+                if let Some(e) = it.next().transpose()? {
+                    heads.insert(e.compound(), (i, e.value));
+                }
+            }
+            while let Some(((key, block), (i, value))) = heads.pop_first() {
+                b.push(&Entry { key, block, value })?;
+                if let Some(e) = iters.get_mut(i).and_then(Iterator::next).transpose()? {
+                    heads.insert(e.compound(), (i, e.value));
+                }
+            }
+            b.finish()
+        }
+    }
+}
+
+impl ColeEngine {
+    /// Opens (creating) the engine in `dir` with `params`; reopening with other parameters is
+    /// refused. Recovers from a crash at any point: orphaned files are removed, interrupted
+    /// merges restarted, and level 0 rebuilt from its log.
+    pub fn open(dir: &Path, params: Params, opts: Options) -> Result<Self, Error> {
+        params.check()?;
+        fs::create_dir_all(dir).ctx(|| format!("creating {}", dir.display()))?;
+        let manifest_path = dir.join(MANIFEST);
+        let mut fresh = false;
+        let manifest = match fs::read(&manifest_path) {
+            Ok(bytes) => {
+                let m: Manifest = serde_json::from_slice(&bytes)
+                    .map_err(|e| Error::Corrupt(format!("{MANIFEST}: {e}")))?;
+                if m.format != FORMAT {
+                    return Err(Error::Corrupt(format!(
+                        "{MANIFEST}: format {} is not {FORMAT}",
+                        m.format
+                    )));
+                }
+                if m.params != params {
+                    return Err(Error::Params(
+                        "the directory was created with other COLE parameters",
+                    ));
+                }
+                m
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                fresh = true;
+                Manifest {
+                    format: FORMAT,
+                    params,
+                    head: None,
+                    next_id: 1,
+                    w0_gen: 1,
+                    m0_gen: None,
+                    m0_merging_into: None,
+                    levels: Vec::new(),
+                }
+            }
+            Err(e) => return Err(e).ctx(|| format!("reading {MANIFEST}")),
+        };
+        Self::remove_orphans(dir, &manifest)?;
+
+        // Roots: the synced file, then whatever the logs hold beyond it.
+        let mut roots_file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(dir.join(ROOTS))
+            .ctx(|| format!("opening {ROOTS}"))?;
+        let mut raw = Vec::new();
+        roots_file
+            .read_to_end(&mut raw)
+            .ctx(|| format!("reading {ROOTS}"))?;
+        let mut roots: Vec<B256> = Vec::new();
+        for rec in raw.chunks_exact(40) {
+            let (b, r) = rec.split_at(8);
+            let block = u64::from_be_bytes(b.try_into().unwrap_or([0xff; 8]));
+            if block == roots.len() as u64 {
+                roots.push(B256::from_slice(r));
+            }
+        }
+
+        let mut levels: Vec<Level> = Vec::new();
+        for (i, l) in manifest.levels.iter().enumerate() {
+            let open = |metas: &[RunMeta]| -> Result<Vec<Arc<Run>>, Error> {
+                metas
+                    .iter()
+                    .map(|m| {
+                        Run::open(dir, *m, params.fanout)
+                            .map(Arc::new)
+                            .ctx(|| format!("opening run {} of level {}", m.id, i + 1))
+                    })
+                    .collect()
+            };
+            levels.push(Level {
+                w: open(&l.w)?,
+                m: open(&l.m)?,
+                pending: None,
+            });
+        }
+
+        let mut head = manifest.head;
+        let mut last_root = None;
+        let mut replay = |generation: u64, tree: &mut MbTree| -> Result<Wal, Error> {
+            let (wal, records) = Wal::open(dir, generation, !opts.no_sync)
+                .ctx(|| format!("opening WAL generation {generation}"))?;
+            for rec in records {
+                for (key, value) in &rec.writes {
+                    tree.insert(Entry {
+                        key: *key,
+                        block: rec.block,
+                        value: *value,
+                    });
+                }
+                let want = roots.len() as u64;
+                if rec.block > want {
+                    return Err(Error::Corrupt(format!(
+                        "WAL generation {generation} jumps to block {} after {want}",
+                        rec.block
+                    )));
+                }
+                roots.truncate(usize::try_from(rec.block).unwrap_or(usize::MAX));
+                roots.push(rec.root);
+                head = Some(head.map_or(rec.block, |h| h.max(rec.block)));
+                last_root = Some(rec.root);
+            }
+            Ok(wal)
+        };
+        let mut m0 = None;
+        if let Some(g) = manifest.m0_gen {
+            let mut t = MbTree::new(params.fanout);
+            drop(replay(g, &mut t)?);
+            let _ = t.root_hash();
+            m0 = Some((Arc::new(t), g));
+        }
+        let mut w0_tree = MbTree::new(params.fanout);
+        let wal = replay(manifest.w0_gen, &mut w0_tree)?;
+        // Roots written after the last durable log record belong to no block.
+        let keep = head.map_or(0, |h| {
+            usize::try_from(h).unwrap_or(usize::MAX).saturating_add(1)
+        });
+        roots.truncate(keep);
+        if roots.len() != keep {
+            return Err(Error::Corrupt(format!(
+                "{ROOTS} and the logs hold {} roots for {keep} blocks",
+                roots.len()
+            )));
+        }
+        if raw.len() != keep * 40 {
+            // Rewrite the roots file to exactly the blocks kept (atomically).
+            let tmp = dir.join(format!("{ROOTS}.tmp"));
+            let bytes: Vec<u8> = roots
+                .iter()
+                .enumerate()
+                .flat_map(|(b, r)| (b as u64).to_be_bytes().into_iter().chain(r.0))
+                .collect();
+            let write = || -> io::Result<File> {
+                let mut f = File::create(&tmp)?;
+                f.write_all(&bytes)?;
+                f.sync_all()?;
+                fs::rename(&tmp, dir.join(ROOTS))?;
+                File::open(dir)?.sync_all()?;
+                OpenOptions::new().append(true).open(dir.join(ROOTS))
+            };
+            roots_file = write().ctx(|| format!("rewriting {ROOTS}"))?;
+        }
+
+        let mut engine = Self {
+            dir: dir.to_path_buf(),
+            params,
+            opts,
+            head,
+            roots,
+            roots_file,
+            next_id: manifest.next_id,
+            w0: Group0 {
+                tree: w0_tree,
+                generation: manifest.w0_gen,
+            },
+            wal,
+            m0,
+            pending0: None,
+            levels,
+            dirty: false,
+            obsolete_gens: Vec::new(),
+            obsolete_runs: Vec::new(),
+        };
+        // Restart interrupted merges; they rebuild the same runs.
+        if let (Some(id), Some((tree, _))) = (manifest.m0_merging_into, &engine.m0) {
+            engine.pending0 = Some(spawn_merge(
+                engine.dir.clone(),
+                id,
+                params,
+                opts,
+                MergeSource::Tree(tree.clone()),
+            ));
+        }
+        for (i, l) in manifest.levels.iter().enumerate() {
+            if let (Some(id), Some(level)) = (l.merging_into, engine.levels.get_mut(i)) {
+                level.pending = Some(spawn_merge(
+                    engine.dir.clone(),
+                    id,
+                    params,
+                    opts,
+                    MergeSource::Runs(level.m.clone()),
+                ));
+            }
+        }
+        // A crash between a block's log record and its manifest: finish that block's
+        // maintenance now; it reaches the root the log recorded.
+        if engine.maintain()? {
+            engine.open_wal()?;
+        }
+        let _ = engine.w0.tree.root_hash();
+        if fresh {
+            engine.dirty = true;
+        }
+        if engine.dirty {
+            engine.write_manifest()?;
+            if let (Some(want), Some(got)) = (last_root, engine.compute_root())
+                && want != got
+            {
+                return Err(Error::Corrupt(format!(
+                    "recovered state has root {got}, the log recorded {want}"
+                )));
+            }
+        }
+        Ok(engine)
+    }
+
+    fn remove_orphans(dir: &Path, m: &Manifest) -> Result<(), Error> {
+        let mut runs: BTreeSet<u64> = BTreeSet::new();
+        for l in &m.levels {
+            runs.extend(l.w.iter().chain(&l.m).map(|r| r.id));
+        }
+        let gens: BTreeSet<u64> = std::iter::once(m.w0_gen).chain(m.m0_gen).collect();
+        let entries = fs::read_dir(dir).ctx(|| format!("listing {}", dir.display()))?;
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            let orphan = if let Some(g) = name
+                .strip_prefix("wal-")
+                .and_then(|s| s.strip_suffix(".log"))
+            {
+                g.parse::<u64>().is_ok_and(|g| !gens.contains(&g))
+            } else if let Some((stem, ext)) = name.split_once('.') {
+                ["val", "idx", "mht", "blm"].contains(&ext)
+                    && stem.parse::<u64>().is_ok_and(|id| !runs.contains(&id))
+            } else {
+                name.ends_with(".tmp")
+            };
+            if orphan {
+                fs::remove_file(entry.path()).ctx(|| format!("removing orphan {name}"))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The parameters.
+    pub const fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// The structures of the state, newest first (the order of `H_state` and of every search).
+    fn structures(&self) -> Vec<Structure0<'_>> {
+        let mut out = Vec::new();
+        if !self.w0.tree.is_empty() {
+            out.push(Structure0::Tree(&self.w0.tree));
+        }
+        if let Some((t, _)) = &self.m0
+            && !t.is_empty()
+        {
+            out.push(Structure0::Tree(t));
+        }
+        for l in &self.levels {
+            out.extend(l.w.iter().rev().map(|r| Structure0::Run(r)));
+            out.extend(l.m.iter().rev().map(|r| Structure0::Run(r)));
+        }
+        out
+    }
+
+    fn compute_root(&mut self) -> Option<B256> {
+        let _ = self.w0.tree.root_hash();
+        let digests: Vec<B256> = self
+            .structures()
+            .iter()
+            .filter_map(|s| match s {
+                Structure0::Tree(t) => tree_digest(t),
+                Structure0::Run(r) => Some(r.digest()),
+            })
+            .collect();
+        Some(hash::state(self.params.fanout, digests.iter()))
+    }
+
+    fn alloc_id(&mut self) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
+    fn level(&mut self, i: usize) -> &mut Level {
+        if self.levels.len() <= i {
+            self.levels.resize_with(i + 1, Level::default);
+        }
+        match self.levels.get_mut(i) {
+            Some(l) => l,
+            None => unreachable!("levels were just extended to index {i}"),
+        }
+    }
+
+    fn open_run(&self, meta: RunMeta) -> Result<Arc<Run>, Error> {
+        Run::open(&self.dir, meta, self.params.fanout)
+            .map(Arc::new)
+            .ctx(|| format!("opening new run {}", meta.id))
+    }
+
+    fn build(&mut self, source: &MergeSource) -> Result<Arc<Run>, Error> {
+        let id = self.alloc_id();
+        let meta =
+            build_run(&self.dir, id, self.params, source).ctx(|| format!("building run {id}"))?;
+        self.open_run(meta)
+    }
+
+    /// Flushes and merges what the block filled (Alg. 1), or moves the checkpoints (Alg. 5).
+    /// Returns whether level 0 moved to a new log generation (the caller opens it).
+    fn maintain(&mut self) -> Result<bool, Error> {
+        if self.w0.tree.len() < self.params.l0_capacity {
+            return Ok(false);
+        }
+        self.dirty = true;
+        let _ = self.w0.tree.root_hash();
+        let full = std::mem::replace(&mut self.w0.tree, MbTree::new(self.params.fanout));
+        let old_gen = self.w0.generation;
+        self.w0.generation = old_gen + 1;
+        if self.params.async_merge {
+            // Commit checkpoint of level 0: wait for the previous flush, then swap.
+            if let Some(p) = self.pending0.take() {
+                let meta = p.wait().ctx(|| "flushing level 0".into())?;
+                let run = self.open_run(meta)?;
+                self.level(0).w.push(run);
+                if let Some((_, g)) = self.m0.take() {
+                    self.obsolete_gens.push(g);
+                }
+            }
+            let tree = Arc::new(full);
+            self.m0 = Some((tree.clone(), old_gen));
+            let id = self.alloc_id();
+            self.pending0 = Some(spawn_merge(
+                self.dir.clone(),
+                id,
+                self.params,
+                self.opts,
+                MergeSource::Tree(tree),
+            ));
+            let mut i = 0;
+            while self.level(i).w.len() >= self.params.size_ratio {
+                if let Some(p) = self.level(i).pending.take() {
+                    let meta = p.wait().ctx(|| format!("merging level {}", i + 1))?;
+                    let run = self.open_run(meta)?;
+                    self.level(i + 1).w.push(run);
+                    let old = std::mem::take(&mut self.level(i).m);
+                    self.obsolete_runs.extend(old.iter().map(|r| r.meta.id));
+                }
+                let runs = std::mem::take(&mut self.level(i).w);
+                self.level(i).m = runs.clone();
+                let id = self.alloc_id();
+                let p = spawn_merge(
+                    self.dir.clone(),
+                    id,
+                    self.params,
+                    self.opts,
+                    MergeSource::Runs(runs),
+                );
+                self.level(i).pending = Some(p);
+                i += 1;
+            }
+        } else {
+            let run = self.build(&MergeSource::Tree(Arc::new(full)))?;
+            self.obsolete_gens.push(old_gen);
+            self.level(0).w.push(run);
+            let mut i = 0;
+            while self.level(i).w.len() >= self.params.size_ratio {
+                let runs = std::mem::take(&mut self.level(i).w);
+                let run = self.build(&MergeSource::Runs(runs.clone()))?;
+                self.obsolete_runs.extend(runs.iter().map(|r| r.meta.id));
+                self.level(i + 1).w.push(run);
+                i += 1;
+            }
+        }
+        Ok(true)
+    }
+
+    fn open_wal(&mut self) -> Result<(), Error> {
+        let (wal, _) = Wal::open(&self.dir, self.w0.generation, !self.opts.no_sync)
+            .ctx(|| "opening the new WAL generation".into())?;
+        self.wal = wal;
+        Ok(())
+    }
+
+    fn manifest(&self) -> Manifest {
+        Manifest {
+            format: FORMAT,
+            params: self.params,
+            head: self.head,
+            next_id: self.next_id,
+            w0_gen: self.w0.generation,
+            m0_gen: self.m0.as_ref().map(|(_, g)| *g),
+            m0_merging_into: self.pending0.as_ref().map(|p| p.id),
+            levels: self
+                .levels
+                .iter()
+                .map(|l| LevelRecord {
+                    w: l.w.iter().map(|r| r.meta).collect(),
+                    m: l.m.iter().map(|r| r.meta).collect(),
+                    merging_into: l.pending.as_ref().map(|p| p.id),
+                })
+                .collect(),
+        }
+    }
+
+    /// Writes the manifest atomically (temp file, fsync, rename, fsync the directory), then
+    /// removes what it no longer names.
+    fn write_manifest(&mut self) -> Result<(), Error> {
+        if !self.opts.no_sync {
+            self.roots_file
+                .sync_data()
+                .ctx(|| format!("syncing {ROOTS}"))?;
+        }
+        let bytes = serde_json::to_vec_pretty(&self.manifest())
+            .map_err(|e| Error::Corrupt(format!("encoding the manifest: {e}")))?;
+        let tmp = self.dir.join(format!("{MANIFEST}.tmp"));
+        let write = || -> io::Result<()> {
+            let mut f = File::create(&tmp)?;
+            f.write_all(&bytes)?;
+            f.sync_all()?;
+            fs::rename(&tmp, self.dir.join(MANIFEST))?;
+            File::open(&self.dir)?.sync_all()
+        };
+        write().ctx(|| format!("writing {MANIFEST}"))?;
+        for g in self.obsolete_gens.drain(..) {
+            let _ = fs::remove_file(wal::path(&self.dir, g));
+        }
+        for id in self.obsolete_runs.drain(..) {
+            Run::delete_files(&self.dir, id);
+        }
+        self.dirty = false;
+        Ok(())
+    }
+
+    /// Applies block `number`'s writes (state key → value; a later write to a key wins) and
+    /// returns `H_state`. The block is durable when this returns.
+    pub fn apply(&mut self, number: u64, writes: &[(B256, Word)]) -> Result<B256, Error> {
+        let want = self.head.map_or(0, |h| h + 1);
+        if number != want {
+            return Err(Error::Block(format!(
+                "block {number} applied, expected {want}"
+            )));
+        }
+        let merged: BTreeMap<B256, Word> = writes.iter().copied().collect();
+        for (key, value) in &merged {
+            self.w0.tree.insert(Entry {
+                key: *key,
+                block: number,
+                value: *value,
+            });
+        }
+        let rotated = self.maintain()?;
+        let root = self.compute_root().unwrap_or_default();
+        self.head = Some(number);
+        self.roots.push(root);
+        let mut rec = Vec::with_capacity(40);
+        rec.extend_from_slice(&number.to_be_bytes());
+        rec.extend_from_slice(root.as_slice());
+        self.roots_file
+            .write_all(&rec)
+            .ctx(|| format!("appending to {ROOTS}"))?;
+        // The record goes to the generation that received the writes; it is the block's
+        // commit point. A crash before the manifest below is finished by `open`.
+        self.wal
+            .append(&Record {
+                block: number,
+                root,
+                writes: merged.into_iter().collect(),
+            })
+            .ctx(|| format!("logging block {number}"))?;
+        if rotated {
+            self.open_wal()?;
+        }
+        if self.dirty {
+            self.write_manifest()?;
+        }
+        Ok(root)
+    }
+
+    /// The last applied block.
+    pub const fn head_block(&self) -> Option<u64> {
+        self.head
+    }
+
+    /// `H_state` after `block`.
+    pub fn root_at(&self, block: u64) -> Result<B256, Error> {
+        usize::try_from(block)
+            .ok()
+            .and_then(|b| self.roots.get(b))
+            .copied()
+            .ok_or_else(|| Error::Block(format!("block {block} is not stored")))
+    }
+
+    /// The value of state key `key` after `block` (zero if never written).
+    pub fn get_at(&self, key: &B256, block: u64) -> Result<Word, Error> {
+        let q = (*key, block);
+        for s in self.structures() {
+            let found = match s {
+                Structure0::Tree(t) => t.floor(&q).filter(|e| e.key == *key).copied(),
+                Structure0::Run(r) => r.floor(&q).ctx(|| format!("reading run {}", r.meta.id))?,
+            };
+            if let Some(e) = found {
+                return Ok(e.value);
+            }
+        }
+        Ok([0; 32])
+    }
+
+    /// A provenance proof for `key` over `lo..=hi`, against the current `H_state` (the root
+    /// of [`ColeEngine::head_block`]).
+    pub fn prove_history(&self, key: &B256, lo: u64, hi: u64) -> Result<HistoryProof, Error> {
+        if lo > hi {
+            return Err(Error::Block(format!("range {lo}..={hi} is empty")));
+        }
+        let mut parts = Vec::new();
+        let mut stopped = false;
+        for s in self.structures() {
+            if stopped {
+                parts.push(Part::Skipped(match s {
+                    Structure0::Tree(t) => tree_digest(t).unwrap_or_default(),
+                    Structure0::Run(r) => r.digest(),
+                }));
+                continue;
+            }
+            let structure = match s {
+                Structure0::Tree(t) => Structure {
+                    kind: StructureKind::MbTree,
+                    n: t.len(),
+                    height: t.height(),
+                    tree: t
+                        .prove_range(key, lo, hi)
+                        .ok_or_else(|| Error::Corrupt("an empty MB-tree in the list".into()))?,
+                },
+                Structure0::Run(r) => Structure {
+                    kind: StructureKind::Run {
+                        bloom: r.meta.bloom,
+                    },
+                    n: r.meta.n,
+                    height: hash::complete_height(r.meta.n, self.params.fanout),
+                    tree: r
+                        .prove_range(key, lo, hi)
+                        .ctx(|| format!("proving from run {}", r.meta.id))?,
+                },
+            };
+            stopped = holds_version_at(&structure.tree, key, lo);
+            parts.push(Part::Searched(structure));
+        }
+        Ok(HistoryProof {
+            key: *key,
+            lo,
+            hi,
+            fanout: self.params.fanout,
+            parts,
+        })
+    }
+
+    /// Structures in the state (MB-tree groups and runs) and merges in flight.
+    pub fn shape(&self) -> (usize, usize) {
+        let pending = usize::from(self.pending0.is_some())
+            + self.levels.iter().filter(|l| l.pending.is_some()).count();
+        (self.structures().len(), pending)
+    }
+
+    /// Bytes in the engine's directory.
+    pub fn bytes_on_disk(&self) -> u64 {
+        lightprov_engine_api::kv::dir_size(&self.dir)
+    }
+}
+
+/// The digest of a level-0 group whose hashes are current.
+fn tree_digest(t: &MbTree) -> Option<B256> {
+    t.cached_digest()
+}
+
+/// Whether a partial tree reveals a version of `key` at or before `lo` (the early stop).
+fn holds_version_at(t: &lightprov_types::cole::Tree, key: &B256, lo: u64) -> bool {
+    use lightprov_types::cole::Tree;
+    match t {
+        Tree::Leaf(e) => e.key == *key && e.block <= lo,
+        Tree::Hash(_) => false,
+        Tree::Node(c) => c.iter().any(|x| holds_version_at(x, key, lo)),
+    }
+}
+
+impl Drop for ColeEngine {
+    fn drop(&mut self) {
+        // Merges in flight finish writing before the files can be reopened.
+        if let Some(p) = self.pending0.take() {
+            let _ = p.wait();
+        }
+        for l in &mut self.levels {
+            if let Some(p) = l.pending.take() {
+                let _ = p.wait();
+            }
+        }
+    }
+}
+
+impl StateEngine for ColeEngine {
+    type Proof = HistoryProof;
+    type Error = Error;
+
+    fn apply_block(&mut self, number: u64, writes: &[StateWrite]) -> Result<B256, Error> {
+        let w: Vec<(B256, Word)> = writes.iter().map(|(k, v)| (k.state_key(), *v)).collect();
+        self.apply(number, &w)
+    }
+
+    fn head(&self) -> Option<u64> {
+        self.head
+    }
+
+    fn root(&self, block: u64) -> Result<B256, Error> {
+        self.root_at(block)
+    }
+
+    fn get(&self, key: &Key, block: u64) -> Result<Word, Error> {
+        self.get_at(&key.state_key(), block)
+    }
+
+    /// A one-block provenance proof, against the *current* root (COLE proves history from
+    /// the head's state; see [`StateEngine::proof_anchor`]).
+    fn prove(&self, key: &Key, block: u64) -> Result<HistoryProof, Error> {
+        self.prove_history(&key.state_key(), block, block)
+    }
+
+    fn proof_anchor(&self, _block: u64) -> u64 {
+        self.head.unwrap_or(0)
+    }
+
+    fn disk_bytes(&self) -> u64 {
+        self.bytes_on_disk()
+    }
+}
