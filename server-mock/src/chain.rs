@@ -19,8 +19,9 @@ use lightprov_engine_api::{
     kv::{BatchOp, FjallStore, KvStore},
     u64_from_word, word_from_u64,
 };
+use lightprov_engine_cole::{ColeEngine, Params as ColeParams};
 use lightprov_engine_mpt::MptEngine;
-use lightprov_types::Word;
+use lightprov_types::{Word, cole::hash::header_root};
 
 use crate::workload::Workload;
 
@@ -28,6 +29,10 @@ const BLOCKS: &str = "chain_blocks";
 const HASHES: &str = "chain_hashes";
 const TXS: &str = "chain_txs";
 const META: &str = "chain_meta";
+/// Each block's state writes as `(stateKey ‖ value)*`, to bring a lagging engine up to date.
+const WRITES: &str = "chain_writes";
+/// State key → the key it hashes (kind byte, address, slot), for history by state key.
+const PREIMAGES: &str = "chain_preimages";
 
 /// Gas of a plain value transfer.
 pub const TRANSFER_GAS: u64 = 21_000;
@@ -155,6 +160,8 @@ pub enum Dishonest {
     ProofByte,
     /// Change the stateRoot field of every block answer.
     HeaderField,
+    /// Flip one byte in the middle of every `lightprov_getHistory` COLE proof.
+    HistoryByte,
 }
 
 /// Settings fixed at genesis.
@@ -168,6 +175,10 @@ pub struct Config {
     pub dev_accounts: Vec<PrivateKeySigner>,
     /// Block filler, if any.
     pub workload: Option<Workload>,
+    /// COLE's parameters, if the node runs COLE.
+    pub cole: Option<ColeParams>,
+    /// COLE*'s parameters, if the node runs COLE*.
+    pub cole_star: Option<ColeParams>,
 }
 
 impl Config {
@@ -182,13 +193,26 @@ impl Config {
                 .map(|i| key(&format!("lightprov dev account {i}")))
                 .collect::<Result<_, _>>()?,
             workload,
+            cole: Some(ColeParams::cole()),
+            cole_star: Some(ColeParams::cole_star()),
         })
     }
+}
+
+/// The COLE engines a node can run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColeVariant {
+    /// COLE.
+    Cole,
+    /// COLE*.
+    ColeStar,
 }
 
 /// The chain and its state.
 pub struct Chain {
     engine: MptEngine,
+    cole: Option<ColeEngine>,
+    cole_star: Option<ColeEngine>,
     store: Arc<FjallStore>,
     config: Config,
     head: Header,
@@ -222,10 +246,18 @@ impl Chain {
     /// Opens the chain in `dir`, creating the genesis block if the store is new. Refuses a
     /// store made with another configuration.
     pub fn open(dir: &std::path::Path, config: Config) -> anyhow::Result<Self> {
-        let store = Arc::new(FjallStore::open(dir)?);
+        let store = Arc::new(FjallStore::open(&dir.join("chain"))?);
         let engine = MptEngine::open(store.clone())?;
         let fingerprint = Self::fingerprint(&config);
+        let open_cole = |name: &str, params: Option<ColeParams>| -> anyhow::Result<_> {
+            params
+                .map(|p| ColeEngine::open(&dir.join(name), p, Default::default()))
+                .transpose()
+                .map_err(|e| anyhow::anyhow!("opening {name}: {e}"))
+        };
         let mut chain = Self {
+            cole: open_cole("cole", config.cole)?,
+            cole_star: open_cole("cole-star", config.cole_star)?,
             engine,
             store,
             config,
@@ -254,7 +286,126 @@ impl Chain {
                 chain.head_hash = chain.head.hash_slow();
             }
         }
+        chain.catch_up()?;
         Ok(chain)
+    }
+
+    /// Brings the COLE engines to the chain's head by replaying stored writes (a crash between
+    /// the chain's commit and theirs leaves them a block behind), checking each root against
+    /// the header.
+    fn catch_up(&mut self) -> anyhow::Result<()> {
+        let head = self.engine.head();
+        for variant in [ColeVariant::Cole, ColeVariant::ColeStar] {
+            let Some(e) = self.cole_mut(variant) else {
+                continue;
+            };
+            let from = e.head_block().map_or(0, |h| h + 1);
+            if head.is_none_or(|h| from > h + 1) {
+                if e.head_block().is_some() {
+                    anyhow::bail!(
+                        "{variant:?} holds blocks the chain does not; use another --data-dir"
+                    );
+                }
+                continue;
+            }
+            let to = head.unwrap_or(0);
+            for b in from..=to {
+                let writes = self.stored_writes(b)?;
+                let Some(e) = self.cole_mut(variant) else {
+                    continue;
+                };
+                e.apply(b, &writes).map_err(|err| {
+                    anyhow::anyhow!("replaying block {b} into {variant:?}: {err}")
+                })?;
+            }
+        }
+        if let Some(h) = head {
+            let header = self
+                .block(h)?
+                .ok_or_else(|| anyhow::anyhow!("block {h} is missing from the store"))?
+                .header()?;
+            if Self::cole_root_of(&header) != self.cole_header_root(h)? {
+                anyhow::bail!("the COLE engines' roots differ from the header of block {h}");
+            }
+        }
+        Ok(())
+    }
+
+    fn stored_writes(&self, block: u64) -> anyhow::Result<Vec<(B256, Word)>> {
+        let raw = self
+            .store
+            .get(WRITES, &block.to_be_bytes())?
+            .unwrap_or_default();
+        if raw.len() % 64 != 0 {
+            anyhow::bail!("corrupt write set of block {block}");
+        }
+        Ok(raw
+            .chunks_exact(64)
+            .map(|c| {
+                let (k, v) = c.split_at(32);
+                let mut w = [0u8; 32];
+                w.copy_from_slice(v);
+                (B256::from_slice(k), w)
+            })
+            .collect())
+    }
+
+    fn cole_mut(&mut self, v: ColeVariant) -> Option<&mut ColeEngine> {
+        match v {
+            ColeVariant::Cole => self.cole.as_mut(),
+            ColeVariant::ColeStar => self.cole_star.as_mut(),
+        }
+    }
+
+    /// A COLE engine, if the node runs it.
+    pub fn cole(&self, v: ColeVariant) -> Option<&ColeEngine> {
+        match v {
+            ColeVariant::Cole => self.cole.as_ref(),
+            ColeVariant::ColeStar => self.cole_star.as_ref(),
+        }
+    }
+
+    /// `H_state` of both COLE engines after `block` (zero for one the node does not run).
+    pub fn cole_roots(&self, block: u64) -> anyhow::Result<(B256, B256)> {
+        let root = |e: Option<&ColeEngine>| -> anyhow::Result<B256> {
+            e.map(|e| e.root_at(block))
+                .transpose()
+                .map(Option::unwrap_or_default)
+                .map_err(|err| anyhow::anyhow!("{err}"))
+        };
+        Ok((root(self.cole.as_ref())?, root(self.cole_star.as_ref())?))
+    }
+
+    fn cole_header_root(&self, block: u64) -> anyhow::Result<B256> {
+        if self.cole.is_none() && self.cole_star.is_none() {
+            return Ok(B256::ZERO);
+        }
+        let (a, b) = self.cole_roots(block)?;
+        Ok(header_root(&a, &b))
+    }
+
+    /// The `coleRoot` field of a header's extraData.
+    pub fn cole_root_of(header: &Header) -> B256 {
+        header
+            .extra_data
+            .get(..32)
+            .map_or(B256::ZERO, B256::from_slice)
+    }
+
+    /// The key a state key hashes, if the chain ever wrote it.
+    pub fn preimage(&self, state_key: &B256) -> anyhow::Result<Option<Key>> {
+        let Some(raw) = self.store.get(PREIMAGES, state_key.as_slice())? else {
+            return Ok(None);
+        };
+        Ok(match raw.as_slice() {
+            [1, a @ ..] if a.len() == 20 => Some(Key::Balance(Address::from_slice(a))),
+            [2, a @ ..] if a.len() == 20 => Some(Key::Nonce(Address::from_slice(a))),
+            [3, rest @ ..] if rest.len() == 52 => {
+                let (a, s) = rest.split_at(20);
+                Some(Key::Storage(Address::from_slice(a), B256::from_slice(s)))
+            }
+            _ => anyhow::bail!("corrupt preimage of state key {state_key}"),
+        })
     }
 
     fn fingerprint(config: &Config) -> B256 {
@@ -263,9 +414,11 @@ impl Chain {
             .map(|w| format!("{:?}/{}/{}", w.kind, w.seed, w.ops_per_block))
             .unwrap_or_default();
         keccak256(format!(
-            "{}/{}/{w}",
+            "{}/{}/{w}/{:?}/{:?}",
             config.chain_id,
-            config.signer.address()
+            config.signer.address(),
+            config.cole,
+            config.cole_star
         ))
     }
 
@@ -485,6 +638,24 @@ impl Chain {
         included: Vec<Pending>,
     ) -> anyhow::Result<()> {
         let staged = self.engine.stage(number, &writes)?;
+        let keyed: Vec<(B256, Word)> = writes.iter().map(|(k, v)| (k.state_key(), *v)).collect();
+        let cole_roots = [ColeVariant::Cole, ColeVariant::ColeStar].map(|v| {
+            self.cole_mut(v)
+                .map(|e| e.stage(number, &keyed))
+                .transpose()
+                .map(Option::unwrap_or_default)
+        });
+        let [cole_root, cole_star_root] = cole_roots;
+        let (cole_root, cole_star_root) = (
+            cole_root.map_err(|e| anyhow::anyhow!("COLE: {e}"))?,
+            cole_star_root.map_err(|e| anyhow::anyhow!("COLE*: {e}"))?,
+        );
+        let mut extra_roots = vec![0u8; EXTRA_ROOTS];
+        if (self.cole.is_some() || self.cole_star.is_some())
+            && let Some(dst) = extra_roots.get_mut(..32)
+        {
+            dst.copy_from_slice(header_root(&cole_root, &cole_star_root).as_slice());
+        }
         let txs: Vec<TxEnvelope> = included.iter().map(|p| p.tx.clone()).collect();
         let mut cumulative = 0;
         let receipts: Vec<ReceiptEnvelope> = txs
@@ -518,8 +689,8 @@ impl Chain {
             gas_limit: GAS_LIMIT,
             gas_used: cumulative,
             timestamp,
-            // coleRoot, lvmtRoot, lvmtHistoryRoot: zero until those engines run.
-            extra_data: Bytes::from(vec![0u8; EXTRA_ROOTS]),
+            // coleRoot, then lvmtRoot and lvmtHistoryRoot (zero until LVMT runs).
+            extra_data: Bytes::from(extra_roots),
             mix_hash: B256::ZERO,
             nonce: Default::default(),
             base_fee_per_gas: Some(BASE_FEE),
@@ -553,7 +724,39 @@ impl Chain {
             loc.extend_from_slice(&(i as u32).to_be_bytes());
             ops.push((TXS, tx.tx_hash().to_vec(), Some(loc)));
         }
+        let mut write_set = Vec::with_capacity(keyed.len() * 64);
+        for (k, v) in &keyed {
+            write_set.extend_from_slice(k.as_slice());
+            write_set.extend_from_slice(v);
+        }
+        ops.push((WRITES, number.to_be_bytes().to_vec(), Some(write_set)));
+        for (k, _) in &writes {
+            let mut pre = Vec::with_capacity(53);
+            match k {
+                Key::Balance(a) => {
+                    pre.push(1);
+                    pre.extend_from_slice(a.as_slice());
+                }
+                Key::Nonce(a) => {
+                    pre.push(2);
+                    pre.extend_from_slice(a.as_slice());
+                }
+                Key::Storage(a, slot) => {
+                    pre.push(3);
+                    pre.extend_from_slice(a.as_slice());
+                    pre.extend_from_slice(slot.as_slice());
+                }
+            }
+            ops.push((PREIMAGES, k.state_key().to_vec(), Some(pre)));
+        }
         self.engine.commit(staged, ops)?;
+        // The chain's batch above is the block's commit point; a crash before these two is
+        // repaired by `catch_up` on the next start.
+        for v in [ColeVariant::Cole, ColeVariant::ColeStar] {
+            if let Some(e) = self.cole_mut(v) {
+                e.commit().map_err(|err| anyhow::anyhow!("{v:?}: {err}"))?;
+            }
+        }
         self.head = header;
         self.head_hash = hash;
         Ok(())

@@ -42,9 +42,13 @@ struct Args {
     /// Workload operations per block.
     #[arg(long, default_value_t = 100)]
     tx_per_block: usize,
-    /// Storage engines to run (comma-separated). Only `mpt` exists so far.
-    #[arg(long, default_value = "mpt", value_delimiter = ',')]
+    /// Storage engines to run (comma-separated): `mpt` (always; it serves eth_getProof),
+    /// `cole`, `cole-star`. Every block's writes go to each.
+    #[arg(long, default_value = "mpt,cole,cole-star", value_delimiter = ',')]
     engines: Vec<String>,
+    /// The most blocks one `lightprov_getHistory` call may span (larger ranges get -32005).
+    #[arg(long, default_value_t = 1024)]
+    max_history_range: u64,
     /// TESTS ONLY: corrupt answers on purpose, to check that clients catch it.
     #[arg(long, value_enum, hide = true)]
     dishonest: Option<Dishonest>,
@@ -74,16 +78,32 @@ async fn main() -> anyhow::Result<()> {
         .init();
     let args = Args::parse();
     for e in &args.engines {
-        if e != "mpt" {
-            anyhow::bail!("engine `{e}` is not available in this build (available: mpt)");
+        if !["mpt", "cole", "cole-star"].contains(&e.as_str()) {
+            anyhow::bail!(
+                "--engines: `{e}` is not available in this build (available: mpt, cole, cole-star)"
+            );
         }
+    }
+    if !args.engines.iter().any(|e| e == "mpt") {
+        anyhow::bail!(
+            "--engines: `mpt` is required (it holds the chain state eth_getProof serves)"
+        );
+    }
+    if args.max_history_range == 0 {
+        anyhow::bail!("--max-history-range must be at least 1");
     }
     let workload = args.workload.map(|kind| workload::Workload {
         kind,
         seed: args.seed,
         ops_per_block: args.tx_per_block,
     });
-    let config = Config::dev(workload)?;
+    let mut config = Config::dev(workload)?;
+    if !args.engines.iter().any(|e| e == "cole") {
+        config.cole = None;
+    }
+    if !args.engines.iter().any(|e| e == "cole-star") {
+        config.cole_star = None;
+    }
     let chain = Chain::open(&args.data_dir, config.clone())
         .with_context(|| format!("opening the chain in {}", args.data_dir.display()))?;
     let genesis = chain
@@ -118,6 +138,7 @@ async fn main() -> anyhow::Result<()> {
         dishonest: args.dishonest,
         new_tx: Notify::new(),
         on_demand,
+        max_history_range: args.max_history_range,
     });
     let server = Server::builder()
         .build(SocketAddr::new(args.host, args.port))

@@ -17,7 +17,7 @@ use lightprov_engine_api::{Key, StateEngine};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
-use crate::chain::{BASE_FEE, Chain, Dishonest, TRANSFER_GAS};
+use crate::chain::{BASE_FEE, Chain, ColeVariant, Dishonest, TRANSFER_GAS};
 
 /// Shared by the handlers and the block producer.
 pub struct Node {
@@ -29,6 +29,8 @@ pub struct Node {
     pub new_tx: Notify,
     /// Produce a block as soon as a transaction arrives.
     pub on_demand: bool,
+    /// The most blocks one `lightprov_getHistory` call may span.
+    pub max_history_range: u64,
 }
 
 impl std::fmt::Debug for Node {
@@ -46,6 +48,10 @@ fn invalid(field: &str, why: impl std::fmt::Display) -> ErrorObjectOwned {
 
 fn unknown_block(what: impl std::fmt::Display) -> ErrorObjectOwned {
     ErrorObjectOwned::owned(-32001, format!("unknown block {what}"), None::<()>)
+}
+
+fn over_limit(what: impl std::fmt::Display) -> ErrorObjectOwned {
+    ErrorObjectOwned::owned(-32005, format!("limit exceeded: {what}"), None::<()>)
 }
 
 fn internal(e: impl std::fmt::Display) -> ErrorObjectOwned {
@@ -433,16 +439,152 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
             .map_err(internal)?;
         Ok(format!("0x{number:x}"))
     })?;
+    m.register_method("lightprov_getHistory", |p, n, _| -> RpcResult<Value> {
+        let a = args(&p, 4)?;
+        let key_hex: String = arg(&a, 0, "stateKey")?;
+        let state_key = B256::from(
+            lightprov_types::hex::fixed::<32>(&key_hex, "stateKey")
+                .map_err(|e| invalid("stateKey", e.reason))?,
+        );
+        let scheme: String = arg(&a, 3, "scheme")?;
+        let chain = read(n)?;
+        let from = resolve(&chain, Some(arg(&a, 1, "fromBlock")?))?;
+        let to = resolve(&chain, Some(arg(&a, 2, "toBlock")?))?;
+        if from > to {
+            return Err(invalid(
+                "fromBlock",
+                format!("{from} is after toBlock {to}"),
+            ));
+        }
+        if to - from >= n.max_history_range {
+            return Err(over_limit(format!(
+                "{} blocks asked, at most {} per call",
+                to - from + 1,
+                n.max_history_range
+            )));
+        }
+        let base = json!({
+            "scheme": scheme,
+            "stateKey": state_key,
+            "fromBlock": format!("0x{from:x}"),
+            "toBlock": format!("0x{to:x}"),
+        });
+        let variant = match scheme.as_str() {
+            "cole" => ColeVariant::Cole,
+            "cole-star" => ColeVariant::ColeStar,
+            "mpt" => return mpt_history(&chain, &state_key, from, to, base),
+            "lvmt" => return Err(invalid("scheme", "this node does not run lvmt")),
+            other => {
+                return Err(invalid(
+                    "scheme",
+                    format!("`{other}` is not one of cole, cole-star, lvmt, mpt"),
+                ));
+            }
+        };
+        let engine = chain
+            .cole(variant)
+            .ok_or_else(|| invalid("scheme", format!("this node does not run {scheme}")))?;
+        let block = chain.head().0.number;
+        let proof = engine
+            .prove_history(&state_key, from, to)
+            .map_err(internal)?;
+        let (cole, star) = chain.cole_roots(block).map_err(internal)?;
+        let sibling = match variant {
+            ColeVariant::Cole => star,
+            ColeVariant::ColeStar => cole,
+        };
+        let mut bytes = proof.encode();
+        let middle = bytes.len() / 2;
+        if n.dishonest == Some(Dishonest::HistoryByte)
+            && let Some(b) = bytes.get_mut(middle)
+        {
+            *b ^= 0x01;
+        }
+        Ok(extend(
+            base,
+            json!({
+                "block": format!("0x{block:x}"),
+                "siblingRoot": sibling,
+                "proof": lightprov_types::hex::encode(&bytes),
+            }),
+        ))
+    })?;
     m.register_method("lightprov_status", |_, n, _| -> RpcResult<Value> {
         let chain = read(n)?;
         let (head, hash) = chain.head();
+        let mut engines = vec![json!({ "name": "mpt", "head": chain.engine().head(), "diskBytes": chain.engine().disk_bytes() })];
+        for (name, v) in [("cole", ColeVariant::Cole), ("cole-star", ColeVariant::ColeStar)] {
+            if let Some(e) = chain.cole(v) {
+                let (structures, merging) = e.shape();
+                engines.push(json!({
+                    "name": name,
+                    "head": e.head_block(),
+                    "diskBytes": e.bytes_on_disk(),
+                    "structures": structures,
+                    "mergesInFlight": merging,
+                }));
+            }
+        }
         Ok(json!({
             "chainId": chain.config().chain_id,
             "head": { "number": head.number, "hash": hash },
             "signer": chain.config().signer.address(),
-            "engines": [{ "name": "mpt", "head": chain.engine().head(), "diskBytes": chain.engine().disk_bytes() }],
+            "engines": engines,
+            "maxHistoryRange": n.max_history_range,
             "pendingTransactions": chain.pool_len(),
         }))
     })?;
     Ok(m)
+}
+
+/// The MPT baseline of `lightprov_getHistory`: one `eth_getProof` answer per block.
+fn mpt_history(
+    chain: &Chain,
+    state_key: &B256,
+    from: u64,
+    to: u64,
+    base: Value,
+) -> RpcResult<Value> {
+    let key = chain
+        .preimage(state_key)
+        .map_err(internal)?
+        .ok_or_else(|| {
+            invalid(
+                "stateKey",
+                "never written on this chain, so its account is unknown; ask eth_getProof directly",
+            )
+        })?;
+    let (address, slots) = match key {
+        Key::Balance(a) | Key::Nonce(a) => (a, vec![]),
+        Key::Storage(a, s) => (a, vec![s]),
+    };
+    let proofs = (from..=to)
+        .map(|b| {
+            chain
+                .engine()
+                .account_proof(&address, &slots, b)
+                .map(|p| p.to_json())
+                .map_err(internal)
+        })
+        .collect::<RpcResult<Vec<_>>>()?;
+    let (kind, slot) = match key {
+        Key::Balance(_) => ("balance", None),
+        Key::Nonce(_) => ("nonce", None),
+        Key::Storage(_, s) => ("storage", Some(s)),
+    };
+    Ok(extend(
+        base,
+        json!({
+            "key": { "kind": kind, "address": address, "slot": slot },
+            "proofs": proofs,
+        }),
+    ))
+}
+
+/// `base` with the fields of `more` added.
+fn extend(mut base: Value, more: Value) -> Value {
+    if let (Value::Object(a), Value::Object(b)) = (&mut base, more) {
+        a.extend(b);
+    }
+    base
 }

@@ -255,3 +255,139 @@ fn workloads_fill_blocks_deterministically() {
         );
     }
 }
+
+/// Small COLE parameters so that a few dozen blocks build several levels and merges.
+fn small_cole(async_merge: bool) -> lightprov_engine_cole::Params {
+    lightprov_engine_cole::Params {
+        size_ratio: 3,
+        fanout: 4,
+        epsilon: 8,
+        l0_capacity: 64,
+        async_merge,
+    }
+}
+
+#[test]
+fn cole_histories_verify_against_the_header_and_match_mpt() {
+    use lightprov_verifier::cole::{Variant, verify_history_in_header};
+    let dir = tempfile::tempdir().unwrap();
+    let w = Some(Workload {
+        kind: Kind::Kvstore,
+        seed: 5,
+        ops_per_block: 12,
+    });
+    let mut config = Config::dev(w).unwrap();
+    config.cole = Some(small_cole(false));
+    config.cole_star = Some(small_cole(true));
+    let mut chain = Chain::open(dir.path(), config.clone()).unwrap();
+    for _ in 0..60 {
+        chain.produce_block().unwrap();
+    }
+    let head = chain.head().0.number;
+    let header = chain.block(head).unwrap().unwrap().header().unwrap();
+    let cole_root = Chain::cole_root_of(&header);
+    let (cole, star) = chain.cole_roots(head).unwrap();
+    assert_eq!(
+        cole_root,
+        lightprov_types::cole::hash::header_root(&cole, &star)
+    );
+    // Keys the workload wrote (records whose value moved since genesis), a record it never
+    // touched, and a dev balance that only genesis wrote.
+    let record = |k: u64| {
+        Key::Storage(
+            lightprov_node::workload::KVSTORE,
+            alloy_primitives::keccak256(k.to_be_bytes()),
+        )
+    };
+    let mut keys: Vec<Key> = (0..10_000u64)
+        .map(record)
+        .filter(|k| chain.engine().get(k, head).unwrap() != chain.engine().get(k, 0).unwrap())
+        .take(12)
+        .collect();
+    keys.push(record(20_000));
+    keys.push(Key::Balance(config.dev_accounts[3].address()));
+    let versions: usize = keys
+        .iter()
+        .map(|k| {
+            let p = chain
+                .cole(lightprov_node::chain::ColeVariant::Cole)
+                .unwrap()
+                .prove_history(&k.state_key(), 1, head)
+                .unwrap();
+            verify_history_in_header(
+                &cole_root,
+                Variant::Cole,
+                &star,
+                &k.state_key(),
+                1,
+                head,
+                &p.encode(),
+            )
+            .unwrap()
+            .versions
+            .len()
+        })
+        .sum();
+    assert!(
+        versions >= 12,
+        "the sample keys changed only {versions} times"
+    );
+    for key in &keys {
+        for (lo, hi) in [(0, head), (10, 25), (head - 3, head), (0, 0)] {
+            for (variant, v) in [
+                (lightprov_node::chain::ColeVariant::Cole, Variant::Cole),
+                (
+                    lightprov_node::chain::ColeVariant::ColeStar,
+                    Variant::ColeStar,
+                ),
+            ] {
+                let proof = chain
+                    .cole(variant)
+                    .unwrap()
+                    .prove_history(&key.state_key(), lo, hi)
+                    .unwrap();
+                let sibling = if v == Variant::Cole { star } else { cole };
+                let h = verify_history_in_header(
+                    &cole_root,
+                    v,
+                    &sibling,
+                    &key.state_key(),
+                    lo,
+                    hi,
+                    &proof.encode(),
+                )
+                .unwrap();
+                // The same values, block by block, as the MPT engine's archive.
+                for b in lo..=hi {
+                    assert_eq!(
+                        h.value_at(b),
+                        chain.engine().get(key, b).unwrap(),
+                        "{variant:?} {key:?} at block {b}"
+                    );
+                }
+                // The other engine's root is no substitute.
+                let wrong = if v == Variant::Cole {
+                    Variant::ColeStar
+                } else {
+                    Variant::Cole
+                };
+                assert!(
+                    verify_history_in_header(
+                        &cole_root,
+                        wrong,
+                        &sibling,
+                        &key.state_key(),
+                        lo,
+                        hi,
+                        &proof.encode()
+                    )
+                    .is_err()
+                );
+            }
+        }
+    }
+    // Restarting keeps the engines at the head with the same roots.
+    drop(chain);
+    let chain = Chain::open(dir.path(), config).unwrap();
+    assert_eq!(chain.cole_roots(head).unwrap(), (cole, star));
+}

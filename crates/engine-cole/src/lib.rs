@@ -201,6 +201,13 @@ pub struct ColeEngine {
     obsolete_gens: Vec<u64>,
     /// Runs to delete once the manifest no longer names them.
     obsolete_runs: Vec<u64>,
+    /// A block applied in memory, not yet durable.
+    staged: Option<Staged>,
+}
+
+struct Staged {
+    record: Record,
+    rotated: bool,
 }
 
 impl std::fmt::Debug for ColeEngine {
@@ -455,6 +462,7 @@ impl ColeEngine {
             dirty: false,
             obsolete_gens: Vec::new(),
             obsolete_runs: Vec::new(),
+            staged: None,
         };
         // Restart interrupted merges; they rebuild the same runs.
         if let (Some(id), Some((tree, _))) = (manifest.m0_merging_into, &engine.m0) {
@@ -721,6 +729,20 @@ impl ColeEngine {
     /// Applies block `number`'s writes (state key → value; a later write to a key wins) and
     /// returns `H_state`. The block is durable when this returns.
     pub fn apply(&mut self, number: u64, writes: &[(B256, Word)]) -> Result<B256, Error> {
+        let root = self.stage(number, writes)?;
+        self.commit()?;
+        Ok(root)
+    }
+
+    /// The first half of [`ColeEngine::apply`]: applies the block in memory (building the runs
+    /// a flush or merge needs) and returns `H_state`, without making the block durable. A node
+    /// stages, seals the header with the root, commits its own store, then calls
+    /// [`ColeEngine::commit`]; a crash in between reopens at the previous block, and the node
+    /// replays the block from its store. After a failed commit, reopen the engine.
+    pub fn stage(&mut self, number: u64, writes: &[(B256, Word)]) -> Result<B256, Error> {
+        if self.staged.is_some() {
+            return Err(Error::Block("a staged block is not committed yet".into()));
+        }
         let want = self.head.map_or(0, |h| h + 1);
         if number != want {
             return Err(Error::Block(format!(
@@ -739,28 +761,41 @@ impl ColeEngine {
         let root = self.compute_root().unwrap_or_default();
         self.head = Some(number);
         self.roots.push(root);
+        self.staged = Some(Staged {
+            record: Record {
+                block: number,
+                root,
+                writes: merged.into_iter().collect(),
+            },
+            rotated,
+        });
+        Ok(root)
+    }
+
+    /// Makes the staged block durable (see [`ColeEngine::stage`]).
+    pub fn commit(&mut self) -> Result<(), Error> {
+        let Some(staged) = self.staged.take() else {
+            return Ok(());
+        };
+        let number = staged.record.block;
         let mut rec = Vec::with_capacity(40);
         rec.extend_from_slice(&number.to_be_bytes());
-        rec.extend_from_slice(root.as_slice());
+        rec.extend_from_slice(staged.record.root.as_slice());
         self.roots_file
             .write_all(&rec)
             .ctx(|| format!("appending to {ROOTS}"))?;
         // The record goes to the generation that received the writes; it is the block's
         // commit point. A crash before the manifest below is finished by `open`.
         self.wal
-            .append(&Record {
-                block: number,
-                root,
-                writes: merged.into_iter().collect(),
-            })
+            .append(&staged.record)
             .ctx(|| format!("logging block {number}"))?;
-        if rotated {
+        if staged.rotated {
             self.open_wal()?;
         }
         if self.dirty {
             self.write_manifest()?;
         }
-        Ok(root)
+        Ok(())
     }
 
     /// The last applied block.

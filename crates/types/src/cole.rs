@@ -16,6 +16,8 @@
 //! | MB-tree digest | `0x02 ‖ n(u64) ‖ height(u8) ‖ root` |
 //! | run digest | `0x03 ‖ n(u64) ‖ height(u8) ‖ root ‖ bloomHash` |
 //! | `H_state` | `0x04 ‖ fanout(u8) ‖ count(u16) ‖ digest × count` |
+//! | Bloom filter | `0x05 ‖ probes(u8) ‖ bytes(u64) ‖ bits` |
+//! | header `coleRoot` | `0x06 ‖ H_state(COLE) ‖ H_state(COLE*)` |
 //!
 //! Wire format v1 (big-endian integers, nothing after the last part):
 //!
@@ -317,6 +319,8 @@ pub mod hash {
     pub const STATE: u8 = 0x04;
     /// Domain byte of a Bloom filter commitment.
     pub const BLOOM: u8 = 0x05;
+    /// Domain byte of the header's `coleRoot`.
+    pub const HEADER: u8 = 0x06;
 
     fn out(h: Sha256) -> B256 {
         B256::from(<[u8; 32]>::from(h.finalize()))
@@ -384,6 +388,16 @@ pub mod hash {
         for d in digests {
             h.update(d);
         }
+        out(h)
+    }
+
+    /// The header's `coleRoot`: one commitment to the `H_state` of COLE and of COLE* (a node
+    /// runs both over the same writes; zero stands for an engine it does not run).
+    pub fn header_root(cole: &B256, cole_star: &B256) -> B256 {
+        let mut h = Sha256::new();
+        h.update([HEADER]);
+        h.update(cole);
+        h.update(cole_star);
         out(h)
     }
 

@@ -105,9 +105,56 @@ pub fn verify_history(
     verify_history_proof(root, key, lo, hi, &proof)
 }
 
+/// Which engine's `H_state` a proof is against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// COLE (synchronous merges).
+    Cole,
+    /// COLE* (asynchronous merges).
+    ColeStar,
+}
+
+/// Verifies a provenance proof against a header's `coleRoot`, which commits to the `H_state`
+/// of both engines: `sibling` is the other engine's `H_state`, as the node reports it.
+pub fn verify_history_in_header(
+    cole_root: &B256,
+    variant: Variant,
+    sibling: &B256,
+    key: &B256,
+    lo: u64,
+    hi: u64,
+    proof: &[u8],
+) -> Result<History, ColeError> {
+    let proof = HistoryProof::decode(proof)
+        .map_err(|e| ColeError::new(ErrorCode::BadEncoding, alloc::format!("{e}")))?;
+    verify_inner(
+        |h| {
+            let expect = match variant {
+                Variant::Cole => hash::header_root(h, sibling),
+                Variant::ColeStar => hash::header_root(sibling, h),
+            };
+            expect == *cole_root
+        },
+        key,
+        lo,
+        hi,
+        &proof,
+    )
+}
+
 /// Verifies a decoded provenance proof (see the module docs for the checks).
 pub fn verify_history_proof(
     root: &B256,
+    key: &B256,
+    lo: u64,
+    hi: u64,
+    proof: &HistoryProof,
+) -> Result<History, ColeError> {
+    verify_inner(|h| h == root, key, lo, hi, proof)
+}
+
+fn verify_inner(
+    accept: impl FnOnce(&B256) -> bool,
     key: &B256,
     lo: u64,
     hi: u64,
@@ -215,7 +262,7 @@ pub fn verify_history_proof(
         per_structure.push(found.in_range);
     }
     let computed = hash::state(proof.fanout, digests.iter());
-    if computed != *root {
+    if !accept(&computed) {
         return Err(ColeError::new(
             ErrorCode::RootMismatch,
             "H_state recomputed from the proof differs from the trusted root",
