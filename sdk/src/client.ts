@@ -17,6 +17,15 @@ import { RpcError, VerificationError, isVerificationError, wasmCall } from './er
 import { type VerifiedHeader, encodeHeader } from './header.js';
 import { bigIntToBytes, bytesArg, bytesToHex, hexToBigInt, hexToBytes, slotToHex } from './hex.js';
 import { init, verifier } from './init.js';
+import {
+  type StateKey,
+  type Version,
+  changesFromValues,
+  changesFromVersions,
+  coleRootOf,
+  stateKeys,
+  verifyColeHistory,
+} from './history.js';
 import { type VerifiedAccount, checkAnswerIsFor, verifyAccountProof } from './mpt.js';
 
 /** What the client trusts. */
@@ -51,6 +60,36 @@ export interface Eip1193Provider {
   removeListener(event: string, listener: (...args: unknown[]) => void): Eip1193Provider;
 }
 
+/** The schemes a history can be proven by. */
+export type HistoryScheme = 'cole' | 'cole-star' | 'mpt';
+
+/** What {@link LightClient.getHistory} asks for. */
+export interface HistoryQuery {
+  /** First block of the range. */
+  fromBlock: bigint | number;
+  /** Last block of the range (default: the verified head). */
+  toBlock?: bigint | number | 'latest';
+  /** `cole` / `cole-star`: one provenance proof; `mpt`: one `eth_getProof` per block. */
+  scheme: HistoryScheme;
+}
+
+/** A verified history with what it took to verify it. */
+export interface VerifiedHistory {
+  /** The value at `fromBlock`, then one point per block where the value changed. */
+  points: Version[];
+  scheme: HistoryScheme;
+  fromBlock: bigint;
+  toBlock: bigint;
+  /** The header the proof was checked against (COLE: the node's head; MPT: `toBlock`). */
+  anchor: VerifiedHeader;
+  /** Bytes of proof verified (COLE: the provenance proof; MPT: the encoded account proofs). */
+  proofBytes: number;
+  /** Milliseconds spent in verification (wasm), excluding the network. */
+  verifyMs: number;
+  /** The raw proof response(s), for inspection. */
+  raw: unknown;
+}
+
 interface Endpoint {
   url: string;
   faulty: VerificationError | undefined;
@@ -60,6 +99,9 @@ let nextId = 1;
 
 /** Chain data is verified before it is returned; see the module documentation. */
 export class LightClient {
+  /** State key builders: `client.keys.balance(addr)`, `.nonce(addr)`, `.storage(addr, slot)`. */
+  readonly keys = stateKeys;
+
   private readonly endpoints: Endpoint[];
   private readonly signers: Uint8Array;
   private readonly timeoutMs: number;
@@ -176,6 +218,90 @@ export class LightClient {
       }
       return bytesToHex(code);
     });
+  }
+
+  /**
+   * The values of a state key over a block range, verified: the value at `fromBlock`, then one
+   * point per block where it changed.
+   *
+   * @example
+   * const points = await client.getHistory(client.keys.balance(addr), { fromBlock: 1, toBlock: 64, scheme: 'cole' });
+   */
+  async getHistory(key: StateKey | string, query: HistoryQuery): Promise<Version[]> {
+    return (await this.getHistoryDetailed(key, query)).points;
+  }
+
+  /** {@link LightClient.getHistory} with the anchor header, proof size and verify time. */
+  async getHistoryDetailed(key: StateKey | string, query: HistoryQuery): Promise<VerifiedHistory> {
+    if (typeof query !== 'object' || query === null) throw new TypeError('query: expected { fromBlock, toBlock, scheme }');
+    const { scheme } = query;
+    if (scheme !== 'cole' && scheme !== 'cole-star' && scheme !== 'mpt') {
+      throw new TypeError(`scheme: expected 'cole', 'cole-star' or 'mpt', got ${String(scheme)}`);
+    }
+    const stateKey = typeof key === 'string' ? bytesToHex(bytesArg(key, 'key', 32)) : stateKeyOf(key);
+    const from = blockArg(query.fromBlock, 'fromBlock');
+    return this.withFailover(async (e) => {
+      const to = query.toBlock === undefined || query.toBlock === 'latest' ? (await this.headerAt(e, 'latest')).number : blockArg(query.toBlock, 'toBlock');
+      if (from > to) throw new RangeError(`fromBlock ${from} is after toBlock ${to}`);
+      if (scheme === 'mpt') {
+        if (typeof key === 'string') throw new TypeError('key: the mpt scheme needs a StateKey from client.keys (a bare state key hides the account)');
+        return this.mptHistory(e, key, from, to);
+      }
+      const raw = await this.call(e, 'lightprov_getHistory', [stateKey, hex(from), hex(to), scheme]);
+      const r = raw as { block?: unknown; siblingRoot?: unknown; proof?: unknown };
+      if (typeof raw !== 'object' || raw === null) throw new RpcError('lightprov_getHistory', -1, 'malformed response');
+      const at = hexToBigInt(r.block, 'block', 'network', 64);
+      if (at < to) {
+        throw new VerificationError('INCOMPLETE_RANGE', `the proof is against block ${at}, before the range's end ${to}`, { field: 'block' });
+      }
+      const anchor = await this.headerAt(e, at);
+      const proof = hexToBytes(r.proof, 'proof');
+      const t0 = performance.now();
+      const h = verifyColeHistory({
+        proof,
+        stateKey,
+        fromBlock: from,
+        toBlock: to,
+        coleRoot: coleRootOf(anchor.extraData),
+        siblingRoot: bytesToHex(hexToBytes(r.siblingRoot, 'siblingRoot', 'network', 32)),
+        scheme,
+      });
+      const verifyMs = performance.now() - t0;
+      return { points: changesFromVersions(h, from), scheme, fromBlock: from, toBlock: to, anchor, proofBytes: proof.length, verifyMs, raw };
+    });
+  }
+
+  /** The MPT baseline: one verified `eth_getProof` per block, in batches. */
+  private async mptHistory(e: Endpoint, key: StateKey, from: bigint, to: bigint): Promise<VerifiedHistory> {
+    const addr = bytesToHex(bytesArg(key.address, 'key.address', 20));
+    const slots = key.kind === 'storage' ? [slotToHex(key.slot, 'key.slot')] : [];
+    const anchor = await this.headerAt(e, to);
+    const headers: VerifiedHeader[] = [];
+    for (let b = from; b <= to; b++) headers.push(await this.headerAt(e, b));
+    const values: bigint[] = [];
+    const raw: unknown[] = [];
+    let proofBytes = 0;
+    let verifyMs = 0;
+    for (let i = 0; i < headers.length; i += this.batchSize) {
+      const chunk = headers.slice(i, i + this.batchSize);
+      const answers = await this.batch(
+        e,
+        'eth_getProof',
+        chunk.map((h) => [addr, slots, { blockHash: h.hash }]),
+      );
+      answers.forEach((proof, j) => {
+        const header = chunk[j];
+        if (!header) return;
+        const t0 = performance.now();
+        const account = verifyAccountProof(proof, header.stateRoot);
+        checkAnswerIsFor(account, addr, slots);
+        verifyMs += performance.now() - t0;
+        proofBytes += JSON.stringify(proof).length;
+        raw.push(proof);
+        values.push(key.kind === 'balance' ? account.balance : key.kind === 'nonce' ? account.nonce : (account.storage[0]?.value ?? 0n));
+      });
+    }
+    return { points: changesFromValues(values, from), scheme: 'mpt', fromBlock: from, toBlock: to, anchor, proofBytes, verifyMs, raw };
   }
 
   /** URLs that served data that did not verify, with the error. */
@@ -454,6 +580,32 @@ export class LightClient {
     }
     return child;
   }
+}
+
+function hex(v: bigint): string {
+  return '0x' + v.toString(16);
+}
+
+function blockArg(v: unknown, field: string): bigint {
+  if (typeof v === 'number') {
+    if (!Number.isSafeInteger(v)) throw new RangeError(`${field}: not a safe integer`);
+    v = BigInt(v);
+  }
+  if (typeof v !== 'bigint') throw new TypeError(`${field}: expected a block number (bigint or number)`);
+  if (v < 0n || v >> 64n !== 0n) throw new RangeError(`${field}: out of range`);
+  return v;
+}
+
+/** Checks a caller's StateKey: its stateKey must be the hash of what it names. */
+function stateKeyOf(k: StateKey): string {
+  if (typeof k !== 'object' || k === null) throw new TypeError('key: expected a StateKey (client.keys.balance(addr), …) or a 32-byte hex state key');
+  const again =
+    k.kind === 'balance' ? stateKeys.balance(k.address) : k.kind === 'nonce' ? stateKeys.nonce(k.address) : k.kind === 'storage' ? stateKeys.storage(k.address, k.slot ?? '') : undefined;
+  if (!again) throw new TypeError(`key.kind: expected balance, nonce or storage`);
+  if (again.stateKey !== bytesToHex(bytesArg(k.stateKey, 'key.stateKey', 32))) {
+    throw new RangeError('key.stateKey: does not hash from the key\'s kind, address and slot');
+  }
+  return again.stateKey;
 }
 
 /** A verified header as the JSON-RPC block fields. */

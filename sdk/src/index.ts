@@ -24,5 +24,25 @@ export {
 } from './mpt.js';
 export { type BlockHeaderJson, type HeaderLayout, type VerifiedHeader, encodeHeader, verifyHeader } from './header.js';
 export { type JsonRpcSender, fetchVerifiedAccount } from './provider.js';
-export { type BlockTag, type Eip1193Provider, LightClient, type LightClientOptions, type Trust } from './client.js';
+export {
+  type BlockTag,
+  type Eip1193Provider,
+  type HistoryQuery,
+  type HistoryScheme,
+  LightClient,
+  type LightClientOptions,
+  type Trust,
+  type VerifiedHistory,
+} from './client.js';
+export {
+  type ColeHistory,
+  type ColeScheme,
+  type StateKey,
+  type Version,
+  changesFromValues,
+  changesFromVersions,
+  coleRootOf,
+  stateKeys,
+  verifyColeHistory,
+} from './history.js';
 export { bytesToHex, hexToBytes } from './hex.js';

@@ -46,6 +46,16 @@ struct Args {
     /// `cole`, `cole-star`. Every block's writes go to each.
     #[arg(long, default_value = "mpt,cole,cole-star", value_delimiter = ',')]
     engines: Vec<String>,
+    /// COLE/COLE* level-0 capacity B, in entries (part of the chain's identity: it shapes
+    /// coleRoot). Small values make many levels quickly, for trying merges out.
+    #[arg(long, default_value_t = 8192, value_parser = clap::value_parser!(u64).range(1..=1 << 24))]
+    cole_l0_capacity: u64,
+    /// COLE/COLE* size ratio T: runs per level before they merge into the next.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(2..=64))]
+    cole_size_ratio: u16,
+    /// COLE/COLE* Merkle fanout m.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(2..=64))]
+    cole_fanout: u8,
     /// The most blocks one `lightprov_getHistory` call may span (larger ranges get -32005).
     #[arg(long, default_value_t = 1024)]
     max_history_range: u64,
@@ -98,6 +108,14 @@ async fn main() -> anyhow::Result<()> {
         ops_per_block: args.tx_per_block,
     });
     let mut config = Config::dev(workload)?;
+    let params = |base: lightprov_engine_cole::Params| lightprov_engine_cole::Params {
+        l0_capacity: args.cole_l0_capacity,
+        size_ratio: usize::from(args.cole_size_ratio),
+        fanout: args.cole_fanout,
+        ..base
+    };
+    config.cole = config.cole.map(params);
+    config.cole_star = config.cole_star.map(params);
     if !args.engines.iter().any(|e| e == "cole") {
         config.cole = None;
     }
