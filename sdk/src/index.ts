@@ -44,5 +44,6 @@ export {
   coleRootOf,
   stateKeys,
   verifyColeHistory,
+  wordHex,
 } from './history.js';
 export { bytesToHex, hexToBytes } from './hex.js';

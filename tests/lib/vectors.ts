@@ -8,7 +8,9 @@ import {
   hexToBytes,
   verifyAccountProof,
   verifyHeader,
+  verifyColeHistory,
   verifyMptProof,
+  wordHex,
 } from '@lightprov/sdk';
 
 export interface Vector {
@@ -21,6 +23,19 @@ const quantity = (v: bigint): string => '0x' + v.toString(16);
 
 function run(v: Vector): unknown {
   const i = v.inputs;
+  if ('coleRoot' in i) {
+    const h = verifyColeHistory({
+      proof: i['proof'] as string,
+      stateKey: i['stateKey'] as string,
+      fromBlock: BigInt(i['fromBlock'] as string),
+      toBlock: BigInt(i['toBlock'] as string),
+      coleRoot: i['coleRoot'] as string,
+      siblingRoot: i['siblingRoot'] as string,
+      scheme: i['scheme'] as 'cole' | 'cole-star',
+    });
+    const version = (x: { block: bigint; value: bigint }) => ({ block: quantity(x.block), value: wordHex(x.value) });
+    return { ok: true, atFrom: h.atFrom ? version(h.atFrom) : null, versions: h.versions.map(version) };
+  }
   if (typeof i['proof'] === 'object' && !Array.isArray(i['proof'])) {
     const a = verifyAccountProof(i['proof'], i['stateRoot'] as string);
     return {
@@ -58,7 +73,14 @@ export function checkVector(v: Vector): string | null {
     return null;
   }
   if ('error' in v.expected) return `accepted, expected ${v.expected.error}`;
-  const a = JSON.stringify(got);
-  const b = JSON.stringify(v.expected);
+  const a = canonical(got);
+  const b = canonical(v.expected);
   return a === b ? null : `got ${a}, expected ${b}`;
+}
+
+/** JSON with object keys sorted, so that generators in different languages compare equal. */
+function canonical(x: unknown): string {
+  return JSON.stringify(x, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
+  );
 }

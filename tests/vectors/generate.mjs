@@ -401,4 +401,7 @@ const inline = await trieVectors();
 malformedVectors();
 headerVectors();
 console.log(`vectors: mpt ${written.mpt.valid} valid, ${written.mpt.invalid} invalid; header ${written.header.valid} valid, ${written.header.invalid} invalid; ${inline} inline nodes left out of TrieTests proofs`);
-fs.writeFileSync(path.join(HERE, 'counts.json'), JSON.stringify(written, null, 2) + '\n');
+// Other families (cole: written by crates/engine-cole/examples/cole_vectors.rs) keep their counts.
+const countsFile = path.join(HERE, 'counts.json');
+const previous = fs.existsSync(countsFile) ? JSON.parse(fs.readFileSync(countsFile, 'utf8')) : {};
+fs.writeFileSync(countsFile, JSON.stringify({ ...previous, ...written }, null, 2) + '\n');

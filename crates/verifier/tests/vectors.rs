@@ -101,6 +101,32 @@ fn run_header(inputs: &Value) -> Outcome {
     )
 }
 
+fn run_cole(i: &Value) -> Outcome {
+    use lightprov_verifier::cole::{Variant, Version, verify_history_in_header};
+    let block = |f: &str| hex::u64(i[f].as_str().unwrap(), f).unwrap();
+    let variant = match i["scheme"].as_str().unwrap() {
+        "cole" => Variant::Cole,
+        _ => Variant::ColeStar,
+    };
+    let proof = hex::data(i["proof"].as_str().unwrap(), "proof").unwrap();
+    let h = verify_history_in_header(
+        &b256(&i["coleRoot"]),
+        variant,
+        &b256(&i["siblingRoot"]),
+        &b256(&i["stateKey"]),
+        block("fromBlock"),
+        block("toBlock"),
+        &proof,
+    )
+    .map_err(|e| (e.code, "proof".to_string()))?;
+    let v = |x: &Version| serde_json::json!({ "block": format!("0x{:x}", x.block), "value": hex::encode(&x.value) });
+    Ok(serde_json::json!({
+        "ok": true,
+        "atFrom": h.at_lo.as_ref().map(v),
+        "versions": h.versions.iter().map(v).collect::<Vec<_>>(),
+    }))
+}
+
 fn check(family: &str, run: fn(&Value) -> Outcome, pick: fn(&Value) -> bool) -> usize {
     let mut n = 0;
     for kind in ["valid", "invalid"] {
@@ -138,6 +164,11 @@ fn account_vectors() {
 #[test]
 fn trie_vectors() {
     assert!(check("mpt", run_trie, |i| i.get("key").is_some()) > 1000);
+}
+
+#[test]
+fn cole_vectors() {
+    assert!(check("cole", run_cole, |_| true) > 200);
 }
 
 #[test]
