@@ -737,3 +737,37 @@ proptest! {
         prop_assert!(verify_history(&state.root(), &key(5), 20, 40, &bytes).is_err());
     }
 }
+
+#[test]
+fn worked_example_of_docs_proofs_md_verifies() {
+    let mut hex = String::from("01");
+    hex += &"11".repeat(32);
+    hex += "0000000000000002000000000000000304";
+    hex += "0001";
+    hex += "00000000000000000201";
+    hex += "0302";
+    hex += "010000000000000001";
+    hex += &format!("{:064x}", 5);
+    hex += "010000000000000003";
+    hex += &format!("{:064x}", 7);
+    let bytes = lightprov_types::hex::data(&format!("0x{hex}"), "proof").unwrap();
+    assert_eq!(bytes.len(), 146);
+    let root: B256 = "0x3c67a7aae3e67dee7beaef66fc77b527b6a34b8b6a59add481972af272bcd99e"
+        .parse()
+        .unwrap();
+    let h = verify_history(&root, &key(0x11), 2, 3, &bytes).unwrap();
+    assert_eq!(
+        h.versions,
+        vec![Version {
+            block: 3,
+            value: word(7)
+        }]
+    );
+    assert_eq!(
+        h.at_lo,
+        Some(Version {
+            block: 1,
+            value: word(5)
+        })
+    );
+}
