@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Talks to a running lightprov-node the way a wallet would: sends a transfer with an ethers
-// Wallet, then reads both balances through LightClient, which believes nothing it cannot verify
-// from the trust anchor (the genesis hash and signer the node printed when it started).
+// Wallet, then reads both balances and the sender's balance history through LightClient, which
+// believes nothing it cannot verify from the trust anchor (the genesis hash and signer the node
+// printed when it started).
 //
 //   LIGHTPROV_RPC=http://127.0.0.1:8545 LIGHTPROV_GENESIS=0x… LIGHTPROV_SIGNER=0x… LIGHTPROV_KEY=0x… \
 //     node sdk/examples/live-node.mjs
@@ -35,6 +36,19 @@ const [a, b, bobBefore] = await Promise.all([
 console.log(`verified header #${header.number}: state root ${header.stateRoot}`);
 console.log(`verified balance of ${alice.address}: ${formatEther(a)} ETH`);
 console.log(`verified balance of ${bob}: ${formatEther(b)} ETH (one block earlier it was proven absent: ${!bobBefore.exists})`);
+
+// The history of Alice's balance, proven by one COLE provenance proof against the header's
+// coleRoot, and by one eth_getProof per block (the baseline): the two must agree.
+const key = client.keys.balance(alice.address);
+const from = block > 8n ? block - 8n : 0n;
+const cole = await client.getHistoryDetailed(key, { fromBlock: from, toBlock: block, scheme: 'cole' });
+const mpt = await client.getHistoryDetailed(key, { fromBlock: from, toBlock: block, scheme: 'mpt' });
+console.log(`verified history of ${alice.address}'s balance over blocks ${from}..${block}:`);
+for (const p of cole.points) console.log(`  from block ${p.block}: ${formatEther(p.value)} ETH`);
+console.log(
+  `  COLE: one ${cole.proofBytes}-byte proof against block #${cole.anchor.number}, verified in ${cole.verifyMs.toFixed(2)} ms; ` +
+    `MPT: ${mpt.proofBytes} bytes of eth_getProof answers, ${mpt.verifyMs.toFixed(2)} ms; same points: ${JSON.stringify(cole.points, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)) === JSON.stringify(mpt.points, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}`,
+);
 
 // The same client as an EIP-1193 provider: ethers reads go through proof verification.
 const verified = new BrowserProvider(client.asEip1193(), Network.from(1337));

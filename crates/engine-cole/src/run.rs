@@ -156,7 +156,16 @@ impl RunBuilder {
             fanout,
             val: BufWriter::with_capacity(WRITE_CHUNK, File::create(val)?),
             mht: File::create(mht)?,
-            index: IndexWriter::new(File::create(idx)?, epsilon),
+            // The index writer re-reads its lower layers to learn the upper ones.
+            index: IndexWriter::new(
+                fs::OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .create(true)
+                    .truncate(true)
+                    .open(idx)?,
+                epsilon,
+            ),
             bloom: Bloom::with_capacity(n),
             pending: vec![Vec::new(); sizes.len()],
             out: offsets.into_iter().map(|o| (o, Vec::new())).collect(),
@@ -498,5 +507,92 @@ impl Iterator for RunIter {
         self.left -= 1;
         let mut rec = [0u8; RECORD];
         Some(self.r.read_exact(&mut rec).map(|()| decode(&rec)))
+    }
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::cast_possible_truncation
+)]
+mod tests {
+    use super::*;
+    use alloy_primitives::keccak256;
+
+    /// A run large enough for a learned index of several layers, probed at every entry, between
+    /// entries and with keys that share their 88-bit projection prefix.
+    #[test]
+    fn large_run_lookups_are_exact_and_proofs_verify() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut entries: Vec<Entry> = (0..3000u64)
+            .flat_map(|k| {
+                let key = keccak256(k.to_be_bytes());
+                (0..(k % 7) + 1).map(move |b| Entry {
+                    key,
+                    block: b * 3 + (k % 5),
+                    value: [(k % 251) as u8; 32],
+                })
+            })
+            .collect();
+        // Two keys equal in their first 11 bytes: the projection cannot tell them apart.
+        let mut twin = entries[0].key;
+        twin.0[20] ^= 0xff;
+        for b in 0..40u64 {
+            entries.push(Entry {
+                key: twin,
+                block: b,
+                value: [9; 32],
+            });
+        }
+        entries.sort();
+        let n = entries.len() as u64;
+        let mut b = RunBuilder::new(dir.path(), 1, n, 4, 4).unwrap();
+        for e in &entries {
+            b.push(e).unwrap();
+        }
+        let meta = b.finish().unwrap();
+        let run = Run::open(dir.path(), meta, 4).unwrap();
+        for (i, e) in entries.iter().enumerate() {
+            assert_eq!(run.lower_bound(&e.compound(), false).unwrap(), i as u64);
+            assert_eq!(run.lower_bound(&e.compound(), true).unwrap(), i as u64 + 1);
+            assert_eq!(run.floor(&e.compound()).unwrap(), Some(*e));
+        }
+        for probe in 0..500u64 {
+            let q = (keccak256((probe + 1_000_000).to_be_bytes()), probe);
+            let want = entries.partition_point(|e| e.compound() < q) as u64;
+            assert_eq!(run.lower_bound(&q, false).unwrap(), want);
+        }
+        let root = hash::state(4, [run.digest()].iter());
+        for key in [
+            entries[0].key,
+            twin,
+            entries[5000].key,
+            keccak256(b"absent"),
+        ] {
+            let tree = run.prove_range(&key, 2, 9).unwrap();
+            let proof = lightprov_types::cole::HistoryProof {
+                key,
+                lo: 2,
+                hi: 9,
+                fanout: 4,
+                parts: vec![lightprov_types::cole::Part::Searched(
+                    lightprov_types::cole::Structure {
+                        kind: lightprov_types::cole::StructureKind::Run { bloom: meta.bloom },
+                        n,
+                        height: hash::complete_height(n, 4),
+                        tree,
+                    },
+                )],
+            };
+            let h = lightprov_verifier::cole::verify_history(&root, &key, 2, 9, &proof.encode())
+                .unwrap();
+            let want: Vec<u64> = entries
+                .iter()
+                .filter(|e| e.key == key && (2..=9).contains(&e.block))
+                .map(|e| e.block)
+                .collect();
+            assert_eq!(h.versions.iter().map(|v| v.block).collect::<Vec<_>>(), want);
+        }
     }
 }
