@@ -54,7 +54,7 @@ struct Args {
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(2..=64))]
     cole_size_ratio: u16,
     /// COLE/COLE* Merkle fanout m.
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(2..=64))]
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(3..=64))]
     cole_fanout: u8,
     /// The most blocks one `lightprov_getHistory` call may span (larger ranges get -32005).
     #[arg(long, default_value_t = 1024)]

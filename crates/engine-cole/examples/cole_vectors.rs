@@ -118,6 +118,24 @@ fn node_with_leaves(t: &mut Tree) -> Option<&mut Vec<Tree>> {
     c.iter_mut().find_map(node_with_leaves)
 }
 
+/// Prunes every inner node that reveals no entry to its hash, as an honest prover would: a
+/// forgery that hides entries then differs from an honest proof only where it lies.
+fn normalize(t: &mut Tree) -> (B256, bool) {
+    match t {
+        Tree::Leaf(e) => (hash::leaf(e), true),
+        Tree::Hash(h) => (*h, false),
+        Tree::Node(c) => {
+            let parts: Vec<(B256, bool)> = c.iter_mut().map(normalize).collect();
+            let h = hash::node(parts.iter().map(|(h, _)| h));
+            let reveals = parts.iter().any(|(_, r)| *r);
+            if !reveals {
+                *t = Tree::Hash(h);
+            }
+            (h, reveals)
+        }
+    }
+}
+
 fn searched(p: &mut HistoryProof) -> Vec<&mut Structure> {
     p.parts
         .iter_mut()
@@ -138,6 +156,11 @@ fn forgeries(
     let mut add = |name, f: &dyn Fn(&mut HistoryProof) -> bool, code| {
         let mut p = honest.clone();
         if f(&mut p) {
+            for part in &mut p.parts {
+                if let Part::Searched(s) = part {
+                    normalize(&mut s.tree);
+                }
+            }
             out.push((name, p, code));
         }
     };
@@ -263,10 +286,11 @@ fn forgeries(
     add(
         "fanout-wrong",
         &|p| {
-            p.fanout = 2;
-            searched(p)
-                .iter()
-                .any(|s| matches!(s.kind, StructureKind::Run { .. }) && s.n > 2)
+            p.fanout = 3;
+            searched(p).iter().any(|s| {
+                matches!(s.kind, StructureKind::Run { .. })
+                    && hash::complete_height(s.n, 3) != s.height
+            })
         },
         ErrorCode::BadShape,
     );

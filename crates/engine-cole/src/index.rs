@@ -285,16 +285,6 @@ fn less(a: Slope, b: Slope) -> bool {
     cmp_prod(a.dy, b.dx, b.dy, a.dx) == Ordering::Less
 }
 
-impl Slope {
-    fn to_f64(self) -> f64 {
-        if self.dx == 0 {
-            0.0
-        } else {
-            self.dy as f64 / self.dx as f64
-        }
-    }
-}
-
 /// Optimal streaming PLA (O'Rourke; PGM `OptimalPiecewiseLinearModel`).
 #[derive(Debug, Default)]
 struct Pla {
@@ -313,6 +303,39 @@ struct Pla {
     r3: Pt,
 }
 
+/// One side of PGM's update for a new point `p` (`up`: `p` is an upper point
+/// tightening the maximum slope). Finds the new pivot on the opposite hull
+/// `pivots[from..]` (extreme slope towards `p`) and appends `p` to `chain`
+/// after popping points that are no longer convex (never below `keep`).
+fn tighten(
+    pivots: &[Pt],
+    from: usize,
+    chain: &mut Vec<Pt>,
+    keep: usize,
+    p: Pt,
+    up: bool,
+) -> Option<(usize, Pt)> {
+    let lt = |a: Slope, b: Slope| if up { less(a, b) } else { less(b, a) };
+    let mut best = (from, slope(*pivots.get(from)?, p));
+    for (i, &q) in pivots.iter().enumerate().skip(from + 1) {
+        let v = slope(q, p);
+        if lt(best.1, v) {
+            break;
+        }
+        best = (i, v);
+    }
+    let mut end = chain.len();
+    while end >= keep + 2 {
+        match (chain.get(end - 2), chain.get(end - 1)) {
+            (Some(&o), Some(&a)) if !lt(slope(o, a), slope(o, p)) => end -= 1,
+            _ => break,
+        }
+    }
+    chain.truncate(end);
+    chain.push(p);
+    Some((best.0, *pivots.get(best.0)?))
+}
+
 fn compact(v: &mut Vec<Pt>, start: &mut usize) {
     if *start >= 64 && *start * 2 >= v.len() {
         v.drain(..(*start).min(v.len()));
@@ -328,21 +351,26 @@ impl Pla {
         }
     }
 
+    /// The upper and lower band points of `(dx, y)`.
+    fn band(&self, dx: u128, y: i128) -> (Pt, Pt) {
+        (
+            Pt {
+                dx,
+                y: y + self.eps,
+            },
+            Pt {
+                dx,
+                y: y - self.eps,
+            },
+        )
+    }
+
     /// Adds a point with `x` greater than the previous one. Returns false (and
     /// leaves the segment unchanged) if the point does not fit the ε band.
     fn add(&mut self, x: u128, y: u64) -> bool {
         let yi = i128::from(y);
         if self.npts == 0 {
-            let (p1, p2) = (
-                Pt {
-                    dx: 0,
-                    y: yi + self.eps,
-                },
-                Pt {
-                    dx: 0,
-                    y: yi - self.eps,
-                },
-            );
+            let (p1, p2) = self.band(0, yi);
             (self.first_x, self.last_x, self.first_y) = (x, x, y);
             self.upper.clear();
             self.lower.clear();
@@ -357,16 +385,7 @@ impl Pla {
             return false;
         }
         let dx = x - self.first_x;
-        let (p1, p2) = (
-            Pt {
-                dx,
-                y: yi + self.eps,
-            },
-            Pt {
-                dx,
-                y: yi - self.eps,
-            },
-        );
+        let (p1, p2) = self.band(dx, yi);
         if self.npts == 1 {
             (self.r2, self.r3) = (p2, p1);
             self.upper.push(p1);
@@ -381,56 +400,20 @@ impl Pla {
             return false;
         }
         if less(slope(self.r1, p1), slope2) {
-            let Some(&start) = self.lower.get(self.ls) else {
+            let Some((i, pivot)) =
+                tighten(&self.lower, self.ls, &mut self.upper, self.us, p1, true)
+            else {
                 return false;
             };
-            let (mut min, mut min_i) = (slope(start, p1), self.ls);
-            for (i, &q) in self.lower.iter().enumerate().skip(self.ls + 1) {
-                let v = slope(q, p1);
-                if less(min, v) {
-                    break;
-                }
-                (min, min_i) = (v, i);
-            }
-            let Some(&pivot) = self.lower.get(min_i) else {
-                return false;
-            };
-            (self.r1, self.r3, self.ls) = (pivot, p1, min_i);
-            let mut end = self.upper.len();
-            while end >= self.us + 2 {
-                match (self.upper.get(end - 2), self.upper.get(end - 1)) {
-                    (Some(&o), Some(&a)) if !less(slope(o, a), slope(o, p1)) => end -= 1,
-                    _ => break,
-                }
-            }
-            self.upper.truncate(end);
-            self.upper.push(p1);
+            (self.r1, self.r3, self.ls) = (pivot, p1, i);
         }
         if less(slope1, slope(self.r0, p2)) {
-            let Some(&start) = self.upper.get(self.us) else {
+            let Some((i, pivot)) =
+                tighten(&self.upper, self.us, &mut self.lower, self.ls, p2, false)
+            else {
                 return false;
             };
-            let (mut max, mut max_i) = (slope(start, p2), self.us);
-            for (i, &q) in self.upper.iter().enumerate().skip(self.us + 1) {
-                let v = slope(q, p2);
-                if less(v, max) {
-                    break;
-                }
-                (max, max_i) = (v, i);
-            }
-            let Some(&pivot) = self.upper.get(max_i) else {
-                return false;
-            };
-            (self.r0, self.r2, self.us) = (pivot, p2, max_i);
-            let mut end = self.lower.len();
-            while end >= self.ls + 2 {
-                match (self.lower.get(end - 2), self.lower.get(end - 1)) {
-                    (Some(&o), Some(&a)) if !less(slope(o, p2), slope(o, a)) => end -= 1,
-                    _ => break,
-                }
-            }
-            self.lower.truncate(end);
-            self.lower.push(p2);
+            (self.r0, self.r2, self.us) = (pivot, p2, i);
         }
         compact(&mut self.upper, &mut self.us);
         compact(&mut self.lower, &mut self.ls);
@@ -445,10 +428,14 @@ impl Pla {
             return (0.0, self.first_y as f64);
         }
         let fy = i128::from(self.first_y);
-        let (s1, s2) = (
-            slope(self.r0, self.r2).to_f64(),
-            slope(self.r1, self.r3).to_f64(),
-        );
+        let f = |s: Slope| {
+            if s.dx == 0 {
+                0.0
+            } else {
+                s.dy as f64 / s.dx as f64
+            }
+        };
+        let (s1, s2) = (f(slope(self.r0, self.r2)), f(slope(self.r1, self.r3)));
         let b1 = (self.r0.y - fy) as f64 - s1 * self.r0.dx as f64;
         let b2 = (self.r1.y - fy) as f64 - s2 * self.r1.dx as f64;
         ((s1 + s2) / 2.0, self.first_y as f64 + (b1 + b2) / 2.0)
@@ -492,7 +479,7 @@ impl PointGen {
 }
 
 /// Buffers one page of models at a time and writes it sealed.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct LayerWriter {
     first_page: u64,
     count: u64,
@@ -540,10 +527,8 @@ impl LayerBuilder {
             pla: Pla::new(eps),
             out: LayerWriter {
                 first_page,
-                count: 0,
-                pages: 0,
-                in_page: 0,
                 buf: vec![0; PAGE_SIZE],
+                ..LayerWriter::default()
             },
             points: 0,
         }
@@ -664,20 +649,23 @@ impl IndexWriter {
                 next_page += pages;
             }
         }
-        let mut t = vec![0u8; PAGE_SIZE];
-        put(&mut t, 0, &MAGIC)?;
-        put(&mut t, 8, &VERSION.to_le_bytes())?;
-        put(&mut t, 12, &(MODEL_SIZE as u32).to_le_bytes())?;
-        put(&mut t, 16, &(PAGE_SIZE as u32).to_le_bytes())?;
-        put(&mut t, 20, &(layers.len() as u32).to_le_bytes())?;
-        put(&mut t, 24, &n.to_le_bytes())?;
-        put(&mut t, 32, &self.eps.to_le_bytes())?;
-        put(&mut t, 40, &self.bottom.points.to_le_bytes())?;
-        put(&mut t, 48, &self.gen_.out_of_order.to_le_bytes())?;
-        for (i, &(count, first)) in layers.iter().enumerate() {
-            put(&mut t, LAYER_TABLE + 16 * i, &count.to_le_bytes())?;
-            put(&mut t, LAYER_TABLE + 16 * i + 8, &first.to_le_bytes())?;
+        let mut t = MAGIC.to_vec();
+        for w in [
+            VERSION,
+            MODEL_SIZE as u32,
+            PAGE_SIZE as u32,
+            layers.len() as u32,
+        ] {
+            t.extend(w.to_le_bytes());
         }
+        let (pts, ooo) = (self.bottom.points, self.gen_.out_of_order);
+        for w in [n, self.eps, pts, ooo, 0]
+            .into_iter()
+            .chain(layers.iter().flat_map(|l| [l.0, l.1]))
+        {
+            t.extend(w.to_le_bytes());
+        }
+        t.resize(PAGE_SIZE, 0);
         seal(&mut t, !next_page)?;
         self.file.write_all_at(&t, next_page * PAGE)?;
         let byte_size = (next_page + 1) * PAGE;
@@ -717,7 +705,7 @@ struct LayerInfo {
 }
 
 /// Result of one descent.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Probe {
     /// First candidate position (inclusive).
     pub lo: u64,
@@ -816,8 +804,9 @@ impl LearnedIndex {
                 "layers need {next_page} pages but file has {trailer_page}"
             )));
         }
-        if let Some(b) = layers.first()
-            && (points < b.count || points > n)
+        if layers
+            .first()
+            .is_some_and(|b| points < b.count || points > n)
         {
             return Err(invalid(format!("indexed points {points} inconsistent")));
         }
@@ -888,13 +877,7 @@ impl LearnedIndex {
 
     /// Like [`window`](Self::window), with the prediction and page-read statistics.
     pub fn probe(&self, x: u128) -> io::Result<Probe> {
-        let mut probe = Probe {
-            lo: 0,
-            hi: 0,
-            predicted: 0,
-            page_reads: 0,
-            max_layer_reads: 0,
-        };
+        let mut probe = Probe::default();
         if self.n == 0 {
             return Ok(probe);
         }
@@ -981,5 +964,611 @@ impl LearnedIndex {
             }
         }
         cover(&self.page(l, lo, reads)?, x)
+    }
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::expect_used,
+    clippy::panic
+)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        }
+        fn u128(&mut self) -> u128 {
+            (u128::from(self.next()) << 64) | u128::from(self.next())
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            if n == 0 { 0 } else { self.next() % n }
+        }
+    }
+
+    fn uniform(r: &mut Rng, n: usize) -> Vec<u128> {
+        let mut v: Vec<u128> = (0..n).map(|_| r.u128()).collect();
+        v.sort_unstable();
+        v
+    }
+
+    fn clustered(r: &mut Rng, n: usize) -> Vec<u128> {
+        let bases: Vec<u128> = (0..1 + n / 1000).map(|_| r.u128()).collect();
+        let mut v: Vec<u128> = (0..n)
+            .map(|_| {
+                let b = bases[r.below(bases.len() as u64) as usize];
+                b.saturating_add(u128::from(r.next() >> 44))
+            })
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// `(88-bit hash << 40) | 40-bit block`, many versions per hash.
+    fn versioned(r: &mut Rng, n: usize) -> Vec<u128> {
+        let mut v = Vec::with_capacity(n + 64);
+        while v.len() < n {
+            let h = r.u128() >> 40;
+            let mut blk = r.below(1 << 30);
+            for _ in 0..1 + r.below(60) {
+                blk += 1 + r.below(1000);
+                v.push((h << 40) | u128::from(blk & ((1 << 40) - 1)));
+            }
+        }
+        v.truncate(n);
+        v.sort_unstable();
+        v
+    }
+
+    fn dups(r: &mut Rng, n: usize) -> Vec<u128> {
+        let dom = (n / 20 + 1) as u64;
+        let mut v: Vec<u128> = (0..n).map(|_| u128::from(r.below(dom)) * 1000).collect();
+        let runs = (n / 3).min(3000);
+        if n > 0 {
+            let k = v[r.below(n as u64) as usize];
+            for i in 0..runs {
+                let j = i * 7 % n;
+                v[j] = k + 1; // one long run of a single key
+            }
+        }
+        v.sort_unstable();
+        v
+    }
+
+    /// Heavy-tailed gaps: hard to fit, many models.
+    fn gaps(r: &mut Rng, n: usize) -> Vec<u128> {
+        let mut k = 0u128;
+        (0..n)
+            .map(|_| {
+                let shift = r.below(100) as u32;
+                k = k.saturating_add(1 + ((r.u128() >> 28) >> shift));
+                k
+            })
+            .collect()
+    }
+
+    /// Self-similar runs: base-86 digits of `i` spaced `2^32` apart, so every
+    /// layer sees runs of ~86 close keys followed by a huge gap (many layers).
+    fn fractal(r: &mut Rng, n: usize) -> Vec<u128> {
+        let jitter = r.below(1000) as u128;
+        (0..n as u128)
+            .map(|i| {
+                let (mut i, mut k, mut shift) = (i, jitter, 0);
+                while i > 0 {
+                    k += (i % 86) << shift;
+                    (i, shift) = (i / 86, shift + 32);
+                }
+                k
+            })
+            .collect()
+    }
+
+    type Gen = fn(&mut Rng, usize) -> Vec<u128>;
+    const GENS: [(&str, Gen); 5] = [
+        ("uniform", uniform),
+        ("clustered", clustered),
+        ("versioned", versioned),
+        ("dups", dups),
+        ("gaps", gaps),
+    ];
+
+    fn build_file(keys: &[u128], eps: u64) -> (IndexMeta, File) {
+        let f = tempfile::tempfile().unwrap();
+        let mut w = IndexWriter::new(f.try_clone().unwrap(), eps);
+        for &k in keys {
+            w.push(k).unwrap();
+        }
+        let meta = w.finish().unwrap();
+        assert_eq!(f.metadata().unwrap().len(), meta.byte_size);
+        (meta, f)
+    }
+
+    fn build(keys: &[u128], eps: u64) -> (IndexMeta, LearnedIndex) {
+        let (meta, f) = build_file(keys, eps);
+        let idx = LearnedIndex::open(f).unwrap();
+        assert_eq!(idx.layer_counts(), meta.models_per_layer);
+        assert_eq!(idx.epsilon(), eps);
+        (meta, idx)
+    }
+
+    #[derive(Debug, Default)]
+    struct Stats {
+        max_err: u64,
+        max_layer_reads: u32,
+    }
+
+    fn queries(r: &mut Rng, keys: &[u128], count: usize) -> Vec<u128> {
+        let mut q = vec![0, 1, u128::MAX, u128::MAX - 1];
+        for _ in 0..count {
+            q.push(r.u128());
+            if !keys.is_empty() {
+                let k = keys[r.below(keys.len() as u64) as usize];
+                q.extend([k.wrapping_add(1), k.wrapping_sub(1), k.wrapping_add(2)]);
+            }
+        }
+        q
+    }
+
+    /// Checks the documented contract for non-decreasing `keys`.
+    fn check_sorted(keys: &[u128], eps: u64, qs: &[u128]) -> (IndexMeta, Stats) {
+        let (meta, idx) = build(keys, eps);
+        let n = keys.len() as u64;
+        assert_eq!(idx.n(), n);
+        let mut st = Stats::default();
+        if n == 0 {
+            assert_eq!(meta.layers, 0);
+            assert_eq!(idx.window(123).unwrap(), (0, 0));
+            return (meta, st);
+        }
+        assert!(
+            *meta.models_per_layer.last().unwrap() <= MPP,
+            "top fits one page"
+        );
+        for (i, &k) in keys.iter().enumerate() {
+            if i > 0 && keys[i - 1] == k {
+                continue;
+            }
+            let p = idx.probe(k).unwrap();
+            let lb = i as u64;
+            assert!(
+                p.lo <= lb && lb <= p.hi,
+                "key {k} lb {lb} not in {p:?} (eps {eps})"
+            );
+            st.max_err = st.max_err.max(p.predicted.abs_diff(lb));
+            st.max_layer_reads = st.max_layer_reads.max(p.max_layer_reads);
+        }
+        for &q in qs {
+            let lb = keys.partition_point(|&k| k < q) as u64;
+            let p = idx.probe(q).unwrap();
+            assert!(p.lo <= p.hi && p.hi < n);
+            assert!(
+                p.lo <= lb && lb <= p.hi + 1,
+                "query {q} lb {lb} not in {p:?}"
+            );
+            st.max_layer_reads = st.max_layer_reads.max(p.max_layer_reads);
+        }
+        assert!(
+            st.max_err <= eps + WINDOW_SLACK,
+            "max error {} > eps+1",
+            st.max_err
+        );
+        (meta, st)
+    }
+
+    #[test]
+    fn contract_small_and_medium() {
+        let mut r = Rng(1);
+        for (name, g) in GENS {
+            for n in [0usize, 1, 2, 3, 5, 17, 100, 1000, 5000] {
+                for eps in [0u64, 1, 2, 8, 42, 51, 300] {
+                    let keys = g(&mut r, n);
+                    let qs = queries(&mut r, &keys, 200);
+                    let (_, st) = check_sorted(&keys, eps, &qs);
+                    assert!(st.max_err <= eps, "{name} n={n} eps={eps}: {st:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn contract_large() {
+        let mut r = Rng(2);
+        for (name, g) in GENS {
+            for eps in [1u64, 42, 51] {
+                let keys = g(&mut r, 200_000);
+                let qs = queries(&mut r, &keys, 20_000);
+                let (meta, st) = check_sorted(&keys, eps, &qs);
+                println!("{name} eps={eps}: {st:?} {:?}", meta.models_per_layer);
+                assert!(st.max_err <= eps);
+            }
+        }
+    }
+
+    #[test]
+    fn special_shapes() {
+        let mut r = Rng(3);
+        let shapes: Vec<Vec<u128>> = vec![
+            vec![7; 10_000],
+            (0..10_000).collect(),
+            (0..10_000).map(|i| u128::MAX - 10_000 + i).collect(),
+            (0..10_000).map(|i| i * i * i).collect(),
+            (0..10_000u128).map(|i| i / 100).collect(),
+            (0..10_000u128)
+                .map(|i| if i < 9000 { 0 } else { u128::MAX })
+                .collect(),
+            vec![u128::MAX; 300],
+            vec![0, u128::MAX],
+            vec![0, 0, u128::MAX, u128::MAX],
+        ];
+        for keys in shapes {
+            for eps in [0u64, 1, 5, 42] {
+                let qs = queries(&mut r, &keys, 300);
+                let (_, st) = check_sorted(&keys, eps, &qs);
+                assert!(st.max_err <= eps);
+            }
+        }
+    }
+
+    fn points_of(keys: &[u128]) -> Vec<(u128, u64)> {
+        let mut g = PointGen::default();
+        let mut pts: Vec<(u128, u64)> = Vec::new();
+        for (i, &k) in keys.iter().enumerate() {
+            pts.extend(g.push(k, i as u64).into_iter().flatten());
+        }
+        pts.extend(g.finish(keys.len() as u64));
+        pts
+    }
+
+    /// Greedy shrinking cone (line forced through each segment's first point), exact.
+    fn cone_segments(pts: &[(u128, u64)], eps: u64) -> u64 {
+        let e = i128::from(eps);
+        let mut count = 0;
+        let mut origin: Option<(u128, i128)> = None;
+        let (mut lo, mut hi): (Option<Slope>, Option<Slope>) = (None, None);
+        for &(x, y) in pts {
+            let y = i128::from(y);
+            if let Some((x0, y0)) = origin {
+                let dx = x - x0;
+                let s_lo = Slope { dx, dy: y - e - y0 };
+                let s_hi = Slope { dx, dy: y + e - y0 };
+                let nlo = match lo {
+                    Some(l) if less(s_lo, l) => l,
+                    _ => s_lo,
+                };
+                let nhi = match hi {
+                    Some(h) if less(h, s_hi) => h,
+                    _ => s_hi,
+                };
+                if !less(nhi, nlo) {
+                    (lo, hi) = (Some(nlo), Some(nhi));
+                    continue;
+                }
+            }
+            origin = Some((x, y));
+            (lo, hi) = (None, None);
+            count += 1;
+        }
+        count
+    }
+
+    #[test]
+    fn hull_beats_greedy_cone() {
+        let mut r = Rng(4);
+        for (name, g) in GENS {
+            for eps in [0u64, 1, 4, 42, 51] {
+                let keys = g(&mut r, 50_000);
+                let (meta, _) = build(&keys, eps);
+                let cone = cone_segments(&points_of(&keys), eps);
+                let hull = meta.models_per_layer[0];
+                println!("{name} eps={eps}: hull {hull} cone {cone}");
+                assert!(hull <= cone, "{name} eps={eps}: hull {hull} > cone {cone}");
+                assert!(*meta.models_per_layer.last().unwrap() <= MPP);
+                for w in meta.models_per_layer.windows(2) {
+                    assert!(w[1] < w[0]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn page_reads_at_most_two_per_layer() {
+        let mut r = Rng(5);
+        let eps = epsilon_for_page(PAGE_SIZE);
+        assert_eq!(eps, 42);
+        for (keys, e, min_layers) in [
+            (fractal(&mut r, 1_000_000), eps, 3),
+            (versioned(&mut r, 200_000), 2, 3),
+            (gaps(&mut r, 200_000), 0, 4),
+            (uniform(&mut r, 200_000), 5, 2),
+        ] {
+            let qs = queries(&mut r, &keys, 20_000);
+            let (meta, st) = check_sorted(&keys, e, &qs);
+            println!("eps={e} layers {:?} {st:?}", meta.models_per_layer);
+            assert!(meta.layers >= min_layers, "{:?}", meta.models_per_layer);
+            assert!(st.max_layer_reads <= 2, "{st:?}");
+        }
+    }
+
+    #[test]
+    fn non_monotone_streams() {
+        let mut r = Rng(6);
+        let mut cases: Vec<Vec<u128>> = Vec::new();
+        let mut v = uniform(&mut r, 50_000);
+        for _ in 0..200 {
+            let (a, b) = (r.below(50_000) as usize, r.below(50_000) as usize);
+            v.swap(a, b);
+        }
+        cases.push(v);
+        let mut v = versioned(&mut r, 50_000);
+        v[10_000..20_000].reverse();
+        cases.push(v);
+        cases.push((0..20_000u128).rev().collect());
+        cases.push((0..20_000).map(|_| r.u128()).collect());
+        cases.push((0..20_000u128).map(|i| (i % 100) << 100).collect());
+        for keys in cases {
+            for eps in [0u64, 3, 42] {
+                let (meta, idx) = build(&keys, eps);
+                assert!(meta.out_of_order > 0);
+                let n = keys.len() as u64;
+                for &k in keys.iter().chain(queries(&mut r, &keys, 500).iter()) {
+                    let p = idx.probe(k).unwrap();
+                    assert!(p.lo <= p.predicted && p.predicted <= p.hi && p.hi < n);
+                }
+            }
+        }
+    }
+
+    fn index_bytes() -> Vec<u8> {
+        let mut r = Rng(7);
+        let keys = gaps(&mut r, 20_000);
+        let (meta, f) = build_file(&keys, 2);
+        assert!(meta.layers >= 2);
+        let mut b = vec![0u8; meta.byte_size as usize];
+        f.read_exact_at(&mut b, 0).unwrap();
+        b
+    }
+
+    fn open_bytes(b: &[u8]) -> io::Result<LearnedIndex> {
+        let f = tempfile::tempfile().unwrap();
+        f.write_all_at(b, 0).unwrap();
+        LearnedIndex::open(f)
+    }
+
+    fn assert_invalid(r: io::Result<LearnedIndex>) {
+        match r {
+            Err(e) => assert_eq!(e.kind(), io::ErrorKind::InvalidData, "{e}"),
+            Ok(_) => panic!("corrupt index accepted"),
+        }
+    }
+
+    #[test]
+    fn corrupted_and_truncated_files() {
+        let good = index_bytes();
+        open_bytes(&good).unwrap();
+        let len = good.len();
+        let trailer = len - PAGE_SIZE;
+        for pos in (trailer..len).chain((0..trailer).step_by(13)) {
+            for mask in [0x01u8, 0x80, 0xFF] {
+                let mut b = good.clone();
+                b[pos] ^= mask;
+                assert_invalid(open_bytes(&b));
+            }
+        }
+        for cut in [
+            0,
+            1,
+            8,
+            4095,
+            4096,
+            4097,
+            len - PAGE_SIZE,
+            len - 1,
+            len + 1,
+            len + 4096,
+        ] {
+            let mut b = good.clone();
+            b.resize(cut, 0);
+            assert_invalid(open_bytes(&b));
+        }
+        // Swapped pages are caught by the page-number seed.
+        let mut b = good.clone();
+        let (p0, p1) = b.split_at_mut(PAGE_SIZE);
+        p0.swap_with_slice(&mut p1[..PAGE_SIZE]);
+        assert_invalid(open_bytes(&b));
+    }
+
+    /// Re-seals an edited trailer so the semantic checks are exercised.
+    fn edit_trailer(good: &[u8], off: usize, val: u64) -> Vec<u8> {
+        let mut b = good.to_vec();
+        let t = b.len() - PAGE_SIZE;
+        b[t + off..t + off + 8].copy_from_slice(&val.to_le_bytes());
+        let tp = (b.len() / PAGE_SIZE - 1) as u64;
+        seal(&mut b[t..], !tp).unwrap();
+        b
+    }
+
+    #[test]
+    fn semantic_header_checks() {
+        let good = index_bytes();
+        let t = good.len() - PAGE_SIZE;
+        let n = get_u64(&good, t + 24).unwrap();
+        let layers = get_u32(&good, t + 20).unwrap();
+        let bottom = get_u64(&good, t + LAYER_TABLE).unwrap();
+        for (off, val) in [
+            (24, 0),                     // n == 0 with layers
+            (24, n / 2),                 // positions beyond n
+            (16, 0),                     // page size / layer count word
+            (20, u64::from(layers) + 1), // extra layer
+            (20, u64::from(layers) - 1), // missing layer (top too big)
+            (40, 0),                     // indexed points
+            (LAYER_TABLE, bottom + 1),   // count
+            (LAYER_TABLE + 8, 1),        // first page
+            (LAYER_TABLE + 16, bottom),  // layer 1 not smaller
+            (8, 2),                      // version
+        ] {
+            assert_invalid(open_bytes(&edit_trailer(&good, off, val)));
+        }
+        // An n == 0 index is a single trailer page.
+        let (meta, idx) = build(&[], 42);
+        assert_eq!((meta.byte_size, idx.n()), (PAGE, 0));
+        assert_eq!(idx.window(5).unwrap(), (0, 0));
+    }
+
+    #[test]
+    fn corruption_after_open_is_an_error_not_a_panic() {
+        let mut r = Rng(8);
+        let keys = gaps(&mut r, 20_000);
+        let (_, f) = build_file(&keys, 2);
+        let idx = LearnedIndex::open(f.try_clone().unwrap()).unwrap();
+        f.write_all_at(&[0xAB; 64], 100).unwrap();
+        let mut errors = 0;
+        for &k in keys.iter().step_by(7) {
+            match idx.probe(k) {
+                Ok(p) => assert!(p.lo <= p.hi && p.hi < keys.len() as u64),
+                Err(e) => {
+                    assert_eq!(e.kind(), io::ErrorKind::InvalidData);
+                    errors += 1;
+                }
+            }
+        }
+        assert!(errors > 0);
+    }
+
+    #[test]
+    fn report_stats() {
+        let mut r = Rng(9);
+        for (name, g) in [("uniform", uniform as Gen), ("versioned", versioned)] {
+            for eps in [42u64, 51] {
+                let keys = g(&mut r, 200_000);
+                let qs = queries(&mut r, &keys, 10_000);
+                let (meta, st) = check_sorted(&keys, eps, &qs);
+                println!(
+                    "REPORT {name} n=200000 eps={eps}: max_err={} models/layer={:?} \
+                     models/point={:.6} points={} bytes={} max_layer_reads={}",
+                    st.max_err,
+                    meta.models_per_layer,
+                    meta.models_per_layer[0] as f64 / 200_000.0,
+                    meta.indexed_points,
+                    meta.byte_size,
+                    st.max_layer_reads
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn wide_arithmetic() {
+        assert_eq!(mul_wide(u128::MAX, u128::MAX), (u128::MAX - 1, 1));
+        assert_eq!(mul_wide(1 << 64, 1 << 64), (1, 0));
+        let mut r = Rng(10);
+        for _ in 0..100_000 {
+            let (a, c) = ((r.next() as i64) as i128, (r.next() as i64) as i128);
+            let (b, d) = (u128::from(r.next()), u128::from(r.next()));
+            assert_eq!(cmp_prod(a, b, c, d), (a * b as i128).cmp(&(c * d as i128)));
+        }
+        assert_eq!(cmp_prod(-1, u128::MAX, 0, 5), Ordering::Less);
+        assert_eq!(
+            cmp_prod(i128::MIN + 1, u128::MAX, i128::MIN + 1, u128::MAX - 1),
+            Ordering::Less
+        );
+    }
+
+    /// The per-layer search is exact from any starting prediction (walk + fallback).
+    #[test]
+    fn layer_search_exact_from_any_target() {
+        let mut r = Rng(11);
+        let keys = gaps(&mut r, 100_000);
+        let (_, idx) = build(&keys, 1);
+        for l in idx.layers.clone() {
+            let mut all = Vec::new();
+            for p in 0..l.count.div_ceil(MPP) {
+                all.extend(read_models(&idx.file, l.first_page + p, l.count - p * MPP).unwrap());
+            }
+            for _ in 0..3000 {
+                let x = if r.below(2) == 0 {
+                    all[r.below(all.len() as u64) as usize].k_min + u128::from(r.below(3))
+                } else {
+                    r.u128() >> r.below(128)
+                };
+                let want = cover(&all, x).unwrap();
+                let target = r.below(l.count);
+                let mut reads = 0;
+                assert_eq!(idx.find_in_layer(l, x, target, &mut reads).unwrap(), want);
+                let near = all.partition_point(|m| m.k_min <= x).saturating_sub(1) as u64;
+                let mut reads = 0;
+                let t = (near + r.below(3))
+                    .saturating_sub(1 + r.below(3))
+                    .min(l.count - 1);
+                idx.find_in_layer(l, x, t, &mut reads).unwrap();
+                assert!(reads <= 2, "target {t} near {near}: {reads} reads");
+            }
+        }
+    }
+
+    fn sorted_keys() -> impl Strategy<Value = Vec<u128>> {
+        prop_oneof![
+            prop::collection::vec(any::<u128>(), 0..1500),
+            prop::collection::vec(0u128..40, 0..1500),
+            prop::collection::vec((0u128..1000).prop_map(|v| v << 100), 0..1500),
+            prop::collection::vec(any::<u64>().prop_map(u128::from), 0..1500),
+        ]
+        .prop_map(|mut v| {
+            v.sort_unstable();
+            v
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+
+        #[test]
+        fn prop_contract(keys in sorted_keys(), eps in 0u64..100,
+                         extra in prop::collection::vec(any::<u128>(), 0..50),
+                         small in prop::collection::vec(0u128..50, 0..50)) {
+            let mut qs = extra;
+            qs.extend(small);
+            qs.extend(small_shifted(&keys));
+            let (_, st) = check_sorted(&keys, eps, &qs);
+            prop_assert!(st.max_err <= eps);
+        }
+
+        #[test]
+        fn prop_random_byte_flip(pos in any::<prop::sample::Index>(), mask in 1u8..=255) {
+            let good = good_bytes();
+            let mut b = good.clone();
+            let i = pos.index(b.len());
+            b[i] ^= mask;
+            assert_invalid(open_bytes(&b));
+        }
+
+        #[test]
+        fn prop_garbage_never_panics(bytes in prop::collection::vec(any::<u8>(), 0..9000),
+                                     pages in 0usize..4) {
+            let mut b = bytes;
+            b.resize(b.len().max(pages * PAGE_SIZE), 7);
+            prop_assert!(open_bytes(&b).is_err());
+        }
+    }
+
+    fn small_shifted(keys: &[u128]) -> Vec<u128> {
+        keys.iter()
+            .step_by(17)
+            .map(|k| k.wrapping_add(1) << 1)
+            .collect()
+    }
+
+    fn good_bytes() -> &'static Vec<u8> {
+        static GOOD: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+        GOOD.get_or_init(index_bytes)
     }
 }

@@ -67,9 +67,17 @@ impl Params {
     }
 
     fn check(&self) -> Result<(), Error> {
-        if self.size_ratio < 2 || self.fanout < 2 || self.epsilon == 0 || self.l0_capacity == 0 {
+        if !(2..=64).contains(&self.size_ratio) {
+            return Err(Error::Params("size_ratio must be in 2..=64"));
+        }
+        if !(lightprov_types::cole::MIN_FANOUT..=64).contains(&self.fanout) {
             return Err(Error::Params(
-                "size_ratio and fanout must be ≥ 2, epsilon and l0_capacity ≥ 1",
+                "fanout must be in 3..=64 (a B+-tree of fanout 2 cannot stay balanced)",
+            ));
+        }
+        if self.epsilon == 0 || !(1..=1 << 24).contains(&self.l0_capacity) {
+            return Err(Error::Params(
+                "epsilon must be at least 1 and l0_capacity in 1..=2^24",
             ));
         }
         Ok(())
@@ -152,12 +160,12 @@ struct Manifest {
 /// A merge running (or, inline, already run) towards the next level's writing group.
 struct Pending {
     id: u64,
-    handle: Option<JoinHandle<io::Result<RunMeta>>>,
-    done: Option<io::Result<RunMeta>>,
+    handle: Option<JoinHandle<io::Result<Run>>>,
+    done: Option<io::Result<Run>>,
 }
 
 impl Pending {
-    fn wait(mut self) -> io::Result<RunMeta> {
+    fn wait(mut self) -> io::Result<Run> {
         if let Some(r) = self.done.take() {
             return r;
         }
@@ -233,12 +241,14 @@ fn spawn_merge(
     opts: Options,
     source: MergeSource,
 ) -> Pending {
-    let job = move || -> io::Result<RunMeta> {
+    // The thread also opens the run, so the commit checkpoint only moves pointers.
+    let job = move || -> io::Result<Run> {
         if !opts.merge_delay.is_zero() {
             std::thread::sleep(opts.merge_delay);
         }
         Run::delete_files(&dir, id);
-        build_run(&dir, id, params, &source)
+        let meta = build_run(&dir, id, params, &source)?;
+        Run::open(&dir, meta, params.fanout)
     };
     if opts.merge_inline {
         Pending {
@@ -614,9 +624,8 @@ impl ColeEngine {
         if self.params.async_merge {
             // Commit checkpoint of level 0: wait for the previous flush, then swap.
             if let Some(p) = self.pending0.take() {
-                let meta = p.wait().ctx(|| "flushing level 0".into())?;
-                let run = self.open_run(meta)?;
-                self.level(0).w.push(run);
+                let run = p.wait().ctx(|| "flushing level 0".into())?;
+                self.level(0).w.push(Arc::new(run));
                 if let Some((_, g)) = self.m0.take() {
                     self.obsolete_gens.push(g);
                 }
@@ -634,9 +643,8 @@ impl ColeEngine {
             let mut i = 0;
             while self.level(i).w.len() >= self.params.size_ratio {
                 if let Some(p) = self.level(i).pending.take() {
-                    let meta = p.wait().ctx(|| format!("merging level {}", i + 1))?;
-                    let run = self.open_run(meta)?;
-                    self.level(i + 1).w.push(run);
+                    let run = p.wait().ctx(|| format!("merging level {}", i + 1))?;
+                    self.level(i + 1).w.push(Arc::new(run));
                     let old = std::mem::take(&mut self.level(i).m);
                     self.obsolete_runs.extend(old.iter().map(|r| r.meta.id));
                 }

@@ -36,10 +36,11 @@ pub struct MbTree {
 }
 
 impl MbTree {
-    /// An empty tree whose nodes hold up to `fanout` (≥ 2) children.
+    /// An empty tree whose nodes hold up to `fanout` (≥ 3) children. Nodes other than the root
+    /// hold at least half as many, so the height stays logarithmic.
     pub fn new(fanout: u8) -> Self {
         Self {
-            fanout: usize::from(fanout.max(2)),
+            fanout: usize::from(fanout.max(lightprov_types::cole::MIN_FANOUT)),
             root: None,
             len: 0,
             height: 0,
@@ -355,7 +356,7 @@ mod tests {
 
     #[test]
     fn inserts_stay_sorted_and_balanced() {
-        for fanout in [2u8, 3, 4, 8] {
+        for fanout in [3u8, 4, 8] {
             let mut t = MbTree::new(fanout);
             let mut all = Vec::new();
             for i in 0..500u64 {
@@ -375,6 +376,36 @@ mod tests {
             assert_eq!(t.len(), 500);
             assert_eq!(t.floor(&all[7].compound()).unwrap().value, [9; 32]);
         }
+    }
+
+    #[test]
+    fn heights_stay_logarithmic_for_any_insert_order() {
+        // A review found fanout 2 growing one level per descending insert; fanout ≥ 3 is
+        // enforced, and descending, ascending and random orders stay shallow.
+        for fanout in [3u8, 4] {
+            for order in 0..3u64 {
+                let mut t = MbTree::new(fanout);
+                for i in 0..8192u64 {
+                    let block = match order {
+                        0 => u64::MAX - i,
+                        1 => i,
+                        _ => i.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+                    };
+                    t.insert(e(7, block));
+                }
+                assert!(
+                    t.height() <= 14,
+                    "fanout {fanout} order {order}: height {}",
+                    t.height()
+                );
+            }
+        }
+        // Fanout 2 is lifted to 3.
+        let mut t = MbTree::new(2);
+        for i in 0..1000u64 {
+            t.insert(e(1, u64::MAX - i));
+        }
+        assert!(t.height() <= 11, "height {}", t.height());
     }
 
     #[test]

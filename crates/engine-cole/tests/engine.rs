@@ -378,7 +378,7 @@ proptest! {
     fn random_parameters_and_workloads(
         seed in any::<u64>(),
         t in 2usize..5,
-        m in 2u8..6,
+        m in 3u8..6,
         b in 1u64..20,
         async_merge in any::<bool>(),
         blocks in 20u64..120,

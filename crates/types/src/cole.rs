@@ -46,8 +46,8 @@ use crate::{
 pub const VERSION: u8 = 1;
 /// The highest tree a proof may describe (a run of 4^32 entries is far beyond any disk).
 pub const MAX_HEIGHT: u8 = 32;
-/// The most structures a state may have (levels × runs × groups stays far below this).
-pub const MAX_PARTS: u16 = 1024;
+/// The smallest fanout: a B+-tree of fanout 2 cannot stay balanced (a split leaves a full node).
+pub const MIN_FANOUT: u8 = 3;
 
 /// One version of one state key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -175,16 +175,11 @@ impl HistoryProof {
         let lo = r.u64("lo")?;
         let hi = r.u64("hi")?;
         let fanout = r.u8("fanout")?;
-        if fanout < 2 {
-            return Err(DecodeError::new("fanout", "must be at least 2"));
+        if fanout < MIN_FANOUT {
+            return Err(DecodeError::new("fanout", "must be at least 3"));
         }
+        // Each part takes at least 33 input bytes, so the count bounds no work by itself.
         let count = r.u16("count")?;
-        if count > MAX_PARTS {
-            return Err(DecodeError::new(
-                "count",
-                "more structures than any state has",
-            ));
-        }
         let mut parts = Vec::with_capacity(usize::from(count));
         for i in 0..count {
             let field = |name: &str| alloc::format!("parts[{i}].{name}");

@@ -54,7 +54,8 @@ pub struct History {
 }
 
 impl History {
-    /// The value in force after block `block` of the range (zero if never written).
+    /// The value in force after block `block`, for a block of the proven range `lo..=hi` (zero
+    /// if never written by then). Blocks before `lo` are not covered by the proof.
     pub fn value_at(&self, block: u64) -> Word {
         self.versions
             .iter()
@@ -344,10 +345,18 @@ impl<'a> Walk<'a> {
                 if children.len() > usize::from(self.fanout) {
                     return Err(self.err(ErrorCode::BadShape, "a node wider than the fanout"));
                 }
+                let before = self.leaves.len();
                 let mut h = Sha256::new();
                 h.update([hash::NODE]);
                 for c in children {
                     h.update(self.visit(c, depth.saturating_add(1))?);
+                }
+                if self.leaves.len() == before {
+                    // Its hash would do: a second encoding of the same proof.
+                    return Err(self.err(
+                        ErrorCode::BadShape,
+                        "an inner node that reveals no entry (it must be pruned to its hash)",
+                    ));
                 }
                 Ok(B256::from(<[u8; 32]>::from(h.finalize())))
             }

@@ -547,9 +547,14 @@ fn forgery_other_key_and_range() {
 #[test]
 fn forgery_wrong_fanout_and_shape() {
     let (state, mut proof) = rich();
-    proof.fanout = 2;
+    proof.fanout = 3;
     let got = verify_history_proof(&state.root(), &key(5), 20, 40, &proof);
     assert_eq!(got.unwrap_err().code, ErrorCode::BadShape);
+    // Fanout 2 does not even decode (no balanced B+-tree has it).
+    let (state, mut proof) = rich();
+    proof.fanout = 2;
+    let got = verify_history(&state.root(), &key(5), 20, 40, &proof.encode());
+    assert_eq!(got.unwrap_err().code, ErrorCode::BadEncoding);
 
     let (state, mut proof) = rich();
     let i = first_searched_with_results(&proof);
@@ -701,7 +706,7 @@ proptest! {
     fn random_states_match_the_model(
         blocks in prop::collection::vec(prop::collection::btree_set(0u8..12, 0..5), 1..70),
         sizes in prop::collection::vec(1usize..40, 1..5),
-        m in 2u8..6,
+        m in 3u8..6,
         k in 0u8..13,
         lo in 0u64..80,
         len in 0u64..40,
@@ -770,4 +775,78 @@ fn worked_example_of_docs_proofs_md_verifies() {
             value: word(5)
         })
     );
+}
+
+/// Replaces the first pruned inner subtree with a node of its children's hashes: the same root,
+/// the same answer, a second encoding (found by a review).
+fn expand_first_inner_hash(
+    t: &mut Tree,
+    depth: usize,
+    height: usize,
+    rs: &RefStructure,
+    idx: usize,
+    m: usize,
+) -> bool {
+    match t {
+        Tree::Hash(_) if depth < height => {
+            let below = &rs.levels[height - depth - 1];
+            *t = Tree::Node(
+                (idx * m..(idx * m + m).min(below.len()))
+                    .map(|c| Tree::Hash(below[c]))
+                    .collect(),
+            );
+            true
+        }
+        Tree::Node(c) => c
+            .iter_mut()
+            .enumerate()
+            .any(|(j, x)| expand_first_inner_hash(x, depth + 1, height, rs, idx * m + j, m)),
+        _ => false,
+    }
+}
+
+#[test]
+fn a_node_revealing_nothing_is_a_second_encoding_and_refused() {
+    let (state, proof) = rich();
+    let mut forged = proof.clone();
+    let mut done = false;
+    for (i, p) in forged.parts.iter_mut().enumerate() {
+        if let Part::Searched(s) = p
+            && expand_first_inner_hash(&mut s.tree, 0, s.height.into(), &state.structures[i], 0, 4)
+        {
+            done = true;
+            break;
+        }
+    }
+    assert!(done);
+    assert_ne!(proof.encode(), forged.encode());
+    let e = verify_history(&state.root(), &key(5), 20, 40, &forged.encode()).unwrap_err();
+    assert_eq!(e.code, ErrorCode::BadShape);
+}
+
+#[test]
+fn states_of_many_structures_prove() {
+    let structures = (0..1100u64)
+        .rev()
+        .map(|b| {
+            RefStructure::new(
+                vec![Entry {
+                    key: key(1),
+                    block: b,
+                    value: word(b),
+                }],
+                true,
+                4,
+            )
+        })
+        .collect();
+    let state = RefState { m: 4, structures };
+    let h = verify_history(
+        &state.root(),
+        &key(2),
+        0,
+        0,
+        &state.prove(key(2), 0, 0).encode(),
+    );
+    assert!(h.unwrap().versions.is_empty());
 }
