@@ -12,7 +12,7 @@ use std::{
     fs::{self, File, OpenOptions},
     io::{self, Read, Write},
     path::{Path, PathBuf},
-    sync::Arc,
+    sync::{Arc, Mutex, mpsc},
     thread::JoinHandle,
     time::Duration,
 };
@@ -93,6 +93,9 @@ pub struct Options {
     pub merge_delay: Duration,
     /// Run COLE*'s merges inline at their start checkpoint (tests: the fastest node).
     pub merge_inline: bool,
+    /// Delay every manifest write by this long (tests: a manifest lagging the logs by several
+    /// checkpoints when the process dies).
+    pub manifest_delay: Duration,
 }
 
 /// Engine failures.
@@ -211,6 +214,122 @@ pub struct ColeEngine {
     obsolete_runs: Vec<u64>,
     /// A block applied in memory, not yet durable.
     staged: Option<Staged>,
+    /// Writes manifests in the background.
+    writer: ManifestWriter,
+}
+
+/// One manifest to write (or, without bytes, a marker to wait for).
+struct ManifestJob {
+    bytes: Option<Vec<u8>>,
+    gens: Vec<u64>,
+    runs: Vec<u64>,
+    done: Option<mpsc::Sender<()>>,
+}
+
+/// The thread that writes manifests in order and then deletes what they no longer name.
+struct ManifestWriter {
+    tx: Option<mpsc::Sender<ManifestJob>>,
+    handle: Option<JoinHandle<()>>,
+    failed: Arc<Mutex<Option<String>>>,
+}
+
+impl ManifestWriter {
+    fn start(dir: PathBuf, roots: File, sync: bool, delay: Duration) -> Self {
+        let (tx, rx) = mpsc::channel::<ManifestJob>();
+        let failed = Arc::new(Mutex::new(None));
+        let flag = failed.clone();
+        let handle = std::thread::spawn(move || {
+            for job in rx {
+                let ok = flag.lock().map(|f| f.is_none()).unwrap_or(false);
+                if ok && let Some(bytes) = &job.bytes {
+                    if !delay.is_zero() {
+                        std::thread::sleep(delay);
+                    }
+                    let write = || -> io::Result<()> {
+                        if sync {
+                            roots.sync_data()?;
+                        }
+                        let tmp = dir.join(format!("{MANIFEST}.tmp"));
+                        let mut f = File::create(&tmp)?;
+                        f.write_all(bytes)?;
+                        if sync {
+                            f.sync_all()?;
+                        }
+                        fs::rename(&tmp, dir.join(MANIFEST))?;
+                        if sync {
+                            File::open(&dir)?.sync_all()?;
+                        }
+                        Ok(())
+                    };
+                    match write() {
+                        Ok(()) => {
+                            for g in &job.gens {
+                                let _ = fs::remove_file(wal::path(&dir, *g));
+                            }
+                            for id in &job.runs {
+                                Run::delete_files(&dir, *id);
+                            }
+                        }
+                        Err(e) => {
+                            if let Ok(mut f) = flag.lock() {
+                                *f = Some(format!("writing {MANIFEST}: {e}"));
+                            }
+                        }
+                    }
+                }
+                if let Some(d) = job.done {
+                    let _ = d.send(());
+                }
+            }
+        });
+        Self {
+            tx: Some(tx),
+            handle: Some(handle),
+            failed,
+        }
+    }
+
+    /// The writer's failure, if any: the engine must not go on without its manifests.
+    fn check(&self) -> Result<(), Error> {
+        match self.failed.lock() {
+            Ok(f) => match f.as_ref() {
+                Some(e) => Err(Error::Corrupt(e.clone())),
+                None => Ok(()),
+            },
+            Err(_) => Err(Error::Corrupt("the manifest writer panicked".into())),
+        }
+    }
+
+    fn send(&self, job: ManifestJob) -> Result<(), Error> {
+        self.check()?;
+        self.tx
+            .as_ref()
+            .and_then(|tx| tx.send(job).ok())
+            .ok_or_else(|| Error::Corrupt("the manifest writer stopped".into()))
+    }
+
+    /// Waits until every queued manifest is written.
+    fn flush(&self) -> Result<(), Error> {
+        let (done, wait) = mpsc::channel();
+        self.send(ManifestJob {
+            bytes: None,
+            gens: Vec::new(),
+            runs: Vec::new(),
+            done: Some(done),
+        })?;
+        let _ = wait.recv();
+        self.check()
+    }
+}
+
+impl Drop for ManifestWriter {
+    fn drop(&mut self) {
+        // Closing the channel lets the thread finish the queue and exit.
+        self.tx = None;
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
 }
 
 struct Staged {
@@ -389,69 +508,35 @@ impl ColeEngine {
 
         let mut head = manifest.head;
         let mut last_root = None;
-        let mut replay = |generation: u64, tree: &mut MbTree| -> Result<Wal, Error> {
-            let (wal, records) = Wal::open(dir, generation, !opts.no_sync)
-                .ctx(|| format!("opening WAL generation {generation}"))?;
-            for rec in records {
-                for (key, value) in &rec.writes {
-                    tree.insert(Entry {
-                        key: *key,
-                        block: rec.block,
-                        value: *value,
-                    });
-                }
-                let want = roots.len() as u64;
-                if rec.block > want {
-                    return Err(Error::Corrupt(format!(
-                        "WAL generation {generation} jumps to block {} after {want}",
-                        rec.block
-                    )));
-                }
-                roots.truncate(usize::try_from(rec.block).unwrap_or(usize::MAX));
-                roots.push(rec.root);
-                head = Some(head.map_or(rec.block, |h| h.max(rec.block)));
-                last_root = Some(rec.root);
-            }
-            Ok(wal)
-        };
         let mut m0 = None;
         if let Some(g) = manifest.m0_gen {
             let mut t = MbTree::new(params.fanout);
-            drop(replay(g, &mut t)?);
+            let (_, records) =
+                Wal::open(dir, g, !opts.no_sync).ctx(|| format!("opening WAL generation {g}"))?;
+            replay(&mut t, &mut roots, &mut head, &mut last_root, g, records)?;
             let _ = t.root_hash();
             m0 = Some((Arc::new(t), g));
         }
         let mut w0_tree = MbTree::new(params.fanout);
-        let wal = replay(manifest.w0_gen, &mut w0_tree)?;
-        // Roots written after the last durable log record belong to no block.
-        let keep = head.map_or(0, |h| {
-            usize::try_from(h).unwrap_or(usize::MAX).saturating_add(1)
-        });
-        roots.truncate(keep);
-        if roots.len() != keep {
-            return Err(Error::Corrupt(format!(
-                "{ROOTS} and the logs hold {} roots for {keep} blocks",
-                roots.len()
-            )));
-        }
-        if raw.len() != keep * 40 {
-            // Rewrite the roots file to exactly the blocks kept (atomically).
-            let tmp = dir.join(format!("{ROOTS}.tmp"));
-            let bytes: Vec<u8> = roots
-                .iter()
-                .enumerate()
-                .flat_map(|(b, r)| (b as u64).to_be_bytes().into_iter().chain(r.0))
-                .collect();
-            let write = || -> io::Result<File> {
-                let mut f = File::create(&tmp)?;
-                f.write_all(&bytes)?;
-                f.sync_all()?;
-                fs::rename(&tmp, dir.join(ROOTS))?;
-                File::open(dir)?.sync_all()?;
-                OpenOptions::new().append(true).open(dir.join(ROOTS))
-            };
-            roots_file = write().ctx(|| format!("rewriting {ROOTS}"))?;
-        }
+        let (wal, records) = Wal::open(dir, manifest.w0_gen, !opts.no_sync)
+            .ctx(|| format!("opening WAL generation {}", manifest.w0_gen))?;
+        replay(
+            &mut w0_tree,
+            &mut roots,
+            &mut head,
+            &mut last_root,
+            manifest.w0_gen,
+            records,
+        )?;
+        let raw_len = raw.len();
+        let writer = ManifestWriter::start(
+            dir.to_path_buf(),
+            roots_file
+                .try_clone()
+                .ctx(|| format!("opening {ROOTS} for the manifest writer"))?,
+            !opts.no_sync,
+            opts.manifest_delay,
+        );
 
         let mut engine = Self {
             dir: dir.to_path_buf(),
@@ -473,6 +558,7 @@ impl ColeEngine {
             obsolete_gens: Vec::new(),
             obsolete_runs: Vec::new(),
             staged: None,
+            writer,
         };
         // Restart interrupted merges; they rebuild the same runs.
         if let (Some(id), Some((tree, _))) = (manifest.m0_merging_into, &engine.m0) {
@@ -495,26 +581,86 @@ impl ColeEngine {
                 ));
             }
         }
-        // A crash between a block's log record and its manifest: finish that block's
-        // maintenance now; it reaches the root the log recorded.
-        if engine.maintain()? {
-            engine.open_wal()?;
+        // The manifest is written in the background, so it may lag the logs by checkpoints:
+        // redo each missed checkpoint's maintenance (deterministic: the same runs, the same
+        // roots), then replay the log generation that followed it.
+        while engine.maintain()? {
+            let g = engine.w0.generation;
+            let (wal, records) =
+                Wal::open(dir, g, !opts.no_sync).ctx(|| format!("opening WAL generation {g}"))?;
+            engine.wal = wal;
+            replay(
+                &mut engine.w0.tree,
+                &mut engine.roots,
+                &mut engine.head,
+                &mut last_root,
+                g,
+                records,
+            )?;
         }
+        engine.trim_roots(raw_len)?;
+        // The writer syncs the roots file it was given: give it the current one.
+        engine.writer = ManifestWriter::start(
+            dir.to_path_buf(),
+            engine
+                .roots_file
+                .try_clone()
+                .ctx(|| format!("opening {ROOTS} for the manifest writer"))?,
+            !opts.no_sync,
+            opts.manifest_delay,
+        );
         let _ = engine.w0.tree.root_hash();
         if fresh {
             engine.dirty = true;
         }
+        if let (Some(want), Some(got)) = (last_root, engine.compute_root())
+            && want != got
+        {
+            return Err(Error::Corrupt(format!(
+                "recovered state has root {got}, the log recorded {want}"
+            )));
+        }
         if engine.dirty {
             engine.write_manifest()?;
-            if let (Some(want), Some(got)) = (last_root, engine.compute_root())
-                && want != got
-            {
-                return Err(Error::Corrupt(format!(
-                    "recovered state has root {got}, the log recorded {want}"
-                )));
-            }
+            engine.writer.flush()?;
         }
         Ok(engine)
+    }
+
+    /// Drops roots written after the last durable log record (they belong to no block) and
+    /// rewrites the roots file if it does not hold exactly the kept ones.
+    fn trim_roots(&mut self, file_len: usize) -> Result<(), Error> {
+        let keep = self.head.map_or(0, |h| {
+            usize::try_from(h).unwrap_or(usize::MAX).saturating_add(1)
+        });
+        self.roots.truncate(keep);
+        if self.roots.len() != keep {
+            return Err(Error::Corrupt(format!(
+                "{ROOTS} and the logs hold {} roots for {keep} blocks",
+                self.roots.len()
+            )));
+        }
+        if file_len == keep * 40 {
+            return Ok(());
+        }
+        let tmp = self.dir.join(format!("{ROOTS}.tmp"));
+        let bytes: Vec<u8> = self
+            .roots
+            .iter()
+            .enumerate()
+            .flat_map(|(b, r)| (b as u64).to_be_bytes().into_iter().chain(r.0))
+            .collect();
+        let dir = &self.dir;
+        let write = || -> io::Result<File> {
+            let mut f = File::create(&tmp)?;
+            f.write_all(&bytes)?;
+            f.sync_all()?;
+            fs::rename(&tmp, dir.join(ROOTS))?;
+            File::open(dir)?.sync_all()?;
+            OpenOptions::new().append(true).open(dir.join(ROOTS))
+        };
+        self.roots_file = write().ctx(|| format!("rewriting {ROOTS}"))?;
+        Ok(())
     }
 
     fn remove_orphans(dir: &Path, m: &Manifest) -> Result<(), Error> {
@@ -522,7 +668,8 @@ impl ColeEngine {
         for l in &m.levels {
             runs.extend(l.w.iter().chain(&l.m).map(|r| r.id));
         }
-        let gens: BTreeSet<u64> = std::iter::once(m.w0_gen).chain(m.m0_gen).collect();
+        // Generations after the manifest's are newer logs (the manifest lags): keep them.
+        let oldest_gen = m.m0_gen.unwrap_or(m.w0_gen);
         let entries = fs::read_dir(dir).ctx(|| format!("listing {}", dir.display()))?;
         for entry in entries.flatten() {
             let name = entry.file_name();
@@ -531,7 +678,7 @@ impl ColeEngine {
                 .strip_prefix("wal-")
                 .and_then(|s| s.strip_suffix(".log"))
             {
-                g.parse::<u64>().is_ok_and(|g| !gens.contains(&g))
+                g.parse::<u64>().is_ok_and(|g| g < oldest_gen)
             } else if let Some((stem, ext)) = name.split_once('.') {
                 ["val", "idx", "mht", "blm"].contains(&ext)
                     && stem.parse::<u64>().is_ok_and(|id| !runs.contains(&id))
@@ -705,31 +852,19 @@ impl ColeEngine {
         }
     }
 
-    /// Writes the manifest atomically (temp file, fsync, rename, fsync the directory), then
-    /// removes what it no longer names.
+    /// Queues the manifest for the writer thread, which writes it atomically (roots file
+    /// synced, temp file, fsync, rename, fsync the directory) and then removes what it no longer
+    /// names. Blocks are durable by their log records alone, so the manifest may lag; `open`
+    /// catches up from the logs.
     fn write_manifest(&mut self) -> Result<(), Error> {
-        if !self.opts.no_sync {
-            self.roots_file
-                .sync_data()
-                .ctx(|| format!("syncing {ROOTS}"))?;
-        }
         let bytes = serde_json::to_vec_pretty(&self.manifest())
             .map_err(|e| Error::Corrupt(format!("encoding the manifest: {e}")))?;
-        let tmp = self.dir.join(format!("{MANIFEST}.tmp"));
-        let write = || -> io::Result<()> {
-            let mut f = File::create(&tmp)?;
-            f.write_all(&bytes)?;
-            f.sync_all()?;
-            fs::rename(&tmp, self.dir.join(MANIFEST))?;
-            File::open(&self.dir)?.sync_all()
-        };
-        write().ctx(|| format!("writing {MANIFEST}"))?;
-        for g in self.obsolete_gens.drain(..) {
-            let _ = fs::remove_file(wal::path(&self.dir, g));
-        }
-        for id in self.obsolete_runs.drain(..) {
-            Run::delete_files(&self.dir, id);
-        }
+        self.writer.send(ManifestJob {
+            bytes: Some(bytes),
+            gens: std::mem::take(&mut self.obsolete_gens),
+            runs: std::mem::take(&mut self.obsolete_runs),
+            done: None,
+        })?;
         self.dirty = false;
         Ok(())
     }
@@ -785,6 +920,7 @@ impl ColeEngine {
         let Some(staged) = self.staged.take() else {
             return Ok(());
         };
+        self.writer.check()?;
         let number = staged.record.block;
         let mut rec = Vec::with_capacity(40);
         rec.extend_from_slice(&number.to_be_bytes());
@@ -959,4 +1095,36 @@ impl StateEngine for ColeEngine {
     fn disk_bytes(&self) -> u64 {
         self.bytes_on_disk()
     }
+}
+
+/// Replays log records into a level-0 tree, extending the roots and the head.
+fn replay(
+    tree: &mut MbTree,
+    roots: &mut Vec<B256>,
+    head: &mut Option<u64>,
+    last_root: &mut Option<B256>,
+    generation: u64,
+    records: Vec<Record>,
+) -> Result<(), Error> {
+    for rec in records {
+        for (key, value) in &rec.writes {
+            tree.insert(Entry {
+                key: *key,
+                block: rec.block,
+                value: *value,
+            });
+        }
+        let want = roots.len() as u64;
+        if rec.block > want {
+            return Err(Error::Corrupt(format!(
+                "WAL generation {generation} jumps to block {} after {want}",
+                rec.block
+            )));
+        }
+        roots.truncate(usize::try_from(rec.block).unwrap_or(usize::MAX));
+        roots.push(rec.root);
+        *head = Some(head.map_or(rec.block, |h| h.max(rec.block)));
+        *last_root = Some(rec.root);
+    }
+    Ok(())
 }

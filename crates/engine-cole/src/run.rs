@@ -30,6 +30,8 @@ use crate::{
 /// Bytes per value-file record.
 pub const RECORD: usize = 72;
 const RECORD_U64: u64 = RECORD as u64;
+/// Entries between two write-backs of a run being built (≈ 1 MiB of values).
+const SYNC_EVERY: u64 = 16 * 1024;
 /// Bytes gathered per layer before a positional write of the Merkle file.
 const WRITE_CHUNK: usize = 64 * 1024;
 
@@ -204,6 +206,16 @@ impl RunBuilder {
         }
         self.last = Some(k);
         self.pushed += 1;
+        // Write back as we go: a merge's dirty pages would otherwise be flushed by whichever
+        // fsync comes next — the level-0 log's, on the block path.
+        if self.pushed.is_multiple_of(SYNC_EVERY) {
+            self.val.flush()?;
+            self.val.get_ref().sync_data()?;
+            for layer in 0..self.out.len() {
+                self.flush_layer(layer)?;
+            }
+            self.mht.sync_data()?;
+        }
         self.val.write_all(&encode(e))?;
         self.index.push(project(&k))?;
         self.bloom.insert(&e.key);

@@ -243,6 +243,7 @@ fn blocks_out_of_sequence_are_refused() {
 
 const CRASH_DIR: &str = "COLE_CRASH_DIR";
 const CRASH_ASYNC: &str = "COLE_CRASH_ASYNC";
+const CRASH_SLOW_MANIFEST: &str = "COLE_CRASH_SLOW_MANIFEST";
 const CRASH_SEED: u64 = 77;
 
 fn crash_params(async_merge: bool) -> Params {
@@ -259,7 +260,15 @@ fn crash_child() {
         return;
     };
     let params = crash_params(std::env::var(CRASH_ASYNC).is_ok());
-    let mut e = ColeEngine::open(Path::new(&dir), params, Options::default()).unwrap();
+    let opts = Options {
+        manifest_delay: Duration::from_millis(if std::env::var(CRASH_SLOW_MANIFEST).is_ok() {
+            15
+        } else {
+            0
+        }),
+        ..Options::default()
+    };
+    let mut e = ColeEngine::open(Path::new(&dir), params, opts).unwrap();
     let mut b = e.head_block().map_or(0, |h| h + 1);
     loop {
         e.apply(b, &writes(CRASH_SEED, b, 60, 12)).unwrap();
@@ -276,7 +285,7 @@ fn killed_at_random_points(async_merge: bool) {
     let exe = std::env::current_exe().unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(if async_merge { 2 } else { 1 });
     let mut committed: Option<u64> = None;
-    for kill in 0..12 {
+    for kill in 0..16 {
         let mut cmd = Command::new(&exe);
         cmd.args(["--exact", "crash_child", "--nocapture", "--test-threads=1"])
             .env(CRASH_DIR, dir.path())
@@ -284,6 +293,10 @@ fn killed_at_random_points(async_merge: bool) {
             .stderr(Stdio::null());
         if async_merge {
             cmd.env(CRASH_ASYNC, "1");
+        }
+        // Every other life, manifests lag the logs by several checkpoints when it dies.
+        if kill % 2 == 1 {
+            cmd.env(CRASH_SLOW_MANIFEST, "1");
         }
         let mut child = cmd.spawn().unwrap();
         let stdout = child.stdout.take().unwrap();
@@ -399,5 +412,57 @@ proptest! {
             let hi = rng.random_range(lo..blocks + 5);
             check_history(&e, &model, &key, lo, hi);
         }
+    }
+}
+
+/// Copies a directory's files (a snapshot of what a crash at this instant leaves on disk, when
+/// nothing is being written).
+fn snapshot(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for f in std::fs::read_dir(from).unwrap().flatten() {
+        std::fs::copy(f.path(), to.join(f.file_name())).unwrap();
+    }
+}
+
+#[test]
+fn a_manifest_lagging_by_several_checkpoints_is_caught_up_from_the_logs() {
+    for async_merge in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let copy = tempfile::tempdir().unwrap();
+        let opts = Options {
+            manifest_delay: Duration::from_millis(100),
+            merge_inline: true,
+            ..Options::default()
+        };
+        let params = small(async_merge);
+        let mut e = ColeEngine::open(dir.path(), params, opts).unwrap();
+        let mut model = Model::default();
+        let mut roots = Vec::new();
+        for b in 0..60 {
+            let w = writes(21, b, 30, 8);
+            model.apply(b, &w);
+            roots.push(e.apply(b, &w).unwrap());
+        }
+        // Several checkpoints happened within the delay: the manifest on disk is behind.
+        snapshot(dir.path(), &copy.path().join("db"));
+        let stale: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(copy.path().join("db").join("MANIFEST.json")).unwrap(),
+        )
+        .unwrap();
+        assert!(
+            stale["head"].as_u64().unwrap_or(0) < 40,
+            "the manifest must lag for this test: {}",
+            stale["head"]
+        );
+        let r = ColeEngine::open(&copy.path().join("db"), params, Options::default()).unwrap();
+        assert_eq!(r.head_block(), Some(59));
+        for (b, root) in roots.iter().enumerate() {
+            assert_eq!(r.root_at(b as u64).unwrap(), *root, "root of block {b}");
+        }
+        for i in 0..30 {
+            check_history(&r, &model, &state_key(i), 0, 59);
+            check_history(&r, &model, &state_key(i), 30, 45);
+        }
+        drop(e);
     }
 }
