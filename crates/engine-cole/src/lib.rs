@@ -971,6 +971,12 @@ impl ColeEngine {
         Ok([0; 32])
     }
 
+    /// The latest value of state key `key` (zero if never written): the search stops at the
+    /// first structure, newest first, holding a version of it.
+    pub fn get_latest(&self, key: &B256) -> Result<Word, Error> {
+        self.get_at(key, u64::MAX)
+    }
+
     /// A provenance proof for `key` over `lo..=hi`, against the current `H_state` (the root
     /// of [`ColeEngine::head_block`]).
     pub fn prove_history(&self, key: &B256, lo: u64, hi: u64) -> Result<HistoryProof, Error> {

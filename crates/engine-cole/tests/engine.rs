@@ -127,6 +127,15 @@ fn run_model_check(params: Params, opts: Options, seed: u64, blocks: u64, univer
             }
         }
     }
+    for i in 0..universe + 2 {
+        let key = state_key(i);
+        let want = model
+            .0
+            .get(&key)
+            .and_then(|v| v.values().next_back().copied())
+            .unwrap_or([0; 32]);
+        assert_eq!(e.get_latest(&key).unwrap(), want, "latest value of key {i}");
+    }
     let (structures, _) = e.shape();
     assert!(
         structures >= 4,
