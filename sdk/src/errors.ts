@@ -26,6 +26,7 @@ export const ERROR_CODES = [
   'EXTRA_RESULTS',
   'WRONG_EARLY_STOP',
   'RANGE_MISMATCH',
+  'PAIRING_CHECK_FAILED',
 ] as const;
 
 /** Why a proof, header or response was rejected. */

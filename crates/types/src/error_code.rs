@@ -74,6 +74,8 @@ error_codes! {
     WrongEarlyStop = "WRONG_EARLY_STOP",
     /// A proof answers another block range than the one asked for.
     RangeMismatch = "RANGE_MISMATCH",
+    /// An AMT opening's pairing equation does not hold: a value, an index or a quotient point is false.
+    PairingCheckFailed = "PAIRING_CHECK_FAILED",
 }
 
 impl fmt::Display for ErrorCode {

@@ -12,6 +12,8 @@ mod keccak;
 pub mod cole;
 #[cfg(feature = "header")]
 pub mod header;
+#[cfg(feature = "lvmt")]
+pub mod lvmt;
 #[cfg(feature = "mpt")]
 pub mod mpt;
 
