@@ -1,0 +1,5 @@
+#![doc = include_str!("../README.md")]
+#![forbid(unsafe_code)]
+
+pub mod amt;
+pub mod setup;
