@@ -9,6 +9,7 @@ pub mod cole;
 pub mod error_code;
 pub mod header;
 pub mod hex;
+pub mod lvmt;
 pub mod mpt;
 
 pub use alloy_primitives::{Address, B256};
