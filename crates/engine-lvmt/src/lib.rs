@@ -3,3 +3,4 @@
 
 pub mod amt;
 pub mod setup;
+pub mod tree;

@@ -1,0 +1,383 @@
+//! The multi-level AMT (paper §3.2, Alg. 1–5), in memory: key placement, version bumps,
+//! sub-AMT commitment versions, and per block the tuple tree and the history root.
+//!
+//! Placement (ENGINES.md): the key's entry index at level `l` is bits `[D·l, D·(l+1))` of
+//! keccak256(stateKey), most significant first; the sub-AMT at level `l` is named by the first
+//! `D·l` bits (its *prefix*). A new key takes, from the root AMT down, the first entry on its
+//! path with a vacant key slot (slots 1..=5 in order); a slot, once taken, is the key's for good.
+//! A sub-AMT hangs under the entry of its parent at its own index, and every change of its
+//! commitment bumps slot 0 of that entry.
+
+use std::{
+    collections::{BTreeMap, BTreeSet, HashMap},
+    sync::Arc,
+};
+
+use alloy_primitives::{B256, keccak256};
+use lightprov_types::{Word, lvmt};
+use lightprov_verifier::lvmt::amt::g1_to_bytes;
+
+use crate::{
+    amt::{Amt, AmtError},
+    setup::Setup,
+};
+
+/// Key slots per entry (slot 0 is the sub-AMT's).
+pub const KEY_SLOTS: u8 = 5;
+
+/// The entry index of a key hash at `level` for AMTs of depth `depth`.
+pub fn index_at(hash: &B256, level: u8, depth: u8) -> Option<u32> {
+    let start = usize::from(level) * usize::from(depth);
+    let end = start + usize::from(depth);
+    if end > 256 {
+        return None;
+    }
+    let mut v = 0u32;
+    for bit in start..end {
+        let byte = hash.get(bit / 8)?;
+        v = (v << 1) | u32::from((byte >> (7 - bit % 8)) & 1);
+    }
+    Some(v)
+}
+
+/// The prefix naming the sub-AMT of a key hash at `level`: its first `D·level` bits.
+pub fn prefix_at(hash: &B256, level: u8, depth: u8) -> B256 {
+    let bits = usize::from(level) * usize::from(depth);
+    let mut p = B256::ZERO;
+    for (i, b) in hash.iter().enumerate() {
+        let keep = bits.saturating_sub(i * 8).min(8);
+        if let Some(x) = p.get_mut(i) {
+            *x = if keep == 0 {
+                0
+            } else {
+                b & (0xffu8 << (8 - keep))
+            };
+        }
+    }
+    p
+}
+
+/// One tuple of a block's tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tuple {
+    /// A key's new version and value, where its version lives.
+    Key {
+        /// The state key.
+        key: B256,
+        /// Its version after the block.
+        version: u64,
+        /// The value written.
+        value: Word,
+        /// The level of its AMT.
+        level: u8,
+        /// Its slot (1..=5) in the entry.
+        slot: u8,
+    },
+    /// A sub-AMT's new commitment and the version slot 0 of its parent entry now holds.
+    Amt {
+        /// Its level (≥ 1).
+        level: u8,
+        /// Its prefix.
+        prefix: B256,
+        /// The version.
+        version: u64,
+        /// Its commitment, compressed.
+        commitment: [u8; 32],
+    },
+}
+
+impl Tuple {
+    /// The leaf hash in the block's tree.
+    pub fn leaf(&self) -> B256 {
+        match self {
+            Self::Key {
+                key,
+                version,
+                value,
+                level,
+                slot,
+            } => lvmt::key_tuple(key, *version, value, *level, *slot),
+            Self::Amt {
+                level,
+                prefix,
+                version,
+                commitment,
+            } => lvmt::amt_tuple(*level, prefix, *version, commitment),
+        }
+    }
+}
+
+/// Why a commit failed.
+#[derive(Debug, PartialEq, Eq)]
+pub enum TreeError {
+    /// A key's path ran out of levels (only with keys chosen to collide on every bit).
+    PathExhausted,
+    /// An AMT refused a bump.
+    Amt(AmtError),
+}
+
+/// The multi-level AMT and its tuple trees.
+#[derive(Debug)]
+pub struct Lvmt {
+    setup: Arc<Setup>,
+    depth: u8,
+    /// (level, prefix) → AMT.
+    amts: HashMap<(u8, B256), Amt>,
+    /// state key → (level, slot).
+    slots: HashMap<B256, (u8, u8)>,
+    /// (level, prefix, entry) → the keys holding slots 1..=5.
+    occupants: HashMap<(u8, B256, u32), [Option<B256>; 5]>,
+    /// Per block: its tuples.
+    blocks: Vec<Vec<Tuple>>,
+    /// Per block: its history leaf.
+    history: Vec<B256>,
+}
+
+impl Lvmt {
+    /// An empty LVMT over `setup`'s AMTs.
+    pub fn new(setup: Arc<Setup>) -> Self {
+        let depth = setup.depth();
+        Self {
+            setup,
+            depth,
+            amts: HashMap::new(),
+            slots: HashMap::new(),
+            occupants: HashMap::new(),
+            blocks: Vec::new(),
+            history: Vec::new(),
+        }
+    }
+
+    /// Where a key's versions live, if it was ever written.
+    pub fn slot_of(&self, key: &B256) -> Option<(u8, u8)> {
+        self.slots.get(key).copied()
+    }
+
+    /// The AMT at (level, prefix), if any entry of it was ever bumped.
+    pub fn amt(&self, level: u8, prefix: &B256) -> Option<&Amt> {
+        self.amts.get(&(level, *prefix))
+    }
+
+    /// The keys holding slots 1..=5 of an entry.
+    pub fn occupants(&self, level: u8, prefix: &B256, index: u32) -> [Option<B256>; 5] {
+        self.occupants
+            .get(&(level, *prefix, index))
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// The tuples block `b` wrote.
+    pub fn block_tuples(&self, b: u64) -> Option<&[Tuple]> {
+        usize::try_from(b)
+            .ok()
+            .and_then(|b| self.blocks.get(b))
+            .map(Vec::as_slice)
+    }
+
+    /// The root AMT's commitment (`aroot`, the header's `lvmtRoot`), compressed.
+    pub fn aroot(&self) -> [u8; 32] {
+        self.amts.get(&(0, B256::ZERO)).map_or_else(
+            || g1_to_bytes(&Amt::new(self.depth).commitment()),
+            |a| g1_to_bytes(&a.commitment()),
+        )
+    }
+
+    /// The history root over every block's tuple tree (the header's `lvmtHistoryRoot`).
+    pub fn history_root(&self) -> B256 {
+        lvmt::root(&self.history)
+    }
+
+    fn allocate(&mut self, key: &B256, hash: &B256) -> Result<(u8, u8), TreeError> {
+        let max_level = u8::try_from(256 / usize::from(self.depth)).unwrap_or(u8::MAX);
+        for level in 0..max_level {
+            let idx = index_at(hash, level, self.depth).ok_or(TreeError::PathExhausted)?;
+            let prefix = prefix_at(hash, level, self.depth);
+            let occ = self.occupants.entry((level, prefix, idx)).or_default();
+            if let Some(pos) = occ.iter().position(Option::is_none) {
+                if let Some(o) = occ.get_mut(pos) {
+                    *o = Some(*key);
+                }
+                let slot = u8::try_from(pos + 1).unwrap_or(KEY_SLOTS);
+                self.slots.insert(*key, (level, slot));
+                return Ok((level, slot));
+            }
+        }
+        Err(TreeError::PathExhausted)
+    }
+
+    /// Commits block `block`'s writes (Alg. 1): bumps every written key's version, then, from
+    /// the deepest level up, slot 0 of the parent entry of every changed sub-AMT; records the
+    /// block's tuples and returns `(aroot, history root)`.
+    pub fn commit(&mut self, writes: &BTreeMap<B256, Word>) -> Result<([u8; 32], B256), TreeError> {
+        let mut tuples = Vec::new();
+        let mut touched: BTreeSet<(u8, B256, B256)> = BTreeSet::new(); // (level, prefix, a key hash under it)
+        for (key, value) in writes {
+            let hash = keccak256(key);
+            let (level, slot) = match self.slots.get(key) {
+                Some(s) => *s,
+                None => self.allocate(key, &hash)?,
+            };
+            let idx = index_at(&hash, level, self.depth).ok_or(TreeError::PathExhausted)?;
+            let prefix = prefix_at(&hash, level, self.depth);
+            let amt = self
+                .amts
+                .entry((level, prefix))
+                .or_insert_with(|| Amt::new(self.depth));
+            let version = amt
+                .bump(&self.setup, idx, usize::from(slot))
+                .map_err(TreeError::Amt)?;
+            tuples.push(Tuple::Key {
+                key: *key,
+                version,
+                value: *value,
+                level,
+                slot,
+            });
+            touched.insert((level, prefix, hash));
+        }
+        // Sub-AMTs from the deepest level up: each changed one bumps its parent's slot 0 once.
+        let mut level_sets: BTreeMap<u8, BTreeMap<B256, B256>> = BTreeMap::new();
+        for (level, prefix, hash) in &touched {
+            level_sets.entry(*level).or_default().insert(*prefix, *hash);
+        }
+        while let Some((level, subs)) = level_sets.pop_last() {
+            if level == 0 {
+                break;
+            }
+            for (prefix, hash) in subs {
+                let commitment = self
+                    .amts
+                    .get(&(level, prefix))
+                    .map(|a| g1_to_bytes(&a.commitment()))
+                    .unwrap_or([0; 32]);
+                let parent_level = level - 1;
+                let parent_prefix = prefix_at(&hash, parent_level, self.depth);
+                let idx =
+                    index_at(&hash, parent_level, self.depth).ok_or(TreeError::PathExhausted)?;
+                let parent = self
+                    .amts
+                    .entry((parent_level, parent_prefix))
+                    .or_insert_with(|| Amt::new(self.depth));
+                let version = parent.bump(&self.setup, idx, 0).map_err(TreeError::Amt)?;
+                tuples.push(Tuple::Amt {
+                    level,
+                    prefix,
+                    version,
+                    commitment,
+                });
+                level_sets
+                    .entry(parent_level)
+                    .or_default()
+                    .insert(parent_prefix, hash);
+            }
+        }
+        let block = self.blocks.len() as u64;
+        let leaves: Vec<B256> = tuples.iter().map(Tuple::leaf).collect();
+        self.history
+            .push(lvmt::history_leaf(block, &lvmt::root(&leaves)));
+        self.blocks.push(tuples);
+        Ok((self.aroot(), self.history_root()))
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use crate::amt::packed;
+    use lightprov_verifier::lvmt::amt::verify;
+
+    #[test]
+    fn index_and_prefix_follow_the_hash_bits() {
+        let h = B256::from([
+            0xab, 0xcd, 0xef, 0x12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0x77,
+        ]);
+        assert_eq!(index_at(&h, 0, 16), Some(0xabcd));
+        assert_eq!(index_at(&h, 1, 16), Some(0xef12));
+        assert_eq!(index_at(&h, 0, 4), Some(0xa));
+        assert_eq!(index_at(&h, 1, 4), Some(0xb));
+        assert_eq!(index_at(&h, 15, 16), Some(0x0077));
+        assert_eq!(index_at(&h, 16, 16), None);
+        assert_eq!(prefix_at(&h, 0, 16), B256::ZERO);
+        assert_eq!(&prefix_at(&h, 1, 16)[..3], &[0xab, 0xcd, 0]);
+        assert_eq!(&prefix_at(&h, 1, 4)[..2], &[0xa0, 0]);
+        assert_eq!(&prefix_at(&h, 3, 4)[..2], &[0xab, 0xc0]);
+    }
+
+    /// Keys whose hashes share their first `bits` bits with key 0's.
+    fn colliding(bits: usize, count: usize) -> Vec<B256> {
+        let first = B256::repeat_byte(0xee);
+        let target = keccak256(first);
+        let mut out = vec![first];
+        let mut i = 0u64;
+        while out.len() < count {
+            let k = keccak256(i.to_be_bytes());
+            let h = keccak256(k);
+            let same = (0..bits)
+                .all(|b| (h[b / 8] >> (7 - b % 8)) & 1 == (target[b / 8] >> (7 - b % 8)) & 1);
+            if same {
+                out.push(k);
+            }
+            i += 1;
+        }
+        out
+    }
+
+    #[test]
+    fn collisions_push_keys_to_deeper_levels_and_every_entry_opens() {
+        let depth = 4u8;
+        let setup = Arc::new(Setup::dev_insecure(depth, b"tree").unwrap());
+        let mut t = Lvmt::new(setup.clone());
+        // 12 keys sharing 8 bits: 5 at level 0, 5 at level 1, the rest at level 2.
+        let keys = colliding(8, 12);
+        for (b, chunk) in keys.chunks(3).enumerate() {
+            let writes: BTreeMap<B256, Word> =
+                chunk.iter().map(|k| (*k, [b as u8 + 1; 32])).collect();
+            t.commit(&writes).unwrap();
+        }
+        let levels: Vec<u8> = keys.iter().map(|k| t.slot_of(k).unwrap().0).collect();
+        assert_eq!(levels.iter().filter(|l| **l == 0).count(), 5);
+        assert_eq!(levels.iter().filter(|l| **l == 1).count(), 5);
+        assert_eq!(levels.iter().filter(|l| **l == 2).count(), 2);
+        // Rewrites bump versions; sub-AMT versions count the blocks that changed them.
+        let w: BTreeMap<B256, Word> = [(keys[11], [9; 32])].into_iter().collect();
+        t.commit(&w).unwrap();
+        let h = keccak256(keys[11]);
+        let (lvl, slot) = t.slot_of(&keys[11]).unwrap();
+        let amt = t.amt(lvl, &prefix_at(&h, lvl, depth)).unwrap();
+        let idx = index_at(&h, lvl, depth).unwrap();
+        assert_eq!(amt.versions(idx)[usize::from(slot)], 2);
+        // Every AMT on the path opens: the key's entry, then slot 0 up to the root.
+        for level in 0..=lvl {
+            let a = t.amt(level, &prefix_at(&h, level, depth)).unwrap();
+            let i = index_at(&h, level, depth).unwrap();
+            let o = a.open(i);
+            assert_eq!(o.value, packed(&a.versions(i)));
+            verify(setup.params(), &[o]).unwrap();
+        }
+        // The last block's tuples: the key, then its sub-AMTs from the deepest up.
+        let tuples = t.block_tuples(4).unwrap();
+        assert!(matches!(tuples[0], Tuple::Key { version: 2, .. }));
+        assert!(matches!(tuples[1], Tuple::Amt { level: 2, .. }));
+        assert!(matches!(tuples[2], Tuple::Amt { level: 1, .. }));
+        assert_eq!(tuples.len(), 3);
+    }
+
+    #[test]
+    fn same_writes_same_roots() {
+        let setup = Arc::new(Setup::dev_insecure(4, b"tree").unwrap());
+        let run = || {
+            let mut t = Lvmt::new(setup.clone());
+            (0..20u64)
+                .map(|b| {
+                    let w: BTreeMap<B256, Word> = (0..(b % 7))
+                        .map(|k| (keccak256((k * 31 + b).to_be_bytes()), [b as u8; 32]))
+                        .collect();
+                    t.commit(&w).unwrap()
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(run(), run());
+    }
+}
