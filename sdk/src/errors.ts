@@ -27,6 +27,8 @@ export const ERROR_CODES = [
   'WRONG_EARLY_STOP',
   'RANGE_MISMATCH',
   'PAIRING_CHECK_FAILED',
+  'HISTORY_MISMATCH',
+  'LEVEL_MISMATCH',
 ] as const;
 
 /** Why a proof, header or response was rejected. */

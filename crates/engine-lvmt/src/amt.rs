@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 
-use ark_bn254::{Fr, G1Affine, G1Projective};
+use ark_bn254::{G1Affine, G1Projective};
 use ark_ec::{AdditiveGroup, CurveGroup};
 use ark_ff::Zero;
 use lightprov_verifier::lvmt::amt::Opening;
@@ -43,13 +43,7 @@ fn combine(a: &Acc) -> G1Projective {
     out
 }
 
-/// The packed value of an entry.
-pub fn packed(v: &[u64; SLOTS]) -> Fr {
-    let two40 = Fr::from(1u64 << VERSION_BITS);
-    v.iter()
-        .rev()
-        .fold(Fr::zero(), |acc, x| acc * two40 + Fr::from(*x))
-}
+pub use lightprov_verifier::lvmt::amt::packed;
 
 /// Why a bump was refused.
 #[derive(Debug, PartialEq, Eq)]
@@ -147,6 +141,7 @@ impl Amt {
 mod tests {
     use super::*;
     use ark_ec::{PrimeGroup, VariableBaseMSM};
+    use ark_bn254::Fr;
     use ark_ff::Field;
     use lightprov_verifier::lvmt::amt::{AmtError as VerifyError, verify};
 

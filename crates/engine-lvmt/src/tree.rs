@@ -25,37 +25,7 @@ use crate::{
 /// Key slots per entry (slot 0 is the sub-AMT's).
 pub const KEY_SLOTS: u8 = 5;
 
-/// The entry index of a key hash at `level` for AMTs of depth `depth`.
-pub fn index_at(hash: &B256, level: u8, depth: u8) -> Option<u32> {
-    let start = usize::from(level) * usize::from(depth);
-    let end = start + usize::from(depth);
-    if end > 256 {
-        return None;
-    }
-    let mut v = 0u32;
-    for bit in start..end {
-        let byte = hash.get(bit / 8)?;
-        v = (v << 1) | u32::from((byte >> (7 - bit % 8)) & 1);
-    }
-    Some(v)
-}
-
-/// The prefix naming the sub-AMT of a key hash at `level`: its first `D·level` bits.
-pub fn prefix_at(hash: &B256, level: u8, depth: u8) -> B256 {
-    let bits = usize::from(level) * usize::from(depth);
-    let mut p = B256::ZERO;
-    for (i, b) in hash.iter().enumerate() {
-        let keep = bits.saturating_sub(i * 8).min(8);
-        if let Some(x) = p.get_mut(i) {
-            *x = if keep == 0 {
-                0
-            } else {
-                b & (0xffu8 << (8 - keep))
-            };
-        }
-    }
-    p
-}
+pub use lightprov_types::lvmt::{index_at, prefix_at};
 
 /// One tuple of a block's tree.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -131,6 +101,17 @@ pub struct Lvmt {
     blocks: Vec<Vec<Tuple>>,
     /// Per block: its history leaf.
     history: Vec<B256>,
+    /// Where each key's and each sub-AMT's latest tuple is: (block, index).
+    locations: HashMap<Loc, (u64, u32)>,
+    /// Each key's latest value.
+    values: HashMap<B256, Word>,
+}
+
+/// What a tuple is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Loc {
+    Key(B256),
+    Amt(u8, B256),
 }
 
 impl Lvmt {
@@ -145,6 +126,8 @@ impl Lvmt {
             occupants: HashMap::new(),
             blocks: Vec::new(),
             history: Vec::new(),
+            locations: HashMap::new(),
+            values: HashMap::new(),
         }
     }
 
@@ -272,11 +255,111 @@ impl Lvmt {
             }
         }
         let block = self.blocks.len() as u64;
+        for (i, t) in tuples.iter().enumerate() {
+            let loc = match t {
+                Tuple::Key { key, value, .. } => {
+                    self.values.insert(*key, *value);
+                    Loc::Key(*key)
+                }
+                Tuple::Amt { level, prefix, .. } => Loc::Amt(*level, *prefix),
+            };
+            self.locations
+                .insert(loc, (block, u32::try_from(i).unwrap_or(u32::MAX)));
+        }
         let leaves: Vec<B256> = tuples.iter().map(Tuple::leaf).collect();
         self.history
             .push(lvmt::history_leaf(block, &lvmt::root(&leaves)));
         self.blocks.push(tuples);
         Ok((self.aroot(), self.history_root()))
+    }
+}
+
+impl Lvmt {
+    fn path(&self, loc: Loc) -> Option<lvmt::TuplePath> {
+        let (block, index) = *self.locations.get(&loc)?;
+        let tuples = self.blocks.get(usize::try_from(block).ok()?)?;
+        let leaves: Vec<B256> = tuples.iter().map(Tuple::leaf).collect();
+        Some(lvmt::TuplePath {
+            block,
+            size: u32::try_from(leaves.len()).ok()?,
+            index,
+            path: lvmt::audit_path(&leaves, usize::try_from(index).ok()?),
+            history: lvmt::audit_path(&self.history, usize::try_from(block).ok()?),
+        })
+    }
+
+    /// The proof of `key`'s latest value, or of its absence, against the current `aroot` and
+    /// history root (Alg. 6, 8–10).
+    pub fn prove(&self, key: &B256) -> Option<lvmt::LvmtProof> {
+        let hash = keccak256(key);
+        let empty = Amt::new(self.depth);
+        let mut levels = Vec::new();
+        let mut others = Vec::new();
+        let slot = self.slots.get(key).copied();
+        let max_level = u8::try_from(256 / usize::from(self.depth)).unwrap_or(u8::MAX);
+        for level in 0..max_level {
+            let prefix = prefix_at(&hash, level, self.depth);
+            let index = index_at(&hash, level, self.depth)?;
+            let amt = self.amts.get(&(level, prefix)).unwrap_or(&empty);
+            let opening = amt.open(index);
+            let versions = amt.versions(index);
+            let commitment = if level == 0 {
+                None
+            } else {
+                Some((
+                    g1_to_bytes(&opening.commitment),
+                    self.path(Loc::Amt(level, prefix))?,
+                ))
+            };
+            levels.push(lvmt::LevelProof {
+                versions,
+                quotients: opening.quotients.iter().map(g1_to_bytes).collect(),
+                commitment,
+            });
+            match slot {
+                Some((l, _)) if l == level => break,
+                Some(_) => continue,
+                None => {}
+            }
+            // Absence: the occupants of this entry, then stop where the path ends.
+            for (s, holder) in self.occupants(level, &prefix, index).iter().enumerate() {
+                if versions.get(s + 1).is_some_and(|v| *v > 0) {
+                    let k = (*holder)?;
+                    others.push(lvmt::OtherKey {
+                        key: k,
+                        value: *self.values.get(&k)?,
+                        path: self.path(Loc::Key(k))?,
+                    });
+                }
+            }
+            if versions.iter().skip(1).any(|v| *v == 0) || versions[0] == 0 {
+                break;
+            }
+        }
+        let kind = match slot {
+            Some((_, s)) => lvmt::Kind::Presence {
+                slot: s,
+                value: *self.values.get(key)?,
+                path: self.path(Loc::Key(*key))?,
+            },
+            None => lvmt::Kind::Absence { others },
+        };
+        Some(lvmt::LvmtProof {
+            depth: self.depth,
+            key: *key,
+            levels,
+            kind,
+        })
+    }
+
+    /// Blocks committed.
+    pub fn blocks(&self) -> u64 {
+        self.blocks.len() as u64
+    }
+
+    /// The AMT parameters.
+    pub fn setup(&self) -> &Setup {
+        &self.setup
     }
 }
 

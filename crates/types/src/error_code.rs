@@ -76,6 +76,10 @@ error_codes! {
     RangeMismatch = "RANGE_MISMATCH",
     /// An AMT opening's pairing equation does not hold: a value, an index or a quotient point is false.
     PairingCheckFailed = "PAIRING_CHECK_FAILED",
+    /// A tuple's Merkle path does not lead to the trusted history root (a stale, altered or missing tuple).
+    HistoryMismatch = "HISTORY_MISMATCH",
+    /// An LVMT proof's levels do not follow the key's placement: a level is missing or extra, or a slot holder sits on another path.
+    LevelMismatch = "LEVEL_MISMATCH",
 }
 
 impl fmt::Display for ErrorCode {

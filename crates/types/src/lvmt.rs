@@ -39,6 +39,38 @@ fn out(h: Sha256) -> B256 {
     B256::from(<[u8; 32]>::from(h.finalize()))
 }
 
+/// The entry index of a key hash at `level` for AMTs of depth `depth`.
+pub fn index_at(hash: &B256, level: u8, depth: u8) -> Option<u32> {
+    let start = usize::from(level) * usize::from(depth);
+    let end = start + usize::from(depth);
+    if end > 256 {
+        return None;
+    }
+    let mut v = 0u32;
+    for bit in start..end {
+        let byte = hash.get(bit / 8)?;
+        v = (v << 1) | u32::from((byte >> (7 - bit % 8)) & 1);
+    }
+    Some(v)
+}
+
+/// The prefix naming the sub-AMT of a key hash at `level`: its first `D·level` bits.
+pub fn prefix_at(hash: &B256, level: u8, depth: u8) -> B256 {
+    let bits = usize::from(level) * usize::from(depth);
+    let mut p = B256::ZERO;
+    for (i, b) in hash.iter().enumerate() {
+        let keep = bits.saturating_sub(i * 8).min(8);
+        if let Some(x) = p.get_mut(i) {
+            *x = if keep == 0 {
+                0
+            } else {
+                b & (0xffu8 << (8 - keep))
+            };
+        }
+    }
+    p
+}
+
 /// The leaf hash of a key tuple.
 pub fn key_tuple(key: &B256, version: u64, value: &Word, level: u8, slot: u8) -> B256 {
     let mut h = Sha256::new();
@@ -222,6 +254,286 @@ mod tests {
         let all = [a, b, c, d, empty()];
         for (i, x) in all.iter().enumerate() {
             assert!(all[..i].iter().all(|y| y != x));
+        }
+    }
+}
+
+pub use proof::{Kind, LevelProof, LvmtProof, OtherKey, TuplePath};
+
+/// The LVMT proof of a key's latest value (or of its absence), wire format v1:
+///
+/// ```text
+/// proof     = 0x01 depth(u8) stateKey(32) kind(u8) count(u8) level*count tail
+/// level     = versions(6 × u64) quotients(depth × 32)
+///             [ commitment(32) path ]                      -- levels ≥ 1: the sub-AMT's tuple
+/// path      = block(u64) size(u32) index(u32) n(u8) hash*n m(u8) hash*m
+///                                                          -- tuple tree audit path, then the
+///                                                             history tree audit path
+/// tail      = slot(u8) value(32) path                      -- kind 0: presence
+///           | (stateKey(32) value(32) path)*               -- kind 1: absence, one per occupied
+///                                                             key slot of every level, in order
+/// ```
+///
+/// Levels go from the root AMT (level 0) down to the key's level (presence) or to the level
+/// where its path ends (absence). Points are compressed BN254 G1 (32 B); a proof decodes only if
+/// every count matches what the versions and the depth imply.
+pub mod proof {
+    use alloc::{format, vec::Vec};
+
+    use crate::{
+        B256, DecodeError, Word,
+        codec::{Reader, Writer},
+    };
+
+    /// Wire format version.
+    pub const VERSION: u8 = 1;
+    /// Most levels a proof may hold (256 hash bits / 16 bits per level at D = 16; more at
+    /// smaller D is refused).
+    pub const MAX_LEVELS: u8 = 64;
+
+    /// Where a tuple sits: its block's tree and the history tree.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct TuplePath {
+        /// The block that wrote it.
+        pub block: u64,
+        /// Tuples in that block's tree.
+        pub size: u32,
+        /// Its index there.
+        pub index: u32,
+        /// Audit path in the block's tree.
+        pub path: Vec<B256>,
+        /// Audit path of the block's leaf in the history tree.
+        pub history: Vec<B256>,
+    }
+
+    /// One level on the key's path.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct LevelProof {
+        /// The six versions of the entry on the path (slot 0: the sub-AMT below).
+        pub versions: [u64; 6],
+        /// The AMT opening's quotient points, compressed.
+        pub quotients: Vec<[u8; 32]>,
+        /// Levels ≥ 1: this AMT's commitment and the tuple proving it.
+        pub commitment: Option<([u8; 32], TuplePath)>,
+    }
+
+    /// Another key holding a slot on the path (absence proofs).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct OtherKey {
+        /// The key.
+        pub key: B256,
+        /// Its latest value.
+        pub value: Word,
+        /// Its latest tuple.
+        pub path: TuplePath,
+    }
+
+    /// What is proven.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub enum Kind {
+        /// The key's latest version and value.
+        Presence {
+            /// Its slot (1..=5) at the last level.
+            slot: u8,
+            /// Its value.
+            value: Word,
+            /// Its latest tuple.
+            path: TuplePath,
+        },
+        /// The key was never written: every occupied key slot on its path is another key's.
+        Absence {
+            /// The occupants, level by level, slot by slot.
+            others: Vec<OtherKey>,
+        },
+    }
+
+    /// A proof about one key.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct LvmtProof {
+        /// The AMT depth D.
+        pub depth: u8,
+        /// The state key.
+        pub key: B256,
+        /// Levels from the root down.
+        pub levels: Vec<LevelProof>,
+        /// Presence or absence.
+        pub kind: Kind,
+    }
+
+    fn put_path(w: &mut Writer, p: &TuplePath) {
+        w.raw(&p.block.to_be_bytes());
+        w.raw(&p.size.to_be_bytes());
+        w.raw(&p.index.to_be_bytes());
+        w.raw(&[u8::try_from(p.path.len()).unwrap_or(u8::MAX)]);
+        for h in &p.path {
+            w.raw(h.as_slice());
+        }
+        w.raw(&[u8::try_from(p.history.len()).unwrap_or(u8::MAX)]);
+        for h in &p.history {
+            w.raw(h.as_slice());
+        }
+    }
+
+    fn get_path(r: &mut Reader<'_>, field: &str) -> Result<TuplePath, DecodeError> {
+        let block = r.u64(&format!("{field}.block"))?;
+        let size = r.u32(&format!("{field}.size"))?;
+        let index = r.u32(&format!("{field}.index"))?;
+        if index >= size {
+            return Err(DecodeError::new(
+                format!("{field}.index"),
+                "not below the tree size",
+            ));
+        }
+        let mut hashes = |name: &str| -> Result<Vec<B256>, DecodeError> {
+            let n = r.u8(&format!("{field}.{name}"))?;
+            if n > 64 {
+                return Err(DecodeError::new(
+                    format!("{field}.{name}"),
+                    "longer than any tree",
+                ));
+            }
+            (0..n)
+                .map(|_| r.array::<32>(&format!("{field}.{name}")).map(B256::from))
+                .collect()
+        };
+        let path = hashes("path")?;
+        let history = hashes("history")?;
+        Ok(TuplePath {
+            block,
+            size,
+            index,
+            path,
+            history,
+        })
+    }
+
+    impl LvmtProof {
+        /// The wire encoding.
+        pub fn encode(&self) -> Vec<u8> {
+            let mut w = Writer::default();
+            w.raw(&[VERSION, self.depth]);
+            w.raw(self.key.as_slice());
+            w.raw(&[match self.kind {
+                Kind::Presence { .. } => 0,
+                Kind::Absence { .. } => 1,
+            }]);
+            w.raw(&[u8::try_from(self.levels.len()).unwrap_or(u8::MAX)]);
+            for l in &self.levels {
+                for v in l.versions {
+                    w.raw(&v.to_be_bytes());
+                }
+                for q in &l.quotients {
+                    w.raw(q);
+                }
+                if let Some((c, p)) = &l.commitment {
+                    w.raw(c);
+                    put_path(&mut w, p);
+                }
+            }
+            match &self.kind {
+                Kind::Presence { slot, value, path } => {
+                    w.raw(&[*slot]);
+                    w.raw(value);
+                    put_path(&mut w, path);
+                }
+                Kind::Absence { others } => {
+                    for o in others {
+                        w.raw(o.key.as_slice());
+                        w.raw(&o.value);
+                        put_path(&mut w, &o.path);
+                    }
+                }
+            }
+            w.out
+        }
+
+        /// Decodes the one accepted encoding. The number of occupants of an absence proof is
+        /// read from the versions (every non-zero key slot of every level).
+        pub fn decode(buf: &[u8]) -> Result<Self, DecodeError> {
+            let mut r = Reader::new(buf);
+            if r.u8("version")? != VERSION {
+                return Err(DecodeError::new("version", "unsupported version"));
+            }
+            let depth = r.u8("depth")?;
+            if depth == 0 || depth > 28 {
+                return Err(DecodeError::new("depth", "out of range 1..=28"));
+            }
+            let key = B256::from(r.array::<32>("stateKey")?);
+            let kind = r.u8("kind")?;
+            if kind > 1 {
+                return Err(DecodeError::new(
+                    "kind",
+                    "neither presence (0) nor absence (1)",
+                ));
+            }
+            let count = r.u8("levels")?;
+            if count == 0 || count > MAX_LEVELS || usize::from(count) * usize::from(depth) > 256 {
+                return Err(DecodeError::new(
+                    "levels",
+                    "not a level count the key hash allows",
+                ));
+            }
+            let mut levels = Vec::with_capacity(usize::from(count));
+            for l in 0..count {
+                let f = |name: &str| format!("levels[{l}].{name}");
+                let mut versions = [0u64; 6];
+                for v in &mut versions {
+                    *v = r.u64(&f("versions"))?;
+                    if *v >= 1 << 40 {
+                        return Err(DecodeError::new(f("versions"), "a version is 40 bits"));
+                    }
+                }
+                let quotients = (0..depth)
+                    .map(|_| r.array::<32>(&f("quotients")))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let commitment = if l == 0 {
+                    None
+                } else {
+                    Some((
+                        r.array::<32>(&f("commitment"))?,
+                        get_path(&mut r, &f("commitmentTuple"))?,
+                    ))
+                };
+                levels.push(LevelProof {
+                    versions,
+                    quotients,
+                    commitment,
+                });
+            }
+            let kind = if kind == 0 {
+                let slot = r.u8("slot")?;
+                if !(1..=5).contains(&slot) {
+                    return Err(DecodeError::new("slot", "a key slot is 1..=5"));
+                }
+                Kind::Presence {
+                    slot,
+                    value: r.array::<32>("value")?,
+                    path: get_path(&mut r, "tuple")?,
+                }
+            } else {
+                let occupied: usize = levels
+                    .iter()
+                    .map(|l| l.versions.iter().skip(1).filter(|v| **v > 0).count())
+                    .sum();
+                let others = (0..occupied)
+                    .map(|i| {
+                        let f = format!("others[{i}]");
+                        Ok(OtherKey {
+                            key: B256::from(r.array::<32>(&format!("{f}.key"))?),
+                            value: r.array::<32>(&format!("{f}.value"))?,
+                            path: get_path(&mut r, &f)?,
+                        })
+                    })
+                    .collect::<Result<Vec<_>, DecodeError>>()?;
+                Kind::Absence { others }
+            };
+            r.finish("proof")?;
+            Ok(Self {
+                depth,
+                key,
+                levels,
+                kind,
+            })
         }
     }
 }

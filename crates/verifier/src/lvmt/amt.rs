@@ -127,6 +127,15 @@ pub fn fr_to_be(v: &Fr) -> [u8; 32] {
     le
 }
 
+/// The value of an LVMT entry: six 40-bit versions packed as `Σ_s v_s·2^{40s}` (slot 0 first).
+pub fn packed(versions: &[u64; 6]) -> Fr {
+    let two40 = Fr::from(1u64 << 40);
+    versions
+        .iter()
+        .rev()
+        .fold(Fr::zero(), |acc, x| acc * two40 + Fr::from(*x))
+}
+
 /// The verifier's public parameters for AMTs of depth D: `[1]₂` and `[τ^{2^j}]₂` for `j < D`.
 #[derive(Clone, Debug)]
 pub struct Params {

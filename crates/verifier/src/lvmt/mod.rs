@@ -7,3 +7,4 @@
 //! multi-Miller loop and one final exponentiation, openings of several AMTs batched together.
 
 pub mod amt;
+pub mod proof;

@@ -1,0 +1,309 @@
+//! LVMT proofs of presence and absence from the engine, checked by the verifier, against a
+//! naive model; and a forgery for each check, including those the authors' verifier accepts
+//! (a top commitment other than the trusted root, a stale tuple, a wrong level count).
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::expect_used,
+    clippy::panic
+)]
+
+use std::{collections::BTreeMap, sync::Arc};
+
+use alloy_primitives::{B256, keccak256};
+use lightprov_engine_lvmt::{setup::Setup, tree::Lvmt};
+use lightprov_types::{
+    ErrorCode, Word,
+    lvmt::{Kind, LvmtProof},
+};
+use lightprov_verifier::lvmt::proof::{Proven, Trusted, verify};
+
+const DEPTH: u8 = 4;
+
+/// Keys whose hashes share their first `bits` bits with the first one's.
+fn colliding(seed: u8, bits: usize, count: usize) -> Vec<B256> {
+    let first = B256::repeat_byte(seed);
+    let target = keccak256(first);
+    let mut out = vec![first];
+    let mut i = u64::from(seed) << 40;
+    while out.len() < count {
+        let k = keccak256(i.to_be_bytes());
+        let h = keccak256(k);
+        if (0..bits).all(|b| (h[b / 8] >> (7 - b % 8)) & 1 == (target[b / 8] >> (7 - b % 8)) & 1) {
+            out.push(k);
+        }
+        i += 1;
+    }
+    out
+}
+
+struct World {
+    lvmt: Lvmt,
+    model: BTreeMap<B256, (u64, Word, u64)>,
+    keys: Vec<B256>,
+}
+
+/// 14 keys forced into levels 0, 1 and 2 (sharing 8 bits), plus scattered ones; rewrites.
+fn world() -> World {
+    let setup = Arc::new(Setup::dev_insecure(DEPTH, b"proofs").unwrap());
+    let mut lvmt = Lvmt::new(setup);
+    let mut keys = colliding(0xe1, 8, 14);
+    keys.extend((0..20u64).map(|i| keccak256((i + 1000).to_be_bytes())));
+    let mut model = BTreeMap::new();
+    for b in 0..30u64 {
+        let writes: BTreeMap<B256, Word> = keys
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| (*i as u64 + b).is_multiple_of(4) || (b < 3 && *i < 14))
+            .map(|(i, k)| (*k, [(b * 7 + i as u64) as u8; 32]))
+            .collect();
+        lvmt.commit(&writes).unwrap();
+        for (k, v) in &writes {
+            let e = model.entry(*k).or_insert((0, [0; 32], 0));
+            *e = (e.0 + 1, *v, b);
+        }
+    }
+    World { lvmt, model, keys }
+}
+
+fn trusted(w: &World) -> (lightprov_verifier::lvmt::amt::Params, [u8; 32], B256, u64) {
+    (
+        w.lvmt.setup().params().clone(),
+        w.lvmt.aroot(),
+        w.lvmt.history_root(),
+        w.lvmt.blocks(),
+    )
+}
+
+fn check(w: &World, key: &B256, proof: &LvmtProof) -> Result<Proven, ErrorCode> {
+    let (params, aroot, history_root, blocks) = trusted(w);
+    let t = Trusted {
+        params: &params,
+        aroot,
+        history_root,
+        blocks,
+    };
+    verify(&t, key, &proof.encode()).map_err(|e| e.code)
+}
+
+#[test]
+fn presence_and_absence_match_the_model() {
+    let w = world();
+    let levels: Vec<u8> = w.keys[..14]
+        .iter()
+        .map(|k| w.lvmt.slot_of(k).unwrap().0)
+        .collect();
+    assert!(
+        levels.contains(&2),
+        "the sample must reach level 2: {levels:?}"
+    );
+    for k in &w.keys {
+        let p = w.lvmt.prove(k).unwrap();
+        let (version, value, block) = w.model[k];
+        assert_eq!(
+            check(&w, k, &p),
+            Ok(Proven::Present {
+                version,
+                value,
+                block
+            }),
+            "key {k}"
+        );
+    }
+    // Absent keys: on a colliding path (through full levels) and elsewhere.
+    let mut absent = colliding(0xe1, 8, 20)[14..].to_vec();
+    absent.extend((0..10u64).map(|i| keccak256((i + 9999).to_be_bytes())));
+    for k in &absent {
+        let p = w.lvmt.prove(k).unwrap();
+        assert!(matches!(p.kind, Kind::Absence { .. }));
+        assert_eq!(check(&w, k, &p), Ok(Proven::Absent), "absent key {k}");
+    }
+    // An absence proof through three levels.
+    let deep = colliding(0xe1, 12, 15)[14];
+    let p = w.lvmt.prove(&deep).unwrap();
+    assert!(p.levels.len() >= 2);
+}
+
+fn presence_deep(w: &World) -> (B256, LvmtProof) {
+    let k = *w.keys[..14]
+        .iter()
+        .find(|k| w.lvmt.slot_of(k).unwrap().0 == 2)
+        .unwrap();
+    (k, w.lvmt.prove(&k).unwrap())
+}
+
+#[test]
+fn forged_presence_proofs_are_rejected() {
+    let w = world();
+    let (k, honest) = presence_deep(&w);
+    // A changed value.
+    let mut p = honest.clone();
+    if let Kind::Presence { value, .. } = &mut p.kind {
+        value[0] ^= 1;
+    }
+    assert_eq!(check(&w, &k, &p), Err(ErrorCode::HistoryMismatch));
+    // A stale tuple: the AMT proves the current version, the tuple is an older one's.
+    let mut p = honest.clone();
+    if let Kind::Presence { path, .. } = &mut p.kind {
+        path.block = path.block.saturating_sub(4);
+    }
+    assert_eq!(check(&w, &k, &p), Err(ErrorCode::HistoryMismatch));
+    // A claimed older version in the AMT entry (the tuple's version follows it).
+    let mut p = honest.clone();
+    let slot = match p.kind {
+        Kind::Presence { slot, .. } => usize::from(slot),
+        Kind::Absence { .. } => unreachable!(),
+    };
+    p.levels.last_mut().unwrap().versions[slot] -= 1;
+    assert_eq!(check(&w, &k, &p), Err(ErrorCode::HistoryMismatch));
+    // Wrong level counts: a level dropped, a level added.
+    let mut p = honest.clone();
+    p.levels.pop();
+    assert!(matches!(
+        check(&w, &k, &p),
+        Err(ErrorCode::LevelMismatch | ErrorCode::HistoryMismatch)
+    ));
+    let mut p = honest.clone();
+    let extra = p.levels.last().unwrap().clone();
+    p.levels.push(extra);
+    assert_eq!(check(&w, &k, &p), Err(ErrorCode::LevelMismatch));
+    // A quotient point of another entry.
+    let other = w.lvmt.prove(&w.keys[20]).unwrap();
+    let mut p = honest.clone();
+    p.levels[0].quotients[1] = other.levels[0].quotients[1];
+    if p != honest {
+        assert_eq!(check(&w, &k, &p), Err(ErrorCode::PairingCheckFailed));
+    }
+    // A sub-AMT commitment swapped for another (its tuple no longer matches).
+    let mut p = honest.clone();
+    let c1 = p.levels[1].commitment.clone().unwrap();
+    let c2 = p.levels[2].commitment.clone().unwrap();
+    p.levels[1].commitment = Some((c2.0, c1.1));
+    assert_eq!(check(&w, &k, &p), Err(ErrorCode::HistoryMismatch));
+    // The proof of another key.
+    let other_key = *w.keys.iter().find(|x| **x != k).unwrap();
+    assert_eq!(check(&w, &other_key, &honest), Err(ErrorCode::KeyMismatch));
+}
+
+#[test]
+fn a_top_commitment_other_than_the_trusted_root_is_rejected() {
+    // The authors' verifier never compared the top commitment with the root: ours never reads
+    // it from the proof. Verify a proof from an older state against the newer header.
+    let setup = Arc::new(Setup::dev_insecure(DEPTH, b"proofs").unwrap());
+    let mut lvmt = Lvmt::new(setup.clone());
+    let k = keccak256(b"k");
+    let w1: BTreeMap<B256, Word> = [(k, [1; 32])].into_iter().collect();
+    lvmt.commit(&w1).unwrap();
+    let old = lvmt.prove(&k).unwrap();
+    let (old_aroot, old_history) = (lvmt.aroot(), lvmt.history_root());
+    let w2: BTreeMap<B256, Word> = [(keccak256(b"other"), [2; 32])].into_iter().collect();
+    lvmt.commit(&w2).unwrap();
+    let t = Trusted {
+        params: setup.params(),
+        aroot: lvmt.aroot(),
+        history_root: old_history,
+        blocks: 1,
+    };
+    // Same history as when it was made, but the root AMT moved on.
+    assert_ne!(lvmt.aroot(), old_aroot);
+    let got = verify(&t, &k, &old.encode()).map_err(|e| e.code);
+    assert_eq!(got, Err(ErrorCode::PairingCheckFailed));
+}
+
+#[test]
+fn forged_absence_proofs_are_rejected() {
+    let w = world();
+    let absent = colliding(0xe1, 8, 16)[15];
+    let honest = w.lvmt.prove(&absent).unwrap();
+    assert_eq!(check(&w, &absent, &honest), Ok(Proven::Absent));
+    // A present key claimed absent: its own proof turned into an absence proof fails.
+    let present = w.keys[0];
+    let p = w.lvmt.prove(&present).unwrap();
+    let mut forged = p.clone();
+    forged.kind = Kind::Absence { others: vec![] };
+    assert!(check(&w, &present, &forged).is_err());
+    // The absent key's proof presented for a present key on the same path.
+    let mut forged = honest.clone();
+    forged.key = present;
+    let got = check(&w, &present, &forged);
+    assert!(
+        matches!(
+            got,
+            // Its entries sit at other indices: the openings fail if nothing else does.
+            Err(ErrorCode::KeyMismatch
+                | ErrorCode::LevelMismatch
+                | ErrorCode::HistoryMismatch
+                | ErrorCode::PairingCheckFailed)
+        ),
+        "{got:?}"
+    );
+    // An occupant swapped for a key of another path.
+    let mut forged = honest.clone();
+    if let Kind::Absence { others } = &mut forged.kind {
+        let far = w.lvmt.prove(&w.keys[25]).unwrap();
+        if let Kind::Presence { value, path, .. } = far.kind {
+            others[0] = lightprov_types::lvmt::OtherKey {
+                key: w.keys[25],
+                value,
+                path,
+            };
+        }
+    }
+    assert_eq!(check(&w, &absent, &forged), Err(ErrorCode::LevelMismatch));
+    // A level cut short: the path would go on.
+    let mut forged = honest.clone();
+    if forged.levels.len() > 1 {
+        forged.levels.pop();
+        let got = check(&w, &absent, &forged);
+        assert!(got.is_err(), "{got:?}");
+    }
+}
+
+#[test]
+fn every_byte_of_a_proof_is_bound() {
+    let w = world();
+    let (k, honest) = presence_deep(&w);
+    let bytes = honest.encode();
+    let (params, aroot, history_root, blocks) = trusted(&w);
+    let t = Trusted {
+        params: &params,
+        aroot,
+        history_root,
+        blocks,
+    };
+    // Every 7th byte (a full sweep costs a pairing per byte).
+    for i in (0..bytes.len()).step_by(7) {
+        let mut b = bytes.clone();
+        b[i] ^= 0x01;
+        assert!(verify(&t, &k, &b).is_err(), "flipping byte {i} is accepted");
+    }
+    assert!(verify(&t, &k, &bytes[..bytes.len() - 1]).is_err());
+    let mut longer = bytes.clone();
+    longer.push(0);
+    assert!(verify(&t, &k, &longer).is_err());
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn random_bytes_and_mutations_never_panic(
+        bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..600),
+        flips in proptest::collection::vec((0usize..4000, 1u8..=255), 1..4),
+    ) {
+        let setup = Setup::dev_insecure(DEPTH, b"proofs").unwrap();
+        let t = Trusted { params: setup.params(), aroot: [0; 32], history_root: B256::ZERO, blocks: 1 };
+        let _ = verify(&t, &B256::ZERO, &bytes);
+        let mut lvmt = Lvmt::new(Arc::new(Setup::dev_insecure(DEPTH, b"proofs").unwrap()));
+        let k = keccak256(b"k");
+        lvmt.commit(&[(k, [1; 32])].into_iter().collect()).unwrap();
+        let mut p = lvmt.prove(&k).unwrap().encode();
+        for (at, x) in &flips {
+            let n = p.len();
+            p[at % n] ^= x;
+        }
+        let t = Trusted { params: lvmt.setup().params(), aroot: lvmt.aroot(), history_root: lvmt.history_root(), blocks: 1 };
+        proptest::prop_assert!(verify(&t, &k, &p).is_err());
+    }
+}

@@ -1,0 +1,278 @@
+//! The latest value of a key — or its absence — against a header's `lvmtRoot` (the root AMT's
+//! commitment) and `lvmtHistoryRoot`.
+//!
+//! Checks, cheap ones first, the pairing last:
+//! 1. the proof decodes, is for the asked key and for the parameters' depth — `BAD_ENCODING`,
+//!    `KEY_MISMATCH`;
+//! 2. the levels follow the placement: every level before the last has all five key slots
+//!    taken and a sub-AMT below (slot 0 > 0); at the last level a presence proof's slot holds a
+//!    version, an absence proof's path ends (a vacant key slot, or no sub-AMT) — `LEVEL_MISMATCH`;
+//! 3. every tuple — each sub-AMT's `(level, prefix, version, commitment)` with the version its
+//!    parent entry's slot 0 holds, the key's `(key, version, value, level, slot)` with the version
+//!    its slot holds, each other key holding a slot on the path (absence) — leads through its
+//!    block's tree and the history tree to the trusted history root — `HISTORY_MISMATCH`; an
+//!    occupant must be another key whose hash follows the same path — `KEY_MISMATCH`,
+//!    `LEVEL_MISMATCH`;
+//! 4. every level's entry opens its AMT — the root AMT's commitment is the trusted `lvmtRoot`,
+//!    never one from the proof — all in one multi-Miller loop — `PAIRING_CHECK_FAILED`.
+//!
+//! A stale tuple fails 3 (the version in its leaf is the one the AMT proves now); a proof
+//! without a value cannot be encoded.
+
+use alloc::{string::String, vec::Vec};
+use core::fmt;
+
+use lightprov_types::{
+    B256, ErrorCode, Word,
+    lvmt::{self, Kind, LvmtProof, TuplePath, index_at, prefix_at},
+};
+
+use super::amt::{self, Opening, Params, g1_from_bytes, packed};
+use crate::keccak256;
+
+/// What the header says.
+#[derive(Clone, Copy, Debug)]
+pub struct Trusted<'a> {
+    /// The AMT parameters (pinned by their SHA-256).
+    pub params: &'a Params,
+    /// `lvmtRoot`: the root AMT's commitment, compressed.
+    pub aroot: [u8; 32],
+    /// `lvmtHistoryRoot`.
+    pub history_root: B256,
+    /// Blocks the history root covers (the header's number + 1).
+    pub blocks: u64,
+}
+
+/// What a proof proves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Proven {
+    /// The key's latest version, its value and the block that wrote it.
+    Present {
+        /// Version (≥ 1).
+        version: u64,
+        /// Value.
+        value: Word,
+        /// The block of that version.
+        block: u64,
+    },
+    /// The key was never written.
+    Absent,
+}
+
+/// Why an LVMT proof was rejected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LvmtError {
+    /// The stable code.
+    pub code: ErrorCode,
+    /// What failed.
+    pub detail: String,
+}
+
+impl LvmtError {
+    fn new(code: ErrorCode, detail: impl Into<String>) -> Self {
+        Self {
+            code,
+            detail: detail.into(),
+        }
+    }
+}
+
+impl fmt::Display for LvmtError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.detail)
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for LvmtError {}
+
+fn encoding(e: &lightprov_types::DecodeError) -> LvmtError {
+    LvmtError::new(ErrorCode::BadEncoding, alloc::format!("{e}"))
+}
+
+/// Decodes and verifies an LVMT proof for `key`.
+pub fn verify(t: &Trusted<'_>, key: &B256, proof: &[u8]) -> Result<Proven, LvmtError> {
+    let p = LvmtProof::decode(proof).map_err(|e| encoding(&e))?;
+    verify_proof(t, key, &p)
+}
+
+/// Checks a tuple's leaf against the history root.
+fn in_history(t: &Trusted<'_>, leaf: &B256, path: &TuplePath, what: &str) -> Result<(), LvmtError> {
+    let block_root = lvmt::root_from_path(
+        leaf,
+        u64::from(path.index),
+        u64::from(path.size),
+        &path.path,
+    );
+    let root = block_root.and_then(|r| {
+        lvmt::root_from_path(
+            &lvmt::history_leaf(path.block, &r),
+            path.block,
+            t.blocks,
+            &path.history,
+        )
+    });
+    if root != Some(t.history_root) {
+        return Err(LvmtError::new(
+            ErrorCode::HistoryMismatch,
+            alloc::format!("{what}: the tuple does not lead to the trusted history root"),
+        ));
+    }
+    Ok(())
+}
+
+/// Verifies a decoded LVMT proof (see the module docs).
+pub fn verify_proof(t: &Trusted<'_>, key: &B256, p: &LvmtProof) -> Result<Proven, LvmtError> {
+    if p.key != *key {
+        return Err(LvmtError::new(
+            ErrorCode::KeyMismatch,
+            "the proof is for another key",
+        ));
+    }
+    let depth = t.params.depth();
+    if p.depth != depth {
+        return Err(LvmtError::new(
+            ErrorCode::BadEncoding,
+            alloc::format!(
+                "depth: the proof is for AMTs of depth {}, the parameters {depth}",
+                p.depth
+            ),
+        ));
+    }
+    let hash = keccak256(key);
+    let last = p.levels.len().saturating_sub(1);
+    let mut openings = Vec::with_capacity(p.levels.len());
+    for (l, level) in p.levels.iter().enumerate() {
+        let lu = u8::try_from(l)
+            .map_err(|_| LvmtError::new(ErrorCode::LevelMismatch, "too many levels"))?;
+        let field = |name: &str| alloc::format!("levels[{l}].{name}");
+        let index = index_at(&hash, lu, depth)
+            .ok_or_else(|| LvmtError::new(ErrorCode::LevelMismatch, "deeper than the key hash"))?;
+        let keys_full = level.versions.iter().skip(1).all(|v| *v > 0);
+        let has_sub = level.versions.first().is_some_and(|v| *v > 0);
+        if l < last && !(keys_full && has_sub) {
+            return Err(LvmtError::new(
+                ErrorCode::LevelMismatch,
+                alloc::format!(
+                    "level {l} has a vacant key slot or no sub-AMT, yet the path goes on"
+                ),
+            ));
+        }
+        // This AMT's commitment: the trusted root at level 0, else proven by its tuple.
+        let commitment = match (&level.commitment, l.checked_sub(1)) {
+            (None, None) => g1_from_bytes(&t.aroot, "lvmtRoot").map_err(|e| encoding(&e))?,
+            (Some((c, path)), Some(up)) => {
+                let parent = p.levels.get(up).map(|x| x.versions[0]).unwrap_or_default();
+                let leaf = lvmt::amt_tuple(lu, &prefix_at(&hash, lu, depth), parent, c);
+                in_history(t, &leaf, path, &alloc::format!("level {l}'s sub-AMT"))?;
+                g1_from_bytes(c, &field("commitment")).map_err(|e| encoding(&e))?
+            }
+            _ => return Err(LvmtError::new(ErrorCode::BadEncoding, field("commitment"))),
+        };
+        let quotients = level
+            .quotients
+            .iter()
+            .map(|q| g1_from_bytes(q, &field("quotients")))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| encoding(&e))?;
+        openings.push(Opening {
+            commitment,
+            index: u64::from(index),
+            value: packed(&level.versions),
+            quotients,
+        });
+    }
+    let last_level = p
+        .levels
+        .last()
+        .ok_or_else(|| LvmtError::new(ErrorCode::LevelMismatch, "no level"))?;
+    let last_u8 = u8::try_from(last).unwrap_or(u8::MAX);
+    let proven = match &p.kind {
+        Kind::Presence { slot, value, path } => {
+            let version = if (1..=5).contains(slot) {
+                last_level
+                    .versions
+                    .get(usize::from(*slot))
+                    .copied()
+                    .unwrap_or(0)
+            } else {
+                0
+            };
+            if version == 0 {
+                return Err(LvmtError::new(
+                    ErrorCode::LevelMismatch,
+                    "the key's slot holds no version at the last level",
+                ));
+            }
+            let leaf = lvmt::key_tuple(key, version, value, last_u8, *slot);
+            in_history(t, &leaf, path, "the key's tuple")?;
+            Proven::Present {
+                version,
+                value: *value,
+                block: path.block,
+            }
+        }
+        Kind::Absence { others } => {
+            let vacant = last_level.versions.iter().skip(1).any(|v| *v == 0);
+            if !vacant && last_level.versions[0] > 0 {
+                return Err(LvmtError::new(
+                    ErrorCode::LevelMismatch,
+                    "the last level is full and has a sub-AMT: the path goes on",
+                ));
+            }
+            let mut it = others.iter();
+            for (l, level) in p.levels.iter().enumerate() {
+                let lu = u8::try_from(l).unwrap_or(u8::MAX);
+                let want = usize::from(lu) * usize::from(depth) + usize::from(depth);
+                for (s, v) in level.versions.iter().enumerate().skip(1) {
+                    if *v == 0 {
+                        continue;
+                    }
+                    let o = it.next().ok_or_else(|| {
+                        LvmtError::new(ErrorCode::BadEncoding, "an occupant is missing")
+                    })?;
+                    if o.key == *key {
+                        return Err(LvmtError::new(
+                            ErrorCode::KeyMismatch,
+                            "an occupant of the path is the key itself: it is present",
+                        ));
+                    }
+                    let oh = keccak256(o.key);
+                    if !same_bits(&hash, &oh, want) {
+                        return Err(LvmtError::new(
+                            ErrorCode::LevelMismatch,
+                            alloc::format!(
+                                "the occupant of level {l} slot {s} hashes to another path"
+                            ),
+                        ));
+                    }
+                    let leaf = lvmt::key_tuple(&o.key, *v, &o.value, lu, s as u8);
+                    in_history(
+                        t,
+                        &leaf,
+                        &o.path,
+                        &alloc::format!("level {l} slot {s}'s occupant"),
+                    )?;
+                }
+            }
+            if it.next().is_some() {
+                return Err(LvmtError::new(
+                    ErrorCode::BadEncoding,
+                    "more occupants than slots",
+                ));
+            }
+            Proven::Absent
+        }
+    };
+    amt::verify(t.params, &openings)
+        .map_err(|e| LvmtError::new(e.code(), alloc::format!("{e}")))?;
+    Ok(proven)
+}
+
+/// Whether two hashes agree on their first `bits` bits.
+fn same_bits(a: &B256, b: &B256, bits: usize) -> bool {
+    (0..bits.min(256)).all(|i| {
+        let (x, y) = (a.get(i / 8), b.get(i / 8));
+        matches!((x, y), (Some(x), Some(y)) if (x >> (7 - i % 8)) & 1 == (y >> (7 - i % 8)) & 1)
+    })
+}
