@@ -140,8 +140,8 @@ impl Amt {
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
-    use ark_ec::{PrimeGroup, VariableBaseMSM};
     use ark_bn254::Fr;
+    use ark_ec::{PrimeGroup, VariableBaseMSM};
     use ark_ff::Field;
     use lightprov_verifier::lvmt::amt::{AmtError as VerifyError, verify};
 

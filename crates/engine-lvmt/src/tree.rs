@@ -105,6 +105,8 @@ pub struct Lvmt {
     locations: HashMap<Loc, (u64, u32)>,
     /// Each key's latest value.
     values: HashMap<B256, Word>,
+    /// Each key's versions: (block, index) of version v at position v − 1.
+    versions: HashMap<B256, Vec<(u64, u32)>>,
 }
 
 /// What a tuple is about.
@@ -128,6 +130,7 @@ impl Lvmt {
             history: Vec::new(),
             locations: HashMap::new(),
             values: HashMap::new(),
+            versions: HashMap::new(),
         }
     }
 
@@ -259,6 +262,10 @@ impl Lvmt {
             let loc = match t {
                 Tuple::Key { key, value, .. } => {
                     self.values.insert(*key, *value);
+                    self.versions
+                        .entry(*key)
+                        .or_default()
+                        .push((block, u32::try_from(i).unwrap_or(u32::MAX)));
                     Loc::Key(*key)
                 }
                 Tuple::Amt { level, prefix, .. } => Loc::Amt(*level, *prefix),
@@ -277,6 +284,44 @@ impl Lvmt {
 impl Lvmt {
     fn path(&self, loc: Loc) -> Option<lvmt::TuplePath> {
         let (block, index) = *self.locations.get(&loc)?;
+        self.path_at(block, index)
+    }
+
+    /// The history of `key` over `lo..=hi`: its latest version, then its tuples from the
+    /// version in force at `lo` to the first one after `hi` (or the latest).
+    pub fn prove_history(&self, key: &B256, lo: u64, hi: u64) -> Option<lvmt::LvmtHistory> {
+        let latest = self.prove(key)?;
+        let all = self.versions.get(key).map(Vec::as_slice).unwrap_or(&[]);
+        let mut tuples = Vec::new();
+        let mut first = 0;
+        if !all.is_empty() {
+            // Version f (1-based) in force at lo: the last with block ≤ lo, else the first.
+            let f = all.partition_point(|(b, _)| *b <= lo).max(1);
+            let after = all.partition_point(|(b, _)| *b <= hi);
+            let e = (after + 1).min(all.len()).max(f);
+            first = f as u64;
+            for &(block, index) in all.get(f - 1..e)? {
+                let value = match self
+                    .blocks
+                    .get(usize::try_from(block).ok()?)?
+                    .get(usize::try_from(index).ok()?)?
+                {
+                    Tuple::Key { value, .. } => *value,
+                    Tuple::Amt { .. } => return None,
+                };
+                tuples.push((value, self.path_at(block, index)?));
+            }
+        }
+        Some(lvmt::LvmtHistory {
+            lo,
+            hi,
+            latest,
+            first,
+            tuples,
+        })
+    }
+
+    fn path_at(&self, block: u64, index: u32) -> Option<lvmt::TuplePath> {
         let tuples = self.blocks.get(usize::try_from(block).ok()?)?;
         let leaves: Vec<B256> = tuples.iter().map(Tuple::leaf).collect();
         Some(lvmt::TuplePath {

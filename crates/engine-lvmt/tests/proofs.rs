@@ -15,9 +15,9 @@ use alloy_primitives::{B256, keccak256};
 use lightprov_engine_lvmt::{setup::Setup, tree::Lvmt};
 use lightprov_types::{
     ErrorCode, Word,
-    lvmt::{Kind, LvmtProof},
+    lvmt::{Kind, LvmtHistory, LvmtProof},
 };
-use lightprov_verifier::lvmt::proof::{Proven, Trusted, verify};
+use lightprov_verifier::lvmt::proof::{History, Proven, Trusted, verify, verify_history};
 
 const DEPTH: u8 = 4;
 
@@ -41,6 +41,8 @@ fn colliding(seed: u8, bits: usize, count: usize) -> Vec<B256> {
 struct World {
     lvmt: Lvmt,
     model: BTreeMap<B256, (u64, Word, u64)>,
+    /// Every version: key → [(block, value)].
+    all: BTreeMap<B256, Vec<(u64, Word)>>,
     keys: Vec<B256>,
 }
 
@@ -51,6 +53,7 @@ fn world() -> World {
     let mut keys = colliding(0xe1, 8, 14);
     keys.extend((0..20u64).map(|i| keccak256((i + 1000).to_be_bytes())));
     let mut model = BTreeMap::new();
+    let mut all: BTreeMap<B256, Vec<(u64, Word)>> = BTreeMap::new();
     for b in 0..30u64 {
         let writes: BTreeMap<B256, Word> = keys
             .iter()
@@ -62,9 +65,15 @@ fn world() -> World {
         for (k, v) in &writes {
             let e = model.entry(*k).or_insert((0, [0; 32], 0));
             *e = (e.0 + 1, *v, b);
+            all.entry(*k).or_default().push((b, *v));
         }
     }
-    World { lvmt, model, keys }
+    World {
+        lvmt,
+        model,
+        all,
+        keys,
+    }
 }
 
 fn trusted(w: &World) -> (lightprov_verifier::lvmt::amt::Params, [u8; 32], B256, u64) {
@@ -306,4 +315,115 @@ proptest::proptest! {
         let t = Trusted { params: lvmt.setup().params(), aroot: lvmt.aroot(), history_root: lvmt.history_root(), blocks: 1 };
         proptest::prop_assert!(verify(&t, &k, &p).is_err());
     }
+}
+
+fn history(w: &World, key: &B256, lo: u64, hi: u64, bytes: &[u8]) -> Result<History, ErrorCode> {
+    let (params, aroot, history_root, blocks) = trusted(w);
+    let t = Trusted {
+        params: &params,
+        aroot,
+        history_root,
+        blocks,
+    };
+    verify_history(&t, key, lo, hi, bytes).map_err(|e| e.code)
+}
+
+#[test]
+fn histories_match_the_model() {
+    let w = world();
+    let mut keys = w.keys.clone();
+    keys.push(keccak256(b"never written"));
+    for k in &keys {
+        for (lo, hi) in [
+            (0, 29),
+            (0, 0),
+            (5, 9),
+            (12, 12),
+            (20, 29),
+            (29, 29),
+            (3, 17),
+        ] {
+            let p = w.lvmt.prove_history(k, lo, hi).unwrap();
+            let h = history(&w, k, lo, hi, &p.encode()).unwrap();
+            let mine = w.all.get(k).cloned().unwrap_or_default();
+            let want: Vec<(u64, u64, Word)> = mine
+                .iter()
+                .enumerate()
+                .filter(|(_, (b, _))| (lo..=hi).contains(b))
+                .map(|(i, (b, v))| (*b, i as u64 + 1, *v))
+                .collect();
+            let got: Vec<(u64, u64, Word)> = h
+                .versions
+                .iter()
+                .map(|v| (v.block, v.version, v.value))
+                .collect();
+            assert_eq!(got, want, "{k} {lo}..={hi}");
+            let at = mine
+                .iter()
+                .enumerate()
+                .filter(|(_, (b, _))| *b <= lo)
+                .last()
+                .map(|(i, (b, v))| (*b, i as u64 + 1, *v));
+            assert_eq!(
+                h.at_lo.map(|v| (v.block, v.version, v.value)),
+                at,
+                "{k} at {lo}"
+            );
+        }
+    }
+}
+
+#[test]
+fn forged_histories_are_rejected() {
+    let w = world();
+    let k = w.keys[3];
+    let (lo, hi) = (5, 20);
+    let honest = w.lvmt.prove_history(&k, lo, hi).unwrap();
+    assert!(honest.tuples.len() >= 3);
+    let code = |p: &LvmtHistory| history(&w, &k, lo, hi, &p.encode()).unwrap_err();
+    // A version dropped from the middle: the next ones no longer match their numbers.
+    let mut p = honest.clone();
+    p.tuples.remove(1);
+    assert_eq!(code(&p), ErrorCode::HistoryMismatch);
+    // The last one dropped: the range's end is not shown.
+    let mut p = honest.clone();
+    p.tuples.pop();
+    assert!(matches!(
+        code(&p),
+        ErrorCode::IncompleteRange | ErrorCode::HistoryMismatch
+    ));
+    // The first one dropped (numbering shifted): the version in force at lo is missing.
+    let mut p = honest.clone();
+    p.tuples.remove(0);
+    p.first += 1;
+    assert_eq!(code(&p), ErrorCode::IncompleteRange);
+    // A value changed.
+    let mut p = honest.clone();
+    p.tuples[1].0[0] ^= 1;
+    assert_eq!(code(&p), ErrorCode::HistoryMismatch);
+    // Two versions swapped.
+    let mut p = honest.clone();
+    p.tuples.swap(0, 1);
+    assert_eq!(code(&p), ErrorCode::HistoryMismatch);
+    // An extra version before the range (a wider proof presented for this one).
+    let mut wide = w.lvmt.prove_history(&k, 0, hi).unwrap();
+    wide.lo = lo;
+    if wide.tuples.len() > honest.tuples.len() {
+        assert_eq!(code(&wide), ErrorCode::ExtraResults);
+    }
+    // Another range or key.
+    assert_eq!(
+        history(&w, &k, lo, hi + 1, &honest.encode()).unwrap_err(),
+        ErrorCode::RangeMismatch
+    );
+    assert_eq!(
+        history(&w, &w.keys[4], lo, hi, &honest.encode()).unwrap_err(),
+        ErrorCode::KeyMismatch
+    );
+    // Beyond the trusted header.
+    let late = w.lvmt.prove_history(&k, lo, 40).unwrap();
+    assert_eq!(
+        history(&w, &k, lo, 40, &late.encode()).unwrap_err(),
+        ErrorCode::RangeMismatch
+    );
 }

@@ -360,7 +360,7 @@ pub mod proof {
         pub kind: Kind,
     }
 
-    fn put_path(w: &mut Writer, p: &TuplePath) {
+    pub(super) fn put_path(w: &mut Writer, p: &TuplePath) {
         w.raw(&p.block.to_be_bytes());
         w.raw(&p.size.to_be_bytes());
         w.raw(&p.index.to_be_bytes());
@@ -374,7 +374,7 @@ pub mod proof {
         }
     }
 
-    fn get_path(r: &mut Reader<'_>, field: &str) -> Result<TuplePath, DecodeError> {
+    pub(super) fn get_path(r: &mut Reader<'_>, field: &str) -> Result<TuplePath, DecodeError> {
         let block = r.u64(&format!("{field}.block"))?;
         let size = r.u32(&format!("{field}.size"))?;
         let index = r.u32(&format!("{field}.index"))?;
@@ -535,5 +535,79 @@ pub mod proof {
                 kind,
             })
         }
+    }
+}
+
+/// An LVMT history proof, wire format v1: the key's latest version (a presence proof), then its
+/// tuples for consecutive versions `first, first + 1, …` — the version in force at `lo` (if any),
+/// every version written in `lo..=hi`, and the next version after `hi` (unless the last listed
+/// is the latest):
+///
+/// ```text
+/// history = 0x01 lo(u64) hi(u64) len(u32) presence(len bytes) first(u64) count(u32)
+///           (value(32) path)*count
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LvmtHistory {
+    /// First block of the range.
+    pub lo: u64,
+    /// Last block of the range.
+    pub hi: u64,
+    /// The proof of the key's latest version.
+    pub latest: LvmtProof,
+    /// The version of the first listed tuple.
+    pub first: u64,
+    /// Values and paths of versions `first, first + 1, …`.
+    pub tuples: Vec<(Word, TuplePath)>,
+}
+
+impl LvmtHistory {
+    /// The wire encoding.
+    pub fn encode(&self) -> Vec<u8> {
+        let latest = self.latest.encode();
+        let mut w = crate::codec::Writer::default();
+        w.raw(&[proof::VERSION]);
+        w.raw(&self.lo.to_be_bytes());
+        w.raw(&self.hi.to_be_bytes());
+        w.bytes(&latest);
+        w.raw(&self.first.to_be_bytes());
+        w.raw(
+            &u32::try_from(self.tuples.len())
+                .unwrap_or(u32::MAX)
+                .to_be_bytes(),
+        );
+        for (value, path) in &self.tuples {
+            w.raw(value);
+            proof::put_path(&mut w, path);
+        }
+        w.out
+    }
+
+    /// Decodes the one accepted encoding.
+    pub fn decode(buf: &[u8]) -> Result<Self, crate::DecodeError> {
+        let mut r = crate::codec::Reader::new(buf);
+        if r.u8("version")? != proof::VERSION {
+            return Err(crate::DecodeError::new("version", "unsupported version"));
+        }
+        let lo = r.u64("lo")?;
+        let hi = r.u64("hi")?;
+        let latest = LvmtProof::decode(r.bytes("latest")?)?;
+        let first = r.u64("first")?;
+        let count = r.u32("count")?;
+        // Each tuple takes at least 50 bytes: the count cannot outrun the input.
+        let mut tuples = Vec::new();
+        for i in 0..count {
+            let f = alloc::format!("tuples[{i}]");
+            let value = r.array::<32>(&alloc::format!("{f}.value"))?;
+            tuples.push((value, proof::get_path(&mut r, &f)?));
+        }
+        r.finish("history")?;
+        Ok(Self {
+            lo,
+            hi,
+            latest,
+            first,
+            tuples,
+        })
     }
 }

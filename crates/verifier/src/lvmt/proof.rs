@@ -276,3 +276,140 @@ fn same_bits(a: &B256, b: &B256, bits: usize) -> bool {
         matches!((x, y), (Some(x), Some(y)) if (x >> (7 - i % 8)) & 1 == (y >> (7 - i % 8)) & 1)
     })
 }
+
+/// One version of a key in a verified history.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Version {
+    /// The block that wrote it.
+    pub block: u64,
+    /// Its version number (1 = the first write).
+    pub version: u64,
+    /// The value.
+    pub value: Word,
+}
+
+/// A verified LVMT history.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct History {
+    /// Every version written in the range, oldest first.
+    pub versions: Vec<Version>,
+    /// The version in force at the range's first block (`None`: never written by then).
+    pub at_lo: Option<Version>,
+}
+
+/// Verifies an LVMT history proof for `key` over `lo..=hi`: complete, because a key's versions
+/// are consecutive numbers and each is bound to its block.
+pub fn verify_history(
+    t: &Trusted<'_>,
+    key: &B256,
+    lo: u64,
+    hi: u64,
+    proof: &[u8],
+) -> Result<History, LvmtError> {
+    let h = lvmt::LvmtHistory::decode(proof).map_err(|e| encoding(&e))?;
+    if (h.lo, h.hi) != (lo, hi) || lo > hi {
+        return Err(LvmtError::new(
+            ErrorCode::RangeMismatch,
+            alloc::format!(
+                "the proof answers blocks {}..={}, not {lo}..={hi}",
+                h.lo,
+                h.hi
+            ),
+        ));
+    }
+    if hi >= t.blocks {
+        return Err(LvmtError::new(
+            ErrorCode::RangeMismatch,
+            alloc::format!("block {hi} is after the trusted header"),
+        ));
+    }
+    let latest = verify_proof(t, key, &h.latest)?;
+    let (current, slot) = match (&latest, &h.latest.kind) {
+        (Proven::Absent, _) => {
+            if !h.tuples.is_empty() {
+                return Err(LvmtError::new(
+                    ErrorCode::ExtraResults,
+                    "versions listed for an absent key",
+                ));
+            }
+            return Ok(History::default());
+        }
+        (Proven::Present { version, .. }, Kind::Presence { slot, .. }) => (*version, *slot),
+        (Proven::Present { .. }, Kind::Absence { .. }) => {
+            return Err(LvmtError::new(ErrorCode::BadEncoding, "kind"));
+        }
+    };
+    let level = u8::try_from(h.latest.levels.len().saturating_sub(1)).unwrap_or(u8::MAX);
+    if h.tuples.is_empty() || h.first == 0 {
+        return Err(LvmtError::new(
+            ErrorCode::IncompleteRange,
+            "no version listed",
+        ));
+    }
+    let mut listed: Vec<Version> = Vec::with_capacity(h.tuples.len());
+    for (i, (value, path)) in h.tuples.iter().enumerate() {
+        let version = h.first.saturating_add(i as u64);
+        if version > current {
+            return Err(LvmtError::new(
+                ErrorCode::ExtraResults,
+                alloc::format!("version {version} is after the latest, {current}"),
+            ));
+        }
+        let leaf = lvmt::key_tuple(key, version, value, level, slot);
+        in_history(t, &leaf, path, &alloc::format!("version {version}"))?;
+        if listed.last().is_some_and(|p| p.block >= path.block) {
+            return Err(LvmtError::new(
+                ErrorCode::ResultsOutOfOrder,
+                "versions are not in strictly increasing blocks",
+            ));
+        }
+        listed.push(Version {
+            block: path.block,
+            version,
+            value: *value,
+        });
+    }
+    // The left edge: the first listed is the version in force at lo, or the key's first.
+    let (first, second) = (listed.first(), listed.get(1));
+    if let Some(f) = first
+        && f.version > 1
+        && f.block > lo
+    {
+        return Err(LvmtError::new(
+            ErrorCode::IncompleteRange,
+            "the version before the first listed may be in the range",
+        ));
+    }
+    if second.is_some_and(|s| s.block <= lo) {
+        return Err(LvmtError::new(
+            ErrorCode::ExtraResults,
+            "more than one version listed before the range",
+        ));
+    }
+    // The right edge: the latest version, or the first one after hi.
+    let n = listed.len();
+    if let Some(l) = listed.last()
+        && l.version < current
+        && l.block <= hi
+    {
+        return Err(LvmtError::new(
+            ErrorCode::IncompleteRange,
+            "the version after the last listed may be in the range",
+        ));
+    }
+    if n >= 2 && listed.get(n - 2).is_some_and(|p| p.block > hi) {
+        return Err(LvmtError::new(
+            ErrorCode::ExtraResults,
+            "more than one version listed after the range",
+        ));
+    }
+    let at_lo = listed.first().filter(|v| v.block <= lo).copied();
+    Ok(History {
+        versions: listed
+            .iter()
+            .filter(|v| (lo..=hi).contains(&v.block))
+            .copied()
+            .collect(),
+        at_lo,
+    })
+}
