@@ -76,24 +76,18 @@ fn world() -> World {
     }
 }
 
-fn trusted(w: &World) -> (lightprov_verifier::lvmt::amt::Params, [u8; 32], B256, u64) {
-    (
-        w.lvmt.setup().params().clone(),
-        w.lvmt.aroot(),
-        w.lvmt.history_root(),
-        w.lvmt.blocks(),
-    )
+/// The header's view of the world: what every check is made against.
+fn trusted(w: &World) -> Trusted<'_> {
+    Trusted {
+        params: w.lvmt.setup().params(),
+        aroot: w.lvmt.aroot(),
+        history_root: w.lvmt.history_root(),
+        blocks: w.lvmt.blocks(),
+    }
 }
 
 fn check(w: &World, key: &B256, proof: &LvmtProof) -> Result<Proven, ErrorCode> {
-    let (params, aroot, history_root, blocks) = trusted(w);
-    let t = Trusted {
-        params: &params,
-        aroot,
-        history_root,
-        blocks,
-    };
-    verify(&t, key, &proof.encode()).map_err(|e| e.code)
+    verify(&trusted(w), key, &proof.encode()).map_err(|e| e.code)
 }
 
 #[test]
@@ -274,13 +268,7 @@ fn every_byte_of_a_proof_is_bound() {
     let w = world();
     let (k, honest) = presence_deep(&w);
     let bytes = honest.encode();
-    let (params, aroot, history_root, blocks) = trusted(&w);
-    let t = Trusted {
-        params: &params,
-        aroot,
-        history_root,
-        blocks,
-    };
+    let t = trusted(&w);
     // Every 7th byte (a full sweep costs a pairing per byte).
     for i in (0..bytes.len()).step_by(7) {
         let mut b = bytes.clone();
@@ -318,14 +306,7 @@ proptest::proptest! {
 }
 
 fn history(w: &World, key: &B256, lo: u64, hi: u64, bytes: &[u8]) -> Result<History, ErrorCode> {
-    let (params, aroot, history_root, blocks) = trusted(w);
-    let t = Trusted {
-        params: &params,
-        aroot,
-        history_root,
-        blocks,
-    };
-    verify_history(&t, key, lo, hi, bytes).map_err(|e| e.code)
+    verify_history(&trusted(w), key, lo, hi, bytes).map_err(|e| e.code)
 }
 
 #[test]
@@ -361,8 +342,8 @@ fn histories_match_the_model() {
             let at = mine
                 .iter()
                 .enumerate()
-                .filter(|(_, (b, _))| *b <= lo)
-                .last()
+                .rev()
+                .find(|(_, (b, _))| *b <= lo)
                 .map(|(i, (b, v))| (*b, i as u64 + 1, *v));
             assert_eq!(
                 h.at_lo.map(|v| (v.block, v.version, v.value)),
