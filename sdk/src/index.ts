@@ -46,4 +46,12 @@ export {
   verifyColeHistory,
   wordHex,
 } from './history.js';
+export {
+  type LvmtAnchor,
+  LvmtParams,
+  type LvmtVersion,
+  lvmtRootsOf,
+  verifyLvmtHistory,
+  verifyLvmtProof,
+} from './lvmt.js';
 export { bytesToHex, hexToBytes } from './hex.js';

@@ -19,7 +19,7 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 await build({ configFile: path.join(here, 'vite.config.ts') });
 
 const vectors = [];
-for (const family of ['mpt', 'header', 'cole']) {
+for (const family of ['mpt', 'header', 'cole', 'lvmt']) {
   for (const kind of ['valid', 'invalid']) {
     for (const f of fs.readdirSync(path.join(vectorsDir, family, kind)).sort()) {
       vectors.push([`${family}/${kind}/${f}`, JSON.parse(fs.readFileSync(path.join(vectorsDir, family, kind, f), 'utf8'))]);

@@ -8,10 +8,15 @@ import {
   hexToBytes,
   verifyAccountProof,
   verifyHeader,
+  LvmtParams,
   verifyColeHistory,
+  verifyLvmtHistory,
+  verifyLvmtProof,
   verifyMptProof,
   wordHex,
 } from '@lightprov/sdk';
+
+const lvmtParams = new Map<string, LvmtParams>();
 
 export interface Vector {
   description: string;
@@ -23,6 +28,19 @@ const quantity = (v: bigint): string => '0x' + v.toString(16);
 
 function run(v: Vector): unknown {
   const i = v.inputs;
+  if ('lvmtRoot' in i) {
+    const hex = i['params'] as string;
+    let params = lvmtParams.get(hex);
+    if (!params) lvmtParams.set(hex, (params = LvmtParams.fromBytes(hex)));
+    const anchor = { lvmtRoot: i['lvmtRoot'] as string, lvmtHistoryRoot: i['lvmtHistoryRoot'] as string, number: BigInt(i['number'] as string) };
+    const version = (x: { block: bigint; version: bigint; value: bigint }) => ({ block: quantity(x.block), version: quantity(x.version), value: wordHex(x.value) });
+    if ('fromBlock' in i) {
+      const h = verifyLvmtHistory({ params, anchor, stateKey: i['stateKey'] as string, fromBlock: BigInt(i['fromBlock'] as string), toBlock: BigInt(i['toBlock'] as string), proof: i['proof'] as string });
+      return { ok: true, atFrom: h.atFrom ? version(h.atFrom) : null, versions: h.versions.map(version) };
+    }
+    const p = verifyLvmtProof({ params, anchor, stateKey: i['stateKey'] as string, proof: i['proof'] as string });
+    return p ? { ok: true, present: true, version: quantity(p.version), block: quantity(p.block), value: wordHex(p.value) } : { ok: true, present: false };
+  }
   if ('coleRoot' in i) {
     const h = verifyColeHistory({
       proof: i['proof'] as string,

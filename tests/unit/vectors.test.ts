@@ -9,7 +9,7 @@ import { VECTORS, loadVectors, vectorCount } from './load.js';
 
 beforeAll(() => init());
 
-for (const family of ['mpt', 'header', 'cole']) {
+for (const family of ['mpt', 'header', 'cole', 'lvmt']) {
   for (const kind of ['valid', 'invalid'] as const) {
     describe(`${family} ${kind} vectors`, () => {
       const vectors = loadVectors(family, kind);

@@ -27,6 +27,26 @@ pub const KEY_SLOTS: u8 = 5;
 
 pub use lightprov_types::lvmt::{index_at, prefix_at};
 
+/// `count` state keys whose keccak256 hashes share their first `bits` bits (the first is
+/// `B256::repeat_byte(seed)`): keys forced onto one path, into deeper levels — for tests and
+/// benchmarks. Costs about `count · 2^bits` hashes.
+pub fn colliding_keys(seed: u8, bits: usize, count: usize) -> Vec<B256> {
+    let first = B256::repeat_byte(seed);
+    let target = keccak256(first);
+    let bit = |h: &B256, b: usize| h.get(b / 8).map(|x| (x >> (7 - b % 8)) & 1);
+    let mut out = vec![first];
+    let mut i = u64::from(seed) << 40;
+    while out.len() < count {
+        let k = keccak256(i.to_be_bytes());
+        let h = keccak256(k);
+        if (0..bits.min(256)).all(|b| bit(&h, b) == bit(&target, b)) {
+            out.push(k);
+        }
+        i += 1;
+    }
+    out
+}
+
 /// One tuple of a block's tree.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Tuple {
@@ -433,32 +453,13 @@ mod tests {
         assert_eq!(&prefix_at(&h, 3, 4)[..2], &[0xab, 0xc0]);
     }
 
-    /// Keys whose hashes share their first `bits` bits with key 0's.
-    fn colliding(bits: usize, count: usize) -> Vec<B256> {
-        let first = B256::repeat_byte(0xee);
-        let target = keccak256(first);
-        let mut out = vec![first];
-        let mut i = 0u64;
-        while out.len() < count {
-            let k = keccak256(i.to_be_bytes());
-            let h = keccak256(k);
-            let same = (0..bits)
-                .all(|b| (h[b / 8] >> (7 - b % 8)) & 1 == (target[b / 8] >> (7 - b % 8)) & 1);
-            if same {
-                out.push(k);
-            }
-            i += 1;
-        }
-        out
-    }
-
     #[test]
     fn collisions_push_keys_to_deeper_levels_and_every_entry_opens() {
         let depth = 4u8;
         let setup = Arc::new(Setup::dev_insecure(depth, b"tree").unwrap());
         let mut t = Lvmt::new(setup.clone());
         // 12 keys sharing 8 bits: 5 at level 0, 5 at level 1, the rest at level 2.
-        let keys = colliding(8, 12);
+        let keys = colliding_keys(0xee, 8, 12);
         for (b, chunk) in keys.chunks(3).enumerate() {
             let writes: BTreeMap<B256, Word> =
                 chunk.iter().map(|k| (*k, [b as u8 + 1; 32])).collect();
@@ -469,10 +470,11 @@ mod tests {
         assert_eq!(levels.iter().filter(|l| **l == 1).count(), 5);
         assert_eq!(levels.iter().filter(|l| **l == 2).count(), 2);
         // Rewrites bump versions; sub-AMT versions count the blocks that changed them.
-        let w: BTreeMap<B256, Word> = [(keys[11], [9; 32])].into_iter().collect();
+        let deep = *keys.iter().find(|k| t.slot_of(k).unwrap().0 == 2).unwrap();
+        let w: BTreeMap<B256, Word> = [(deep, [9; 32])].into_iter().collect();
         t.commit(&w).unwrap();
-        let h = keccak256(keys[11]);
-        let (lvl, slot) = t.slot_of(&keys[11]).unwrap();
+        let h = keccak256(deep);
+        let (lvl, slot) = t.slot_of(&deep).unwrap();
         let amt = t.amt(lvl, &prefix_at(&h, lvl, depth)).unwrap();
         let idx = index_at(&h, lvl, depth).unwrap();
         assert_eq!(amt.versions(idx)[usize::from(slot)], 2);

@@ -12,7 +12,10 @@
 use std::{collections::BTreeMap, sync::Arc};
 
 use alloy_primitives::{B256, keccak256};
-use lightprov_engine_lvmt::{setup::Setup, tree::Lvmt};
+use lightprov_engine_lvmt::{
+    setup::Setup,
+    tree::{Lvmt, colliding_keys},
+};
 use lightprov_types::{
     ErrorCode, Word,
     lvmt::{Kind, LvmtHistory, LvmtProof},
@@ -20,23 +23,6 @@ use lightprov_types::{
 use lightprov_verifier::lvmt::proof::{History, Proven, Trusted, verify, verify_history};
 
 const DEPTH: u8 = 4;
-
-/// Keys whose hashes share their first `bits` bits with the first one's.
-fn colliding(seed: u8, bits: usize, count: usize) -> Vec<B256> {
-    let first = B256::repeat_byte(seed);
-    let target = keccak256(first);
-    let mut out = vec![first];
-    let mut i = u64::from(seed) << 40;
-    while out.len() < count {
-        let k = keccak256(i.to_be_bytes());
-        let h = keccak256(k);
-        if (0..bits).all(|b| (h[b / 8] >> (7 - b % 8)) & 1 == (target[b / 8] >> (7 - b % 8)) & 1) {
-            out.push(k);
-        }
-        i += 1;
-    }
-    out
-}
 
 struct World {
     lvmt: Lvmt,
@@ -50,7 +36,7 @@ struct World {
 fn world() -> World {
     let setup = Arc::new(Setup::dev_insecure(DEPTH, b"proofs").unwrap());
     let mut lvmt = Lvmt::new(setup);
-    let mut keys = colliding(0xe1, 8, 14);
+    let mut keys = colliding_keys(0xe1, 8, 14);
     keys.extend((0..20u64).map(|i| keccak256((i + 1000).to_be_bytes())));
     let mut model = BTreeMap::new();
     let mut all: BTreeMap<B256, Vec<(u64, Word)>> = BTreeMap::new();
@@ -115,7 +101,7 @@ fn presence_and_absence_match_the_model() {
         );
     }
     // Absent keys: on a colliding path (through full levels) and elsewhere.
-    let mut absent = colliding(0xe1, 8, 20)[14..].to_vec();
+    let mut absent = colliding_keys(0xe1, 8, 20)[14..].to_vec();
     absent.extend((0..10u64).map(|i| keccak256((i + 9999).to_be_bytes())));
     for k in &absent {
         let p = w.lvmt.prove(k).unwrap();
@@ -123,7 +109,7 @@ fn presence_and_absence_match_the_model() {
         assert_eq!(check(&w, k, &p), Ok(Proven::Absent), "absent key {k}");
     }
     // An absence proof through three levels.
-    let deep = colliding(0xe1, 12, 15)[14];
+    let deep = colliding_keys(0xe1, 12, 15)[14];
     let p = w.lvmt.prove(&deep).unwrap();
     assert!(p.levels.len() >= 2);
 }
@@ -217,7 +203,7 @@ fn a_top_commitment_other_than_the_trusted_root_is_rejected() {
 #[test]
 fn forged_absence_proofs_are_rejected() {
     let w = world();
-    let absent = colliding(0xe1, 8, 16)[15];
+    let absent = colliding_keys(0xe1, 8, 16)[15];
     let honest = w.lvmt.prove(&absent).unwrap();
     assert_eq!(check(&w, &absent, &honest), Ok(Proven::Absent));
     // A present key claimed absent: its own proof turned into an absence proof fails.

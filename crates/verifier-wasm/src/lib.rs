@@ -129,6 +129,130 @@ pub fn cole_header_root(cole: &[u8], cole_star: &[u8]) -> Result<Vec<u8>, JsValu
     Ok(lightprov_types::cole::hash::header_root(&a, &b).to_vec())
 }
 
+/// LVMT verifier parameters (`depth ‖ [1]₂ ‖ [τ^{2^j}]₂`), decoded and validated once — every
+/// G2 point on the curve and in the subgroup — then reused for every proof.
+#[cfg(feature = "lvmt")]
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct LvmtParams(lightprov_verifier::lvmt::amt::Params);
+
+#[cfg(feature = "lvmt")]
+#[wasm_bindgen]
+impl LvmtParams {
+    /// Decodes and validates the parameters.
+    #[wasm_bindgen(constructor)]
+    pub fn new(bytes: &[u8]) -> Result<LvmtParams, JsValue> {
+        lightprov_verifier::lvmt::amt::Params::decode(bytes)
+            .map(LvmtParams)
+            .map_err(|e| decode_error(&e))
+    }
+
+    /// SHA-256 of the canonical encoding: what a client pins.
+    pub fn id(&self) -> Vec<u8> {
+        self.0.id().to_vec()
+    }
+
+    /// The AMT depth D.
+    #[wasm_bindgen(getter)]
+    pub fn depth(&self) -> u8 {
+        self.0.depth()
+    }
+}
+
+#[cfg(feature = "lvmt")]
+fn lvmt_trusted<'a>(
+    params: &'a LvmtParams,
+    aroot: &[u8],
+    history_root: &[u8],
+    blocks: u64,
+) -> Result<lightprov_verifier::lvmt::proof::Trusted<'a>, JsValue> {
+    let aroot: [u8; 32] = aroot
+        .try_into()
+        .map_err(|_| decode_error(&DecodeError::new("lvmtRoot", "expected 32 bytes")))?;
+    Ok(lightprov_verifier::lvmt::proof::Trusted {
+        params: &params.0,
+        aroot,
+        history_root: hash32(history_root, "lvmtHistoryRoot")?,
+        blocks,
+    })
+}
+
+/// Verifies an LVMT proof of a key's latest value or of its absence against a header's
+/// `lvmtRoot` and `lvmtHistoryRoot` (`blocks` = the header's number + 1).
+///
+/// Returns `present(u8) ‖ version(u64) ‖ block(u64) ‖ value(32)`, big-endian (zeros if absent).
+#[cfg(feature = "lvmt")]
+#[wasm_bindgen(js_name = verifyLvmtProof)]
+pub fn verify_lvmt_proof(
+    params: &LvmtParams,
+    aroot: &[u8],
+    history_root: &[u8],
+    blocks: u64,
+    state_key: &[u8],
+    proof: &[u8],
+) -> Result<Vec<u8>, JsValue> {
+    use lightprov_verifier::lvmt::proof::{Proven, verify};
+    let t = lvmt_trusted(params, aroot, history_root, blocks)?;
+    let key = hash32(state_key, "stateKey")?;
+    let proven = verify(&t, &key, proof).map_err(|e| error(e.code, "proof", &e.to_string()))?;
+    let mut out = Vec::with_capacity(49);
+    match proven {
+        Proven::Present {
+            version,
+            value,
+            block,
+        } => {
+            out.push(1);
+            out.extend_from_slice(&version.to_be_bytes());
+            out.extend_from_slice(&block.to_be_bytes());
+            out.extend_from_slice(&value);
+        }
+        Proven::Absent => out.extend_from_slice(&[0; 49]),
+    }
+    Ok(out)
+}
+
+/// Verifies an LVMT history proof of a key over `lo..=hi`. Returns `hasAtLo(u8) ‖ block(u64) ‖
+/// version(u64) ‖ value(32)` for the version in force at `lo`, then `count(u32)` and
+/// `(block ‖ version ‖ value) × count`, oldest first.
+#[cfg(feature = "lvmt")]
+#[wasm_bindgen(js_name = verifyLvmtHistory)]
+#[allow(clippy::too_many_arguments)]
+pub fn verify_lvmt_history(
+    params: &LvmtParams,
+    aroot: &[u8],
+    history_root: &[u8],
+    blocks: u64,
+    state_key: &[u8],
+    lo: u64,
+    hi: u64,
+    proof: &[u8],
+) -> Result<Vec<u8>, JsValue> {
+    use lightprov_verifier::lvmt::proof::{Version, verify_history};
+    let t = lvmt_trusted(params, aroot, history_root, blocks)?;
+    let key = hash32(state_key, "stateKey")?;
+    let h = verify_history(&t, &key, lo, hi, proof)
+        .map_err(|e| error(e.code, "proof", &e.to_string()))?;
+    let put = |out: &mut Vec<u8>, v: &Version| {
+        out.extend_from_slice(&v.block.to_be_bytes());
+        out.extend_from_slice(&v.version.to_be_bytes());
+        out.extend_from_slice(&v.value);
+    };
+    let mut out = Vec::with_capacity(53 + h.versions.len() * 48);
+    match &h.at_lo {
+        Some(v) => {
+            out.push(1);
+            put(&mut out, v);
+        }
+        None => out.extend_from_slice(&[0; 49]),
+    }
+    out.extend_from_slice(&(h.versions.len() as u32).to_be_bytes());
+    for v in &h.versions {
+        put(&mut out, v);
+    }
+    Ok(out)
+}
+
 /// Decodes a header from its RLP and checks keccak256(rlp) == `expected`.
 #[cfg(feature = "header")]
 #[wasm_bindgen(js_name = verifyHeaderRlp)]

@@ -127,6 +127,48 @@ fn run_cole(i: &Value) -> Outcome {
     }))
 }
 
+fn run_lvmt(i: &Value) -> Outcome {
+    use lightprov_verifier::lvmt::{
+        amt::Params,
+        proof::{Proven, Trusted, Version, verify, verify_history},
+    };
+    let s = |f: &str| i[f].as_str().unwrap();
+    let params = Params::decode(&hex::data(s("params"), "params").unwrap()).unwrap();
+    let mut aroot = [0u8; 32];
+    aroot.copy_from_slice(&hex::data(s("lvmtRoot"), "lvmtRoot").unwrap());
+    let t = Trusted {
+        params: &params,
+        aroot,
+        history_root: b256(&i["lvmtHistoryRoot"]),
+        blocks: hex::u64(s("number"), "number").unwrap() + 1,
+    };
+    let key = b256(&i["stateKey"]);
+    let proof = hex::data(s("proof"), "proof").unwrap();
+    let q = |v: u64| format!("0x{v:x}");
+    let err = |e: lightprov_verifier::lvmt::proof::LvmtError| (e.code, "proof".to_string());
+    if i.get("fromBlock").is_some() {
+        let lo = hex::u64(s("fromBlock"), "fromBlock").unwrap();
+        let hi = hex::u64(s("toBlock"), "toBlock").unwrap();
+        let h = verify_history(&t, &key, lo, hi, &proof).map_err(err)?;
+        let v = |x: &Version| serde_json::json!({ "block": q(x.block), "version": q(x.version), "value": hex::encode(&x.value) });
+        return Ok(serde_json::json!({
+            "ok": true,
+            "atFrom": h.at_lo.as_ref().map(v),
+            "versions": h.versions.iter().map(v).collect::<Vec<_>>(),
+        }));
+    }
+    Ok(match verify(&t, &key, &proof).map_err(err)? {
+        Proven::Present {
+            version,
+            value,
+            block,
+        } => serde_json::json!({
+            "ok": true, "present": true, "version": q(version), "block": q(block), "value": hex::encode(&value)
+        }),
+        Proven::Absent => serde_json::json!({ "ok": true, "present": false }),
+    })
+}
+
 fn check(family: &str, run: fn(&Value) -> Outcome, pick: fn(&Value) -> bool) -> usize {
     let mut n = 0;
     for kind in ["valid", "invalid"] {
@@ -169,6 +211,11 @@ fn trie_vectors() {
 #[test]
 fn cole_vectors() {
     assert!(check("cole", run_cole, |_| true) > 200);
+}
+
+#[test]
+fn lvmt_vectors() {
+    assert!(check("lvmt", run_lvmt, |_| true) > 30);
 }
 
 #[test]

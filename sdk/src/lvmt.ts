@@ -1,0 +1,116 @@
+/**
+ * LVMT proofs: a key's latest value (or its absence) and its history, checked against a
+ * verified header's `lvmtRoot` (the root AMT's commitment) and `lvmtHistoryRoot`, with one
+ * batched pairing check in wasm.
+ *
+ * Parameters (`depth ‖ [1]₂ ‖ [τ^{2^j}]₂`) are decoded and validated once; pin them by their
+ * SHA-256 (`params.id`).
+ */
+import { VerificationError, wasmCall } from './errors.js';
+import { bytesArg, bytesToHex, hexToBytes } from './hex.js';
+import { verifier } from './init.js';
+
+/** Validated LVMT verifier parameters. */
+export class LvmtParams {
+  /** @internal */
+  readonly inner: { id(): Uint8Array; readonly depth: number };
+  /** SHA-256 of the canonical encoding (lowercase hex). */
+  readonly id: string;
+  /** The AMT depth D. */
+  readonly depth: number;
+
+  private constructor(inner: { id(): Uint8Array; readonly depth: number }) {
+    this.inner = inner;
+    this.id = bytesToHex(inner.id());
+    this.depth = inner.depth;
+  }
+
+  /**
+   * Decodes and validates parameters (every G2 point on the curve and in the subgroup). With
+   * `pinnedId`, refuses parameters whose SHA-256 differs.
+   */
+  static fromBytes(bytes: string | Uint8Array, pinnedId?: string): LvmtParams {
+    const b = bytes instanceof Uint8Array ? bytes : hexToBytes(bytes, 'params');
+    const wasm = verifier();
+    const p = new LvmtParams(wasmCall(() => new wasm.LvmtParams(b)));
+    if (pinnedId !== undefined && p.id !== bytesToHex(bytesArg(pinnedId, 'pinnedId', 32))) {
+      throw new VerificationError('ROOT_MISMATCH', `LVMT parameters ${p.id} are not the pinned ${pinnedId}`, { field: 'params' });
+    }
+    return p;
+  }
+}
+
+/** The header fields LVMT proofs are checked against. */
+export interface LvmtAnchor {
+  /** `lvmtRoot` (32 bytes, a compressed G1 point). */
+  lvmtRoot: string | Uint8Array;
+  /** `lvmtHistoryRoot` (32 bytes). */
+  lvmtHistoryRoot: string | Uint8Array;
+  /** The header's block number (the history covers blocks 0..=number). */
+  number: bigint | number;
+}
+
+/** One version of a key. */
+export interface LvmtVersion {
+  block: bigint;
+  version: bigint;
+  value: bigint;
+}
+
+/** The lvmtRoot and lvmtHistoryRoot of a header's extraData (bytes 32..64 and 64..96). */
+export function lvmtRootsOf(extraData: string): { lvmtRoot: string; lvmtHistoryRoot: string } {
+  const b = hexToBytes(extraData, 'extraData');
+  if (b.length < 96) throw new VerificationError('BAD_HEADER_LAYOUT', 'extraData is too short to hold the LVMT roots', { field: 'extraData' });
+  return { lvmtRoot: bytesToHex(b.subarray(32, 64)), lvmtHistoryRoot: bytesToHex(b.subarray(64, 96)) };
+}
+
+function u64(b: Uint8Array, at: number): bigint {
+  return new DataView(b.buffer, b.byteOffset + at, 8).getBigUint64(0, false);
+}
+
+function word(b: Uint8Array, at: number): bigint {
+  let v = 0n;
+  for (let i = 0; i < 32; i++) v = (v << 8n) | BigInt(b[at + i] ?? 0);
+  return v;
+}
+
+function anchorArgs(a: LvmtAnchor): [Uint8Array, Uint8Array, bigint] {
+  const n = typeof a.number === 'number' ? BigInt(a.number) : a.number;
+  if (typeof n !== 'bigint' || n < 0n) throw new TypeError('anchor.number: expected a block number');
+  return [bytesArg(a.lvmtRoot, 'lvmtRoot', 32), bytesArg(a.lvmtHistoryRoot, 'lvmtHistoryRoot', 32), n + 1n];
+}
+
+/** Verifies an LVMT proof of `stateKey`'s latest value (`null`: proven absent). */
+export function verifyLvmtProof(args: { params: LvmtParams; anchor: LvmtAnchor; stateKey: string | Uint8Array; proof: string | Uint8Array }): LvmtVersion | null {
+  const [root, hist, blocks] = anchorArgs(args.anchor);
+  const key = bytesArg(args.stateKey, 'stateKey', 32);
+  const proof = args.proof instanceof Uint8Array ? args.proof : hexToBytes(args.proof, 'proof');
+  const wasm = verifier();
+  const out = wasmCall(() => wasm.verifyLvmtProof(args.params.inner as never, root, hist, blocks, key, proof));
+  if (out[0] !== 1) return null;
+  return { version: u64(out, 1), block: u64(out, 9), value: word(out, 17) };
+}
+
+/** Verifies an LVMT history proof of `stateKey` over `fromBlock..=toBlock`. */
+export function verifyLvmtHistory(args: {
+  params: LvmtParams;
+  anchor: LvmtAnchor;
+  stateKey: string | Uint8Array;
+  fromBlock: bigint | number;
+  toBlock: bigint | number;
+  proof: string | Uint8Array;
+}): { versions: LvmtVersion[]; atFrom: LvmtVersion | null } {
+  const [root, hist, blocks] = anchorArgs(args.anchor);
+  const key = bytesArg(args.stateKey, 'stateKey', 32);
+  const proof = args.proof instanceof Uint8Array ? args.proof : hexToBytes(args.proof, 'proof');
+  const lo = BigInt(args.fromBlock);
+  const hi = BigInt(args.toBlock);
+  const wasm = verifier();
+  const out = wasmCall(() => wasm.verifyLvmtHistory(args.params.inner as never, root, hist, blocks, key, lo, hi, proof));
+  const read = (at: number): LvmtVersion => ({ block: u64(out, at), version: u64(out, at + 8), value: word(out, at + 16) });
+  const atFrom = out[0] === 1 ? read(1) : null;
+  const count = new DataView(out.buffer, out.byteOffset + 49, 4).getUint32(0, false);
+  const versions: LvmtVersion[] = [];
+  for (let i = 0; i < count; i++) versions.push(read(53 + i * 48));
+  return { versions, atFrom };
+}
