@@ -336,18 +336,8 @@ impl Chain {
             .store
             .get(WRITES, &block.to_be_bytes())?
             .unwrap_or_default();
-        if raw.len() % 64 != 0 {
-            anyhow::bail!("corrupt write set of block {block}");
-        }
-        Ok(raw
-            .chunks_exact(64)
-            .map(|c| {
-                let (k, v) = c.split_at(32);
-                let mut w = [0u8; 32];
-                w.copy_from_slice(v);
-                (B256::from_slice(k), w)
-            })
-            .collect())
+        lightprov_engine_cole::wal::decode_writes(&raw)
+            .ok_or_else(|| anyhow::anyhow!("corrupt write set of block {block}"))
     }
 
     fn cole_mut(&mut self, v: ColeVariant) -> Option<&mut ColeEngine> {
@@ -724,11 +714,7 @@ impl Chain {
             loc.extend_from_slice(&(i as u32).to_be_bytes());
             ops.push((TXS, tx.tx_hash().to_vec(), Some(loc)));
         }
-        let mut write_set = Vec::with_capacity(keyed.len() * 64);
-        for (k, v) in &keyed {
-            write_set.extend_from_slice(k.as_slice());
-            write_set.extend_from_slice(v);
-        }
+        let write_set = lightprov_engine_cole::wal::encode_writes(&keyed);
         ops.push((WRITES, number.to_be_bytes().to_vec(), Some(write_set)));
         for (k, _) in &writes {
             let mut pre = Vec::with_capacity(53);

@@ -78,10 +78,7 @@ impl Wal {
         body.extend_from_slice(rec.root.as_slice());
         let count = u32::try_from(rec.writes.len()).map_err(io::Error::other)?;
         body.extend_from_slice(&count.to_be_bytes());
-        for (k, v) in &rec.writes {
-            body.extend_from_slice(k.as_slice());
-            body.extend_from_slice(v);
-        }
+        body.extend_from_slice(&encode_writes(&rec.writes));
         let len = u32::try_from(body.len()).map_err(io::Error::other)?;
         let mut out = Vec::with_capacity(body.len() + 12);
         out.extend_from_slice(&len.to_be_bytes());
@@ -93,6 +90,33 @@ impl Wal {
         }
         Ok(())
     }
+}
+
+/// A block's writes as `(stateKey ‖ value)*`, the form the log stores them in.
+pub fn encode_writes(writes: &[(B256, Word)]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(writes.len() * 64);
+    for (k, v) in writes {
+        out.extend_from_slice(k.as_slice());
+        out.extend_from_slice(v);
+    }
+    out
+}
+
+/// The inverse of [`encode_writes`]; `None` unless the length is a multiple of 64.
+pub fn decode_writes(raw: &[u8]) -> Option<Vec<(B256, Word)>> {
+    if !raw.len().is_multiple_of(64) {
+        return None;
+    }
+    Some(
+        raw.chunks_exact(64)
+            .map(|c| {
+                let (k, v) = c.split_at(32);
+                let mut w = [0u8; 32];
+                w.copy_from_slice(v);
+                (B256::from_slice(k), w)
+            })
+            .collect(),
+    )
 }
 
 fn parse(buf: &[u8]) -> Option<(Record, usize)> {
@@ -109,15 +133,7 @@ fn parse(buf: &[u8]) -> Option<(Record, usize)> {
     if pairs.len() != count.checked_mul(64)? {
         return None;
     }
-    let writes = pairs
-        .chunks_exact(64)
-        .map(|c| {
-            let (k, v) = c.split_at(32);
-            let mut w = [0u8; 32];
-            w.copy_from_slice(v);
-            (B256::from_slice(k), w)
-        })
-        .collect();
+    let writes = decode_writes(pairs)?;
     Some((
         Record {
             block,
