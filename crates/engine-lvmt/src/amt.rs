@@ -54,20 +54,80 @@ pub enum AmtError {
     VersionOverflow,
 }
 
+/// Which openings an AMT keeps current (the paper's proof sharding).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Proofs {
+    /// Every entry's.
+    All,
+    /// The entries `j` with `j mod 2^bits = residue`: the subtree of the AMT's proof tree under
+    /// node `(bits, residue)`. It keeps about `N / 2^bits` proof nodes instead of `N − 1`.
+    Shard {
+        /// log2 of the number of shards (`1..=D`).
+        bits: u8,
+        /// This shard (`< 2^bits`).
+        residue: u32,
+    },
+    /// None: only the commitment moves on a bump.
+    None,
+}
+
+impl Proofs {
+    /// Whether entry `j`'s opening is kept.
+    pub const fn keeps_entry(&self, j: u32) -> bool {
+        match *self {
+            Self::All => true,
+            Self::None => false,
+            Self::Shard { bits, residue } => j & mask(bits) == residue & mask(bits),
+        }
+    }
+
+    /// Whether proof node `(e, p)` is on some kept entry's path (`p < 2^e`; the node serves
+    /// every `j ≡ p (mod 2^e)`).
+    const fn keeps_node(&self, e: u32, p: u32) -> bool {
+        match *self {
+            Self::All => true,
+            Self::None => false,
+            Self::Shard { bits, residue } => {
+                let b = if (bits as u32) < e { bits as u32 } else { e };
+                p & mask_u32(b) == residue & mask_u32(b)
+            }
+        }
+    }
+}
+
+const fn mask(bits: u8) -> u32 {
+    mask_u32(bits as u32)
+}
+
+const fn mask_u32(bits: u32) -> u32 {
+    if bits >= 32 {
+        u32::MAX
+    } else {
+        (1u32 << bits) - 1
+    }
+}
+
 /// An AMT of depth D.
 #[derive(Clone, Debug)]
 pub struct Amt {
     depth: u8,
+    proofs: Proofs,
     versions: HashMap<u32, [u64; SLOTS]>,
     commitment: Acc,
     nodes: HashMap<u32, Acc>,
 }
 
 impl Amt {
-    /// An AMT whose entries are all zero (every slot vacant).
+    /// An AMT whose entries are all zero (every slot vacant), keeping every opening current.
     pub fn new(depth: u8) -> Self {
+        Self::with_proofs(depth, Proofs::All)
+    }
+
+    /// An empty AMT keeping the openings `proofs` names current.
+    pub fn with_proofs(depth: u8, proofs: Proofs) -> Self {
         Self {
             depth,
+            proofs,
             versions: HashMap::new(),
             commitment: [G1Projective::zero(); SLOTS],
             nodes: HashMap::new(),
@@ -99,6 +159,9 @@ impl Amt {
         }
         for d in 1..=usize::from(self.depth) {
             let half = 1u32 << (d - 1);
+            if !self.proofs.keeps_node(d as u32 - 1, j % half) {
+                continue;
+            }
             let idx = half + (j % half);
             let node = self
                 .nodes
@@ -116,8 +179,17 @@ impl Amt {
         combine(&self.commitment).into_affine()
     }
 
-    /// The opening of entry `i`: its packed versions and the D quotient points.
-    pub fn open(&self, i: u32) -> Opening {
+    /// Which openings this AMT keeps.
+    pub const fn proofs(&self) -> Proofs {
+        self.proofs
+    }
+
+    /// The opening of entry `i`: its packed versions and the D quotient points; `None` when
+    /// `i` is outside the AMT or its opening is not kept.
+    pub fn open(&self, i: u32) -> Option<Opening> {
+        if i >= 1u32 << self.depth || !self.proofs.keeps_entry(i) {
+            return None;
+        }
         let d = usize::from(self.depth);
         let quotients: Vec<G1Projective> = (1..=d)
             .map(|level| {
@@ -127,12 +199,12 @@ impl Amt {
                     .map_or(G1Projective::zero(), combine)
             })
             .collect();
-        Opening {
+        Some(Opening {
             commitment: self.commitment(),
             index: u64::from(i),
             value: packed(&self.versions(i)),
             quotients: G1Projective::normalize_batch(&quotients),
-        }
+        })
     }
 }
 
@@ -187,19 +259,65 @@ mod tests {
                 G1Projective::msm(&bases, &scalars).unwrap().into_affine(),
                 amt.commitment()
             );
-            let openings: Vec<Opening> = (0..n).map(|i| amt.open(i)).collect();
+            let openings: Vec<Opening> = (0..n).map(|i| amt.open(i).unwrap()).collect();
             for o in &openings {
                 verify(setup.params(), std::slice::from_ref(o)).unwrap();
             }
             verify(setup.params(), &openings).unwrap();
             // A stale version (one bump behind) is refused.
-            let mut stale = amt.open(1);
+            let mut stale = amt.open(1).unwrap();
             stale.value -= Fr::from(1u64);
             assert_eq!(
                 verify(setup.params(), &[stale]),
                 Err(VerifyError::PairingCheckFailed)
             );
         }
+    }
+
+    #[test]
+    fn a_shard_keeps_exactly_its_openings_and_the_same_commitment() {
+        let depth = 5u8;
+        let setup = Setup::dev_insecure(depth, b"shard").unwrap();
+        let n = 1u32 << depth;
+        let shards = [
+            Proofs::All,
+            Proofs::Shard {
+                bits: 2,
+                residue: 3,
+            },
+            Proofs::Shard {
+                bits: 5,
+                residue: 17,
+            },
+            Proofs::None,
+        ];
+        let mut amts: Vec<Amt> = shards.iter().map(|p| Amt::with_proofs(depth, *p)).collect();
+        for k in 0..200u32 {
+            let j = k.wrapping_mul(2_654_435_761) % n;
+            for a in &mut amts {
+                a.bump(&setup, j, (k % 6) as usize).unwrap();
+            }
+        }
+        let full = &amts[0];
+        for (a, p) in amts.iter().zip(shards) {
+            assert_eq!(a.commitment(), full.commitment());
+            for j in 0..n {
+                let kept = p.keeps_entry(j);
+                match a.open(j) {
+                    Some(o) => {
+                        assert!(kept);
+                        assert_eq!(o.quotients, full.open(j).unwrap().quotients);
+                        verify(setup.params(), &[o]).unwrap();
+                    }
+                    None => assert!(!kept),
+                }
+            }
+        }
+        // A shard holds about N / 2^bits of the N − 1 nodes.
+        assert_eq!(amts[0].nodes.len(), (n - 1) as usize);
+        assert!(amts[1].nodes.len() <= (n / 4 + 2) as usize);
+        assert!(amts[3].nodes.is_empty());
+        assert!(full.open(n).is_none());
     }
 
     #[test]

@@ -18,7 +18,7 @@ use lightprov_types::{Word, lvmt};
 use lightprov_verifier::lvmt::amt::g1_to_bytes;
 
 use crate::{
-    amt::{Amt, AmtError},
+    amt::{Amt, AmtError, Proofs},
     setup::Setup,
 };
 
@@ -111,6 +111,8 @@ pub enum TreeError {
 pub struct Lvmt {
     setup: Arc<Setup>,
     depth: u8,
+    /// The openings kept current in the root AMT (every sub-AMT under a kept entry keeps all).
+    proofs: Proofs,
     /// (level, prefix) → AMT.
     amts: HashMap<(u8, B256), Amt>,
     /// state key → (level, slot).
@@ -137,12 +139,21 @@ enum Loc {
 }
 
 impl Lvmt {
-    /// An empty LVMT over `setup`'s AMTs.
+    /// An empty LVMT over `setup`'s AMTs, keeping every opening current.
     pub fn new(setup: Arc<Setup>) -> Self {
+        Self::with_proofs(setup, Proofs::All)
+    }
+
+    /// An empty LVMT keeping current the openings of the root AMT that `proofs` names, and
+    /// every opening of the sub-AMTs below them (the paper's proof sharding): it proves only
+    /// keys whose root entry is in the shard, and writes faster. With [`Proofs::None`] it keeps
+    /// only commitments and proves nothing.
+    pub fn with_proofs(setup: Arc<Setup>, proofs: Proofs) -> Self {
         let depth = setup.depth();
         Self {
             setup,
             depth,
+            proofs,
             amts: HashMap::new(),
             slots: HashMap::new(),
             occupants: HashMap::new(),
@@ -157,6 +168,29 @@ impl Lvmt {
     /// Where a key's versions live, if it was ever written.
     pub fn slot_of(&self, key: &B256) -> Option<(u8, u8)> {
         self.slots.get(key).copied()
+    }
+
+    /// Which root-AMT openings this LVMT keeps.
+    pub const fn proofs(&self) -> Proofs {
+        self.proofs
+    }
+
+    /// Whether this LVMT can prove `key` (its root entry is in the proof shard).
+    pub fn serves(&self, key: &B256) -> bool {
+        index_at(&keccak256(key), 0, self.depth).is_some_and(|j| self.proofs.keeps_entry(j))
+    }
+
+    /// The openings an AMT at (level, prefix) keeps: the root's shard; below the root, all of
+    /// them under a kept root entry, none elsewhere.
+    fn proofs_for(&self, level: u8, prefix: &B256) -> Proofs {
+        if level == 0 || matches!(self.proofs, Proofs::All | Proofs::None) {
+            return self.proofs;
+        }
+        if index_at(prefix, 0, self.depth).is_some_and(|j| self.proofs.keeps_entry(j)) {
+            Proofs::All
+        } else {
+            Proofs::None
+        }
     }
 
     /// The AMT at (level, prefix), if any entry of it was ever bumped.
@@ -225,10 +259,11 @@ impl Lvmt {
             };
             let idx = index_at(&hash, level, self.depth).ok_or(TreeError::PathExhausted)?;
             let prefix = prefix_at(&hash, level, self.depth);
+            let (depth, proofs) = (self.depth, self.proofs_for(level, &prefix));
             let amt = self
                 .amts
                 .entry((level, prefix))
-                .or_insert_with(|| Amt::new(self.depth));
+                .or_insert_with(|| Amt::with_proofs(depth, proofs));
             let version = amt
                 .bump(&self.setup, idx, usize::from(slot))
                 .map_err(TreeError::Amt)?;
@@ -260,10 +295,11 @@ impl Lvmt {
                 let parent_prefix = prefix_at(&hash, parent_level, self.depth);
                 let idx =
                     index_at(&hash, parent_level, self.depth).ok_or(TreeError::PathExhausted)?;
+                let (depth, proofs) = (self.depth, self.proofs_for(parent_level, &parent_prefix));
                 let parent = self
                     .amts
                     .entry((parent_level, parent_prefix))
-                    .or_insert_with(|| Amt::new(self.depth));
+                    .or_insert_with(|| Amt::with_proofs(depth, proofs));
                 let version = parent.bump(&self.setup, idx, 0).map_err(TreeError::Amt)?;
                 tuples.push(Tuple::Amt {
                     level,
@@ -354,8 +390,11 @@ impl Lvmt {
     }
 
     /// The proof of `key`'s latest value, or of its absence, against the current `aroot` and
-    /// history root (Alg. 6, 8–10).
+    /// history root (Alg. 6, 8–10); `None` for a key outside the proof shard.
     pub fn prove(&self, key: &B256) -> Option<lvmt::LvmtProof> {
+        if !self.serves(key) {
+            return None;
+        }
         let hash = keccak256(key);
         let empty = Amt::new(self.depth);
         let mut levels = Vec::new();
@@ -366,7 +405,7 @@ impl Lvmt {
             let prefix = prefix_at(&hash, level, self.depth);
             let index = index_at(&hash, level, self.depth)?;
             let amt = self.amts.get(&(level, prefix)).unwrap_or(&empty);
-            let opening = amt.open(index);
+            let opening = amt.open(index)?;
             let versions = amt.versions(index);
             let commitment = if level == 0 {
                 None
@@ -482,7 +521,7 @@ mod tests {
         for level in 0..=lvl {
             let a = t.amt(level, &prefix_at(&h, level, depth)).unwrap();
             let i = index_at(&h, level, depth).unwrap();
-            let o = a.open(i);
+            let o = a.open(i).unwrap();
             assert_eq!(o.value, packed(&a.versions(i)));
             verify(setup.params(), &[o]).unwrap();
         }

@@ -394,3 +394,51 @@ fn forged_histories_are_rejected() {
         ErrorCode::RangeMismatch
     );
 }
+
+#[test]
+fn a_proof_shard_proves_its_keys_alike_and_refuses_the_others() {
+    use lightprov_engine_lvmt::amt::Proofs;
+    let full = world();
+    let setup = full.lvmt.setup();
+    let shard = Proofs::Shard {
+        bits: 1,
+        residue: 1,
+    };
+    let rebuild = |proofs: Proofs| {
+        let s = Arc::new(Setup::dev_insecure(DEPTH, b"proofs").unwrap());
+        assert_eq!(s.params().id(), setup.params().id());
+        let mut t = Lvmt::with_proofs(s, proofs);
+        for b in 0..full.lvmt.blocks() {
+            let writes: BTreeMap<B256, Word> = full
+                .all
+                .iter()
+                .filter_map(|(k, vs)| vs.iter().find(|(vb, _)| *vb == b).map(|(_, v)| (*k, *v)))
+                .collect();
+            t.commit(&writes).unwrap();
+        }
+        t
+    };
+    let sharded = rebuild(shard);
+    let none = rebuild(Proofs::None);
+    // Maintenance does not change the roots.
+    for t in [&sharded, &none] {
+        assert_eq!(t.aroot(), full.lvmt.aroot());
+        assert_eq!(t.history_root(), full.lvmt.history_root());
+    }
+    let mut served = 0;
+    let absent = (0..40u64).map(|i| keccak256((i + 77_000).to_be_bytes()));
+    for key in full.keys.iter().copied().chain(absent) {
+        assert!(none.prove(&key).is_none());
+        let j = lightprov_types::lvmt::index_at(&keccak256(key), 0, DEPTH).unwrap();
+        assert_eq!(sharded.serves(&key), j % 2 == 1);
+        match sharded.prove(&key) {
+            Some(p) => {
+                served += 1;
+                assert_eq!(p, full.lvmt.prove(&key).unwrap());
+                check(&full, &key, &p).unwrap();
+            }
+            None => assert!(!sharded.serves(&key)),
+        }
+    }
+    assert!(served > 10, "{served}");
+}
