@@ -191,10 +191,37 @@ pub fn verify_lvmt_proof(
     state_key: &[u8],
     proof: &[u8],
 ) -> Result<Vec<u8>, JsValue> {
-    use lightprov_verifier::lvmt::proof::{Proven, verify};
+    use lightprov_verifier::lvmt::proof::verify;
     let t = lvmt_trusted(params, aroot, history_root, blocks)?;
     let key = hash32(state_key, "stateKey")?;
     let proven = verify(&t, &key, proof).map_err(|e| error(e.code, "proof", &e.to_string()))?;
+    Ok(lvmt_proven(proven))
+}
+
+/// [`verify_lvmt_proof`] with every AMT opening checked on its own, one full pairing per factor:
+/// the reference the batched check is benchmarked against. Same arguments and result.
+#[cfg(feature = "bench-baseline")]
+#[wasm_bindgen(js_name = verifyLvmtProofSeparatePairings)]
+pub fn verify_lvmt_proof_separate_pairings(
+    params: &LvmtParams,
+    aroot: &[u8],
+    history_root: &[u8],
+    blocks: u64,
+    state_key: &[u8],
+    proof: &[u8],
+) -> Result<Vec<u8>, JsValue> {
+    use lightprov_verifier::lvmt::proof::verify_separate_pairings;
+    let t = lvmt_trusted(params, aroot, history_root, blocks)?;
+    let key = hash32(state_key, "stateKey")?;
+    let proven = verify_separate_pairings(&t, &key, proof)
+        .map_err(|e| error(e.code, "proof", &e.to_string()))?;
+    Ok(lvmt_proven(proven))
+}
+
+/// `present(u8) ‖ version(u64) ‖ block(u64) ‖ value(32)`, big-endian (zeros if absent).
+#[cfg(feature = "lvmt")]
+fn lvmt_proven(proven: lightprov_verifier::lvmt::proof::Proven) -> Vec<u8> {
+    use lightprov_verifier::lvmt::proof::Proven;
     let mut out = Vec::with_capacity(49);
     match proven {
         Proven::Present {
@@ -209,7 +236,7 @@ pub fn verify_lvmt_proof(
         }
         Proven::Absent => out.extend_from_slice(&[0; 49]),
     }
-    Ok(out)
+    out
 }
 
 /// Verifies an LVMT history proof of a key over `lo..=hi`. Returns `hasAtLo(u8) ‖ block(u64) ‖

@@ -7,4 +7,6 @@
 //! multi-Miller loop and one final exponentiation, openings of several AMTs batched together.
 
 pub mod amt;
+#[cfg(feature = "bench-baseline")]
+pub mod baseline;
 pub mod proof;
