@@ -26,6 +26,7 @@ import {
   stateKeys,
   verifyColeHistory,
 } from './history.js';
+import { LvmtParams, lvmtRootsOf, verifyLvmtHistory, verifyLvmtProof } from './lvmt.js';
 import { type VerifiedAccount, checkAnswerIsFor, verifyAccountProof } from './mpt.js';
 
 /** What the client trusts. */
@@ -51,6 +52,11 @@ export interface LightClientOptions {
    * work a node can cause by claiming a far head. Start from a newer checkpoint to go further.
    */
   maxHeaderGap?: number;
+  /**
+   * SHA-256 of the LVMT parameters to accept (hex). Default: the verified genesis header's
+   * `mixHash`, where lightprov-node binds them. Needed for chains that do not.
+   */
+  lvmtParamsId?: string;
 }
 
 /** The minimal EIP-1193 provider shape that ethers' BrowserProvider and viem's custom() accept. */
@@ -61,7 +67,37 @@ export interface Eip1193Provider {
 }
 
 /** The schemes a history can be proven by. */
-export type HistoryScheme = 'cole' | 'cole-star' | 'mpt';
+export type HistoryScheme = 'cole' | 'cole-star' | 'lvmt' | 'mpt';
+
+/** The schemes a single value can be proven by. */
+export type ValueScheme = 'lvmt' | 'mpt';
+
+/** What {@link LightClient.getValue} asks for. */
+export interface ValueQuery {
+  /** `mpt` (default): `eth_getProof`; `lvmt`: an LVMT proof of presence or absence. */
+  scheme?: ValueScheme;
+  /** The block (default: the verified head). LVMT proves older blocks by a one-block history. */
+  block?: BlockTag;
+}
+
+/** A verified value with what it took to verify it. */
+export interface VerifiedValue {
+  /** The value (0 for a key never written). */
+  value: bigint;
+  /** LVMT: whether the key was ever written by `block` (MPT cannot tell a zero from absence). */
+  present?: boolean;
+  /** LVMT: the key's version (writes so far) and the block that wrote the value. */
+  version?: bigint;
+  writtenAt?: bigint;
+  scheme: ValueScheme;
+  /** The block the value is for. */
+  block: bigint;
+  /** The header the proof was checked against. */
+  anchor: VerifiedHeader;
+  proofBytes: number;
+  verifyMs: number;
+  raw: unknown;
+}
 
 /** What {@link LightClient.getHistory} asks for. */
 export interface HistoryQuery {
@@ -69,7 +105,7 @@ export interface HistoryQuery {
   fromBlock: bigint | number;
   /** Last block of the range (default: the verified head). */
   toBlock?: bigint | number | 'latest';
-  /** `cole` / `cole-star`: one provenance proof; `mpt`: one `eth_getProof` per block. */
+  /** `cole` / `cole-star` / `lvmt`: one provenance proof; `mpt`: one `eth_getProof` per block. */
   scheme: HistoryScheme;
 }
 
@@ -108,6 +144,9 @@ export class LightClient {
   private readonly batchSize: number;
   private readonly fetchFn: typeof fetch;
   private readonly maxHeaderGap: bigint;
+  private readonly lvmtParamsId: string | undefined;
+  /** Validated once, then reused. */
+  private lvmtParams: LvmtParams | undefined;
   /** Hash of every verified block, by number: a contiguous range [lowest, highest]. */
   private readonly hashes = new Map<bigint, string>();
   private readonly byHash = new Map<string, bigint>();
@@ -131,6 +170,7 @@ export class LightClient {
     const gap = opts.maxHeaderGap ?? 100_000;
     if (!Number.isSafeInteger(gap) || gap < 1) throw new RangeError('maxHeaderGap: expected a positive integer');
     this.maxHeaderGap = BigInt(gap);
+    this.lvmtParamsId = opts.lvmtParamsId === undefined ? undefined : bytesToHex(bytesArg(opts.lvmtParamsId, 'lvmtParamsId', 32));
   }
 
   /** Creates a client and verifies its anchor header. */
@@ -221,6 +261,127 @@ export class LightClient {
   }
 
   /**
+   * The value of a state key, verified by MPT (`eth_getProof`) or by LVMT.
+   *
+   * @example
+   * const wei = await client.getValue(client.keys.balance(addr), { scheme: 'lvmt' });
+   */
+  async getValue(key: StateKey | string, query: ValueQuery = {}): Promise<bigint> {
+    return (await this.getValueDetailed(key, query)).value;
+  }
+
+  /** {@link LightClient.getValue} with the anchor header, version, proof size and verify time. */
+  async getValueDetailed(key: StateKey | string, query: ValueQuery = {}): Promise<VerifiedValue> {
+    if (typeof query !== 'object' || query === null) throw new TypeError('query: expected { scheme, block }');
+    const scheme = query.scheme ?? 'mpt';
+    if (scheme !== 'mpt' && scheme !== 'lvmt') throw new TypeError(`scheme: expected 'lvmt' or 'mpt', got ${String(scheme)}`);
+    const stateKey = typeof key === 'string' ? bytesToHex(bytesArg(key, 'key', 32)) : stateKeyOf(key);
+    const block = query.block ?? 'latest';
+    if (scheme === 'mpt') {
+      if (typeof key === 'string') throw new TypeError('key: the mpt scheme needs a StateKey from client.keys (a bare state key hides the account)');
+      const addr = bytesToHex(bytesArg(key.address, 'key.address', 20));
+      const slots = key.kind === 'storage' ? [slotToHex(key.slot, 'key.slot')] : [];
+      return this.withFailover(async (e) => {
+        const anchor = await this.headerAt(e, block);
+        const raw = await this.call(e, 'eth_getProof', [addr, slots, { blockHash: anchor.hash }]);
+        const t0 = performance.now();
+        const account = verifyAccountProof(raw, anchor.stateRoot);
+        checkAnswerIsFor(account, addr, slots);
+        const verifyMs = performance.now() - t0;
+        const value = key.kind === 'balance' ? account.balance : key.kind === 'nonce' ? account.nonce : (account.storage[0]?.value ?? 0n);
+        return { value, scheme, block: anchor.number, anchor, proofBytes: JSON.stringify(raw).length, verifyMs, raw };
+      });
+    }
+    return this.withFailover(async (e) => {
+      const params = await this.lvmtParamsFrom(e);
+      const wanted = await this.headerAt(e, block);
+      const raw = (await this.call(e, 'lightprov_getLvmtProof', [stateKey, 'latest'])) as { block?: unknown; proof?: unknown };
+      if (typeof raw !== 'object' || raw === null) throw new RpcError('lightprov_getLvmtProof', -1, 'malformed response');
+      const at = hexToBigInt(raw.block, 'block', 'network', 64);
+      if (at < wanted.number) {
+        throw new RpcError('lightprov_getLvmtProof', -1, `the proof is against block ${at}, before block ${wanted.number} this node already served`);
+      }
+      const anchor = await this.headerAt(e, at);
+      const proof = hexToBytes(raw.proof, 'proof');
+      const roots = lvmtRootsOf(anchor.extraData);
+      if (at === wanted.number) {
+        const t0 = performance.now();
+        const v = verifyLvmtProof({ params, anchor: { ...roots, number: at }, stateKey, proof });
+        const verifyMs = performance.now() - t0;
+        return {
+          value: v?.value ?? 0n,
+          present: v !== null,
+          ...(v ? { version: v.version, writtenAt: v.block } : {}),
+          scheme,
+          block: at,
+          anchor,
+          proofBytes: proof.length,
+          verifyMs,
+          raw,
+        };
+      }
+      // An older block: the version in force there, from a one-block history.
+      const h = await this.lvmtHistory(e, params, stateKey, wanted.number, wanted.number);
+      const v = h.atFrom;
+      return {
+        value: v?.value ?? 0n,
+        present: v !== null,
+        ...(v ? { version: v.version, writtenAt: v.block } : {}),
+        scheme,
+        block: wanted.number,
+        anchor: h.anchor,
+        proofBytes: h.proofBytes,
+        verifyMs: h.verifyMs,
+        raw: h.raw,
+      };
+    });
+  }
+
+  /** The LVMT parameters, validated once and pinned (see {@link LightClientOptions.lvmtParamsId}). */
+  private async lvmtParamsFrom(e: Endpoint): Promise<LvmtParams> {
+    if (this.lvmtParams) return this.lvmtParams;
+    let pinned = this.lvmtParamsId;
+    if (pinned === undefined) {
+      const genesis = await this.headerAt(e, 0n);
+      if (/^0x0{64}$/.test(genesis.mixHash)) {
+        throw new TypeError('lvmtParamsId: this chain\'s genesis does not name LVMT parameters (mixHash is zero); pass lvmtParamsId');
+      }
+      pinned = genesis.mixHash;
+    }
+    const raw = (await this.call(e, 'lightprov_params', [])) as { lvmt?: { params?: unknown } } | null;
+    if (typeof raw !== 'object' || raw === null || typeof raw.lvmt !== 'object' || raw.lvmt === null) {
+      throw new RpcError('lightprov_params', -1, 'malformed response: no lvmt parameters');
+    }
+    const params = LvmtParams.fromBytes(hexToBytes(raw.lvmt.params, 'params'), pinned);
+    this.lvmtParams = params;
+    return params;
+  }
+
+  /**
+   * A `lightprov_getHistory` answer, its proof's bytes and the verified header it is against
+   * (which must cover the range).
+   */
+  private async historyAnswer(e: Endpoint, stateKey: string, from: bigint, to: bigint, scheme: HistoryScheme) {
+    const raw = (await this.call(e, 'lightprov_getHistory', [stateKey, hex(from), hex(to), scheme])) as { block?: unknown; siblingRoot?: unknown; proof?: unknown };
+    if (typeof raw !== 'object' || raw === null) throw new RpcError('lightprov_getHistory', -1, 'malformed response');
+    const at = hexToBigInt(raw.block, 'block', 'network', 64);
+    if (at < to) {
+      throw new VerificationError('INCOMPLETE_RANGE', `the proof is against block ${at}, before the range's end ${to}`, { field: 'block' });
+    }
+    const anchor = await this.headerAt(e, at);
+    return { raw, at, anchor, proof: hexToBytes(raw.proof, 'proof') };
+  }
+
+  /** A verified LVMT history of `stateKey` over `from..=to`, from one endpoint. */
+  private async lvmtHistory(e: Endpoint, params: LvmtParams, stateKey: string, from: bigint, to: bigint) {
+    const { raw, at, anchor, proof } = await this.historyAnswer(e, stateKey, from, to, 'lvmt');
+    const t0 = performance.now();
+    const h = verifyLvmtHistory({ params, anchor: { ...lvmtRootsOf(anchor.extraData), number: at }, stateKey, fromBlock: from, toBlock: to, proof });
+    const verifyMs = performance.now() - t0;
+    return { ...h, anchor, proofBytes: proof.length, verifyMs, raw };
+  }
+
+  /**
    * The values of a state key over a block range, verified: the value at `fromBlock`, then one
    * point per block where it changed.
    *
@@ -235,8 +396,8 @@ export class LightClient {
   async getHistoryDetailed(key: StateKey | string, query: HistoryQuery): Promise<VerifiedHistory> {
     if (typeof query !== 'object' || query === null) throw new TypeError('query: expected { fromBlock, toBlock, scheme }');
     const { scheme } = query;
-    if (scheme !== 'cole' && scheme !== 'cole-star' && scheme !== 'mpt') {
-      throw new TypeError(`scheme: expected 'cole', 'cole-star' or 'mpt', got ${String(scheme)}`);
+    if (scheme !== 'cole' && scheme !== 'cole-star' && scheme !== 'lvmt' && scheme !== 'mpt') {
+      throw new TypeError(`scheme: expected 'cole', 'cole-star', 'lvmt' or 'mpt', got ${String(scheme)}`);
     }
     const stateKey = typeof key === 'string' ? bytesToHex(bytesArg(key, 'key', 32)) : stateKeyOf(key);
     const from = blockArg(query.fromBlock, 'fromBlock');
@@ -247,15 +408,13 @@ export class LightClient {
         if (typeof key === 'string') throw new TypeError('key: the mpt scheme needs a StateKey from client.keys (a bare state key hides the account)');
         return this.mptHistory(e, key, from, to);
       }
-      const raw = await this.call(e, 'lightprov_getHistory', [stateKey, hex(from), hex(to), scheme]);
-      const r = raw as { block?: unknown; siblingRoot?: unknown; proof?: unknown };
-      if (typeof raw !== 'object' || raw === null) throw new RpcError('lightprov_getHistory', -1, 'malformed response');
-      const at = hexToBigInt(r.block, 'block', 'network', 64);
-      if (at < to) {
-        throw new VerificationError('INCOMPLETE_RANGE', `the proof is against block ${at}, before the range's end ${to}`, { field: 'block' });
+      if (scheme === 'lvmt') {
+        const params = await this.lvmtParamsFrom(e);
+        const h = await this.lvmtHistory(e, params, stateKey, from, to);
+        const points = changesFromVersions({ versions: h.versions, atFrom: h.atFrom }, from);
+        return { points, scheme, fromBlock: from, toBlock: to, anchor: h.anchor, proofBytes: h.proofBytes, verifyMs: h.verifyMs, raw: h.raw };
       }
-      const anchor = await this.headerAt(e, at);
-      const proof = hexToBytes(r.proof, 'proof');
+      const { raw, anchor, proof } = await this.historyAnswer(e, stateKey, from, to, scheme);
       const t0 = performance.now();
       const h = verifyColeHistory({
         proof,
@@ -263,7 +422,7 @@ export class LightClient {
         fromBlock: from,
         toBlock: to,
         coleRoot: coleRootOf(anchor.extraData),
-        siblingRoot: bytesToHex(hexToBytes(r.siblingRoot, 'siblingRoot', 'network', 32)),
+        siblingRoot: bytesToHex(hexToBytes(raw.siblingRoot, 'siblingRoot', 'network', 32)),
         scheme,
       });
       const verifyMs = performance.now() - t0;

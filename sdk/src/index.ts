@@ -32,7 +32,10 @@ export {
   LightClient,
   type LightClientOptions,
   type Trust,
+  type ValueQuery,
+  type ValueScheme,
   type VerifiedHistory,
+  type VerifiedValue,
 } from './client.js';
 export {
   type ColeHistory,

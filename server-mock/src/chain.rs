@@ -3,7 +3,11 @@
 //! committed in one atomic, synced batch with its state, so a crash never loses a committed
 //! block nor leaves half of one.
 
-use std::{collections::HashMap, sync::Arc, time::SystemTime};
+use std::{
+    collections::{BTreeMap, HashMap},
+    sync::Arc,
+    time::{Instant, SystemTime},
+};
 
 use alloy_consensus::{
     Header, Receipt, ReceiptEnvelope, ReceiptWithBloom, Transaction, TxEnvelope, TxType,
@@ -20,6 +24,7 @@ use lightprov_engine_api::{
     u64_from_word, word_from_u64,
 };
 use lightprov_engine_cole::{ColeEngine, Params as ColeParams};
+use lightprov_engine_lvmt::{amt::Proofs, setup::Setup, tree::Lvmt};
 use lightprov_engine_mpt::MptEngine;
 use lightprov_types::{Word, cole::hash::header_root};
 
@@ -162,6 +167,30 @@ pub enum Dishonest {
     HeaderField,
     /// Flip one byte in the middle of every `lightprov_getHistory` COLE proof.
     HistoryByte,
+    /// Flip one byte in the middle of every LVMT proof (`lightprov_getLvmtProof`, and
+    /// `lightprov_getHistory` with `lvmt`).
+    LvmtByte,
+}
+
+/// LVMT's settings: the AMT parameters (part of the chain's identity: they shape `lvmtRoot`)
+/// and which openings the node keeps current (not part of it: any shard yields the same roots).
+#[derive(Clone)]
+pub struct LvmtSettings {
+    /// Tables and verifier parameters.
+    pub setup: Arc<Setup>,
+    /// The proof shard.
+    pub proofs: Proofs,
+}
+
+impl std::fmt::Debug for LvmtSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LvmtSettings")
+            .field("depth", &self.setup.depth())
+            .field("params", &B256::from(self.setup.params().id()))
+            .field("insecure", &self.setup.is_insecure())
+            .field("proofs", &self.proofs)
+            .finish()
+    }
 }
 
 /// Settings fixed at genesis.
@@ -179,6 +208,8 @@ pub struct Config {
     pub cole: Option<ColeParams>,
     /// COLE*'s parameters, if the node runs COLE*.
     pub cole_star: Option<ColeParams>,
+    /// LVMT's settings, if the node runs LVMT.
+    pub lvmt: Option<LvmtSettings>,
 }
 
 impl Config {
@@ -195,6 +226,7 @@ impl Config {
             workload,
             cole: Some(ColeParams::cole()),
             cole_star: Some(ColeParams::cole_star()),
+            lvmt: None,
         })
     }
 }
@@ -213,6 +245,8 @@ pub struct Chain {
     engine: MptEngine,
     cole: Option<ColeEngine>,
     cole_star: Option<ColeEngine>,
+    /// In memory; rebuilt from the stored write sets when the node starts.
+    lvmt: Option<Lvmt>,
     store: Arc<FjallStore>,
     config: Config,
     head: Header,
@@ -256,6 +290,10 @@ impl Chain {
                 .map_err(|e| anyhow::anyhow!("opening {name}: {e}"))
         };
         let mut chain = Self {
+            lvmt: config
+                .lvmt
+                .as_ref()
+                .map(|l| Lvmt::with_proofs(l.setup.clone(), l.proofs)),
             cole: open_cole("cole", config.cole)?,
             cole_star: open_cole("cole-star", config.cole_star)?,
             engine,
@@ -284,10 +322,45 @@ impl Chain {
                     .ok_or_else(|| anyhow::anyhow!("block {h} is missing from the store"))?;
                 chain.head = record.header()?;
                 chain.head_hash = chain.head.hash_slow();
+                chain.replay_lvmt()?;
             }
         }
         chain.catch_up()?;
         Ok(chain)
+    }
+
+    /// Rebuilds LVMT, which lives in memory, from the write sets of blocks 0..=head, and checks
+    /// its roots against the head's header.
+    fn replay_lvmt(&mut self) -> anyhow::Result<()> {
+        let Some(settings) = self.config.lvmt.clone() else {
+            return Ok(());
+        };
+        let head = self.head.number;
+        let started = Instant::now();
+        let mut t = Lvmt::with_proofs(settings.setup, settings.proofs);
+        let mut writes = 0usize;
+        for b in 0..=head {
+            let w: BTreeMap<B256, Word> = self.stored_writes(b)?.into_iter().collect();
+            writes += w.len();
+            t.commit(&w)
+                .map_err(|e| anyhow::anyhow!("replaying block {b} into LVMT: {e:?}"))?;
+            if b > 0 && b % 10_000 == 0 {
+                tracing::info!("LVMT: replayed {b} of {head} blocks");
+            }
+        }
+        let (aroot, history) = Self::lvmt_roots_of(&self.head);
+        if (t.aroot(), t.history_root()) != (aroot, history) {
+            anyhow::bail!(
+                "LVMT's roots differ from the header of block {head}: the AMT parameters are not the ones this chain was made with"
+            );
+        }
+        tracing::info!(
+            "LVMT: {} blocks, {writes} writes replayed in {:.2?}",
+            head + 1,
+            started.elapsed()
+        );
+        self.lvmt = Some(t);
+        Ok(())
     }
 
     /// Brings the COLE engines to the chain's head by replaying stored writes (a crash between
@@ -374,6 +447,22 @@ impl Chain {
         Ok(header_root(&a, &b))
     }
 
+    /// LVMT, if the node runs it.
+    pub fn lvmt(&self) -> Option<&Lvmt> {
+        self.lvmt.as_ref()
+    }
+
+    /// The `lvmtRoot` and `lvmtHistoryRoot` fields of a header's extraData (bytes 32..96).
+    pub fn lvmt_roots_of(header: &Header) -> ([u8; 32], B256) {
+        let extra = &header.extra_data;
+        let aroot = extra
+            .get(32..64)
+            .and_then(|b| <[u8; 32]>::try_from(b).ok())
+            .unwrap_or_default();
+        let history = extra.get(64..96).map_or(B256::ZERO, B256::from_slice);
+        (aroot, history)
+    }
+
     /// The `coleRoot` field of a header's extraData.
     pub fn cole_root_of(header: &Header) -> B256 {
         header
@@ -403,8 +492,13 @@ impl Chain {
             .workload
             .map(|w| format!("{:?}/{}/{}", w.kind, w.seed, w.ops_per_block))
             .unwrap_or_default();
+        let lvmt = config
+            .lvmt
+            .as_ref()
+            .map(|l| format!("/lvmt:{}", B256::from(l.setup.params().id())))
+            .unwrap_or_default();
         keccak256(format!(
-            "{}/{}/{w}/{:?}/{:?}",
+            "{}/{}/{w}/{:?}/{:?}{lvmt}",
             config.chain_id,
             config.signer.address(),
             config.cole,
@@ -640,7 +734,26 @@ impl Chain {
             cole_root.map_err(|e| anyhow::anyhow!("COLE: {e}"))?,
             cole_star_root.map_err(|e| anyhow::anyhow!("COLE*: {e}"))?,
         );
+        let lvmt_roots = match self.lvmt.as_mut() {
+            Some(t) => {
+                let w: BTreeMap<B256, Word> = keyed.iter().copied().collect();
+                match t.commit(&w) {
+                    Ok(r) => Some(r),
+                    Err(e) => {
+                        // A half-applied block: start LVMT over from the stored blocks.
+                        self.replay_lvmt()?;
+                        anyhow::bail!("LVMT refused block {number}: {e:?}");
+                    }
+                }
+            }
+            None => None,
+        };
         let mut extra_roots = vec![0u8; EXTRA_ROOTS];
+        if let (Some((aroot, history)), Some(dst)) = (lvmt_roots, extra_roots.get_mut(32..96)) {
+            let (a, h) = dst.split_at_mut(32);
+            a.copy_from_slice(&aroot);
+            h.copy_from_slice(history.as_slice());
+        }
         if (self.cole.is_some() || self.cole_star.is_some())
             && let Some(dst) = extra_roots.get_mut(..32)
         {
@@ -679,9 +792,14 @@ impl Chain {
             gas_limit: GAS_LIMIT,
             gas_used: cumulative,
             timestamp,
-            // coleRoot, then lvmtRoot and lvmtHistoryRoot (zero until LVMT runs).
+            // coleRoot, lvmtRoot, lvmtHistoryRoot (zero for an engine the node does not run).
             extra_data: Bytes::from(extra_roots),
-            mix_hash: B256::ZERO,
+            // Genesis binds the chain to its LVMT parameters: mixHash = their SHA-256, so a
+            // client trusting the genesis hash trusts them (zero without LVMT, and later).
+            mix_hash: match (&self.config.lvmt, number) {
+                (Some(l), 0) => B256::from(l.setup.params().id()),
+                _ => B256::ZERO,
+            },
             nonce: Default::default(),
             base_fee_per_gas: Some(BASE_FEE),
             ..Default::default()
@@ -735,7 +853,13 @@ impl Chain {
             }
             ops.push((PREIMAGES, k.state_key().to_vec(), Some(pre)));
         }
-        self.engine.commit(staged, ops)?;
+        if let Err(e) = self.engine.commit(staged, ops) {
+            // LVMT already holds the block the chain just failed to commit.
+            if number > 0 && self.lvmt.is_some() {
+                self.replay_lvmt()?;
+            }
+            return Err(e.into());
+        }
         // The chain's batch above is the block's commit point; a crash before these two is
         // repaired by `catch_up` on the next start.
         for v in [ColeVariant::Cole, ColeVariant::ColeStar] {

@@ -2,5 +2,6 @@
 #![forbid(unsafe_code)]
 
 pub mod chain;
+pub mod lvmt;
 pub mod rpc;
 pub mod workload;

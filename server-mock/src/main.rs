@@ -3,7 +3,7 @@
 
 use std::{net::SocketAddr, path::PathBuf, sync::Arc, time::Duration};
 
-use alloy_primitives::hex;
+use alloy_primitives::{B256, hex};
 use anyhow::Context;
 use clap::Parser;
 use jsonrpsee::server::Server;
@@ -11,6 +11,7 @@ use tokio::sync::Notify;
 
 use lightprov_node::{
     chain::{self, Chain, Config, Dishonest},
+    lvmt::{self, SetupSource},
     rpc::{self, Node},
     workload,
 };
@@ -43,9 +44,26 @@ struct Args {
     #[arg(long, default_value_t = 100)]
     tx_per_block: usize,
     /// Storage engines to run (comma-separated): `mpt` (always; it serves eth_getProof),
-    /// `cole`, `cole-star`. Every block's writes go to each.
-    #[arg(long, default_value = "mpt,cole,cole-star", value_delimiter = ',')]
+    /// `cole`, `cole-star`, `lvmt`. Every block's writes go to each.
+    #[arg(long, default_value = "mpt,cole,cole-star,lvmt", value_delimiter = ',')]
     engines: Vec<String>,
+    /// LVMT's AMT depth D: 2^D entries per AMT, 16 key bits per level at D = 16 (part of the
+    /// chain's identity).
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u8).range(1..=20))]
+    lvmt_depth: u8,
+    /// A Powers-of-Tau file (snarkjs `.ptau`, BN254, power ≥ D) for LVMT's parameters. Without
+    /// it the node uses a dev setup whose τ is public: INSECURE, anyone can forge its proofs.
+    #[arg(long)]
+    lvmt_ptau: Option<PathBuf>,
+    /// Where LVMT's derived tables are cached (tens of MB at D = 16; deriving them takes a
+    /// while once). Default: $XDG_CACHE_HOME/lightprov or ~/.cache/lightprov.
+    #[arg(long)]
+    lvmt_tables: Option<PathBuf>,
+    /// The LVMT proofs this node keeps current: `all`, `none`, or `R/K` — the root-AMT
+    /// entries j with j mod K = R (the paper's proof sharding; K a power of two). It answers
+    /// LVMT queries only for keys of its shard; the roots are the same for every shard.
+    #[arg(long, default_value = "all", value_parser = lightprov_node::lvmt::parse_shard)]
+    proof_shard: lightprov_engine_lvmt::amt::Proofs,
     /// COLE/COLE* level-0 capacity B, in entries (part of the chain's identity: it shapes
     /// coleRoot). Small values make many levels quickly, for trying merges out.
     #[arg(long, default_value_t = 8192, value_parser = clap::value_parser!(u64).range(1..=1 << 24))]
@@ -88,9 +106,9 @@ async fn main() -> anyhow::Result<()> {
         .init();
     let args = Args::parse();
     for e in &args.engines {
-        if !["mpt", "cole", "cole-star"].contains(&e.as_str()) {
+        if !["mpt", "cole", "cole-star", "lvmt"].contains(&e.as_str()) {
             anyhow::bail!(
-                "--engines: `{e}` is not available in this build (available: mpt, cole, cole-star)"
+                "--engines: `{e}` is not available in this build (available: mpt, cole, cole-star, lvmt)"
             );
         }
     }
@@ -122,6 +140,21 @@ async fn main() -> anyhow::Result<()> {
     if !args.engines.iter().any(|e| e == "cole-star") {
         config.cole_star = None;
     }
+    if args.engines.iter().any(|e| e == "lvmt") {
+        let source = args
+            .lvmt_ptau
+            .clone()
+            .map_or(SetupSource::Dev, SetupSource::Ptau);
+        let tables = args
+            .lvmt_tables
+            .clone()
+            .unwrap_or_else(|| lvmt::default_tables_dir(&args.data_dir));
+        let setup = lvmt::load_setup(args.lvmt_depth, &source, &tables)?;
+        config.lvmt = Some(chain::LvmtSettings {
+            setup: Arc::new(setup),
+            proofs: args.proof_shard,
+        });
+    }
     let chain = Chain::open(&args.data_dir, config.clone())
         .with_context(|| format!("opening the chain in {}", args.data_dir.display()))?;
     let genesis = chain
@@ -144,6 +177,19 @@ async fn main() -> anyhow::Result<()> {
             "account {i}     {} key 0x{}",
             a.address(),
             hex::encode(a.credential().to_bytes())
+        );
+    }
+    if let Some(l) = &config.lvmt {
+        println!(
+            "lvmt          D = {}, params {}, proof shard {}{}",
+            l.setup.depth(),
+            B256::from(l.setup.params().id()),
+            lvmt::shard_label(l.proofs),
+            if l.setup.is_insecure() {
+                " — INSECURE dev setup (public τ): its proofs can be forged"
+            } else {
+                ""
+            }
         );
     }
     if let Some(d) = args.dishonest {

@@ -54,6 +54,39 @@ fn over_limit(what: impl std::fmt::Display) -> ErrorObjectOwned {
     ErrorObjectOwned::owned(-32005, format!("limit exceeded: {what}"), None::<()>)
 }
 
+fn not_served(what: impl std::fmt::Display) -> ErrorObjectOwned {
+    ErrorObjectOwned::owned(-32006, format!("not served here: {what}"), None::<()>)
+}
+
+/// The running LVMT, or an error naming the scheme.
+fn lvmt_of(chain: &Chain) -> RpcResult<&lightprov_engine_lvmt::tree::Lvmt> {
+    chain
+        .lvmt()
+        .ok_or_else(|| invalid("scheme", "this node does not run lvmt"))
+}
+
+/// Refuses a key outside the node's LVMT proof shard.
+fn check_shard(t: &lightprov_engine_lvmt::tree::Lvmt, key: &B256) -> RpcResult<()> {
+    if t.serves(key) {
+        return Ok(());
+    }
+    Err(not_served(format!(
+        "state key {key} is outside this node's LVMT proof shard {} (ask a node of its shard)",
+        crate::lvmt::shard_label(t.proofs())
+    )))
+}
+
+/// An LVMT proof's bytes as hex, corrupted in `--dishonest lvmt-byte` mode.
+fn lvmt_bytes(n: &Node, mut bytes: Vec<u8>) -> String {
+    let middle = bytes.len() / 2;
+    if n.dishonest == Some(Dishonest::LvmtByte)
+        && let Some(b) = bytes.get_mut(middle)
+    {
+        *b ^= 0x01;
+    }
+    lightprov_types::hex::encode(&bytes)
+}
+
 fn internal(e: impl std::fmt::Display) -> ErrorObjectOwned {
     tracing::error!("internal error: {e}");
     ErrorObjectOwned::owned(-32603, format!("internal error: {e}"), None::<()>)
@@ -473,7 +506,21 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
             "cole" => ColeVariant::Cole,
             "cole-star" => ColeVariant::ColeStar,
             "mpt" => return mpt_history(&chain, &state_key, from, to, base),
-            "lvmt" => return Err(invalid("scheme", "this node does not run lvmt")),
+            "lvmt" => {
+                let t = lvmt_of(&chain)?;
+                check_shard(t, &state_key)?;
+                let block = chain.head().0.number;
+                let proof = t
+                    .prove_history(&state_key, from, to)
+                    .ok_or_else(|| internal("LVMT could not prove the history"))?;
+                return Ok(extend(
+                    base,
+                    json!({
+                        "block": format!("0x{block:x}"),
+                        "proof": lvmt_bytes(n, proof.encode()),
+                    }),
+                ));
+            }
             other => {
                 return Err(invalid(
                     "scheme",
@@ -509,6 +556,49 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
             }),
         ))
     })?;
+    m.register_method("lightprov_getLvmtProof", |p, n, _| -> RpcResult<Value> {
+        let a = args(&p, 2)?;
+        let key_hex: String = arg(&a, 0, "stateKey")?;
+        let state_key = B256::from(
+            lightprov_types::hex::fixed::<32>(&key_hex, "stateKey")
+                .map_err(|e| invalid("stateKey", e.reason))?,
+        );
+        let chain = read(n)?;
+        let head = chain.head().0.number;
+        let block = resolve(&chain, opt_arg(&a, 1, "blockTag")?)?;
+        if block != head {
+            return Err(invalid(
+                "blockTag",
+                format!(
+                    "LVMT proves against the head (#{head}) only; for block {block} ask lightprov_getHistory(stateKey, {block}, {block}, \"lvmt\")"
+                ),
+            ));
+        }
+        let t = lvmt_of(&chain)?;
+        check_shard(t, &state_key)?;
+        let proof = t
+            .prove(&state_key)
+            .ok_or_else(|| internal("LVMT could not prove the key"))?;
+        Ok(json!({
+            "stateKey": state_key,
+            "block": format!("0x{block:x}"),
+            "proof": lvmt_bytes(n, proof.encode()),
+        }))
+    })?;
+    m.register_method("lightprov_params", |_, n, _| -> RpcResult<Value> {
+        let chain = read(n)?;
+        let t = lvmt_of(&chain)?;
+        let setup = t.setup();
+        Ok(json!({
+            "lvmt": {
+                "depth": setup.depth(),
+                "params": lightprov_types::hex::encode(&setup.params().encode()),
+                "id": B256::from(setup.params().id()),
+                "insecure": setup.is_insecure(),
+                "proofShard": crate::lvmt::shard_label(t.proofs()),
+            }
+        }))
+    })?;
     m.register_method("lightprov_status", |_, n, _| -> RpcResult<Value> {
         let chain = read(n)?;
         let (head, hash) = chain.head();
@@ -524,6 +614,15 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
                     "mergesInFlight": merging,
                 }));
             }
+        }
+        if let Some(t) = chain.lvmt() {
+            engines.push(json!({
+                "name": "lvmt",
+                "head": t.blocks().checked_sub(1),
+                "depth": t.setup().depth(),
+                "insecureSetup": t.setup().is_insecure(),
+                "proofShard": crate::lvmt::shard_label(t.proofs()),
+            }));
         }
         Ok(json!({
             "chainId": chain.config().chain_id,

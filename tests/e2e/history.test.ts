@@ -1,5 +1,5 @@
 /**
- * Verified histories through the SDK against lightprov-node: COLE, COLE* and the MPT baseline
+ * Verified histories through the SDK against lightprov-node: COLE, COLE*, LVMT and the MPT baseline
  * agree for random keys and ranges, and a node that tampers with a provenance proof is caught.
  */
 import { LightClient, RpcError, type StateKey, init, isVerificationError, stateKeys, verifyColeHistory } from '@lightprov/sdk';
@@ -7,24 +7,13 @@ import { keccak256, toBeHex } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { type RunningNode, startNode } from '../lib/node-process.js';
-import { rejection } from '../lib/util.js';
+import { mine, rejection, rpc } from '../lib/util.js';
 
 const KVSTORE = '0x' + 'cc'.repeat(20);
 const SMALL_COLE = ['--cole-l0-capacity', '48', '--cole-size-ratio', '3'];
 
 let node: RunningNode;
 let liar: RunningNode;
-
-async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-  const body = (await res.json()) as { result?: unknown; error?: { code: number; message: string } };
-  if (body.error) throw new RpcError(method, body.error.code, body.error.message);
-  return body.result;
-}
-
-async function mine(url: string, n: number): Promise<void> {
-  for (let i = 0; i < n; i++) await rpc(url, 'evm_mine', []);
-}
 
 beforeAll(async () => {
   await init();
@@ -58,13 +47,15 @@ describe('getHistory against lightprov-node', () => {
         const fromBlock = BigInt(rand(36));
         const toBlock = fromBlock + BigInt(rand(40 - Number(fromBlock)));
         const q = { fromBlock, toBlock };
-        const [cole, star, mpt] = await Promise.all([
+        const [cole, star, lvmt, mpt] = await Promise.all([
           client.getHistory(key, { ...q, scheme: 'cole' }),
           client.getHistory(key, { ...q, scheme: 'cole-star' }),
+          client.getHistory(key, { ...q, scheme: 'lvmt' }),
           client.getHistory(key, { ...q, scheme: 'mpt' }),
         ]);
         expect(cole).toEqual(mpt);
         expect(star).toEqual(mpt);
+        expect(lvmt).toEqual(mpt);
         expect(cole[0]!.block).toBe(fromBlock);
       }
     }
@@ -79,7 +70,7 @@ describe('getHistory against lightprov-node', () => {
     const client = await LightClient.connect({ rpc: node.url, trust: trust(node) });
     const key = record(1);
     await expect(client.getHistory(key, { fromBlock: 5, toBlock: 2, scheme: 'cole' })).rejects.toThrow(RangeError);
-    await expect(client.getHistory(key, { fromBlock: 0, toBlock: 2, scheme: 'lvmt' as never })).rejects.toThrow(TypeError);
+    await expect(client.getHistory(key, { fromBlock: 0, toBlock: 2, scheme: 'amt' as never })).rejects.toThrow(TypeError);
     await expect(client.getHistory(key.stateKey, { fromBlock: 0, toBlock: 2, scheme: 'mpt' })).rejects.toThrow(TypeError);
     await expect(client.getHistory({ ...key, stateKey: '0x' + '11'.repeat(32) }, { fromBlock: 0, toBlock: 2, scheme: 'cole' })).rejects.toThrow(RangeError);
     // The node's range limit comes back as an RpcError with its code.

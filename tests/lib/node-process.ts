@@ -28,10 +28,21 @@ export function tempDataDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'lightprov-node-'));
 }
 
-export async function startNode(opts: { dataDir?: string; args?: string[] } = {}): Promise<RunningNode> {
+/** Where test nodes cache LVMT's derived tables (shared by every test node). */
+export const LVMT_TABLES = path.join(repo, 'target', 'lvmt-tables');
+
+/**
+ * Starts a node. Unless `args` say otherwise: blocks on demand, and LVMT at depth 8 (cheap
+ * tables; tests of D = 16 pass `--lvmt-depth 16` and a longer `startTimeoutMs`).
+ */
+export async function startNode(opts: { dataDir?: string; args?: string[]; startTimeoutMs?: number } = {}): Promise<RunningNode> {
   const dataDir = opts.dataDir ?? tempDataDir();
   const extra = opts.args ?? [];
-  const defaults = extra.includes('--block-time') ? [] : ['--block-time', '0'];
+  const defaults = [
+    ...(extra.includes('--block-time') ? [] : ['--block-time', '0']),
+    ...(extra.includes('--lvmt-depth') ? [] : ['--lvmt-depth', '8']),
+    ...(extra.includes('--lvmt-tables') ? [] : ['--lvmt-tables', LVMT_TABLES]),
+  ];
   const child: ChildProcess = spawn(NODE_BIN, ['--data-dir', dataDir, '--port', '0', ...defaults, ...extra], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, RUST_LOG: 'warn' },
@@ -41,7 +52,7 @@ export async function startNode(opts: { dataDir?: string; args?: string[] } = {}
   const info = await new Promise<Record<string, string>>((resolve, reject) => {
     const fields: Record<string, string> = {};
     const accounts: string[] = [];
-    const timer = setTimeout(() => reject(new Error(`lightprov-node did not start:\n${output.join('\n')}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`lightprov-node did not start:\n${output.join('\n')}`)), opts.startTimeoutMs ?? 30_000);
     let buffer = '';
     const onData = (chunk: Buffer) => {
       buffer += chunk.toString();

@@ -2,5 +2,7 @@
 #![forbid(unsafe_code)]
 
 pub mod amt;
+mod g1fft;
+pub mod ptau;
 pub mod setup;
 pub mod tree;
