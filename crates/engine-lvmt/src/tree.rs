@@ -121,8 +121,10 @@ pub struct Lvmt {
     occupants: HashMap<(u8, B256, u32), [Option<B256>; 5]>,
     /// Per block: its tuples.
     blocks: Vec<Vec<Tuple>>,
-    /// Per block: its history leaf.
-    history: Vec<B256>,
+    /// Per block: its tuple tree.
+    trees: Vec<lvmt::MerkleLog>,
+    /// The history tree over every block's leaf.
+    history: lvmt::MerkleLog,
     /// Where each key's and each sub-AMT's latest tuple is: (block, index).
     locations: HashMap<Loc, (u64, u32)>,
     /// Each key's latest value.
@@ -158,7 +160,8 @@ impl Lvmt {
             slots: HashMap::new(),
             occupants: HashMap::new(),
             blocks: Vec::new(),
-            history: Vec::new(),
+            trees: Vec::new(),
+            history: lvmt::MerkleLog::new(),
             locations: HashMap::new(),
             values: HashMap::new(),
             versions: HashMap::new(),
@@ -224,7 +227,7 @@ impl Lvmt {
 
     /// The history root over every block's tuple tree (the header's `lvmtHistoryRoot`).
     pub fn history_root(&self) -> B256 {
-        lvmt::root(&self.history)
+        self.history.root()
     }
 
     fn allocate(&mut self, key: &B256, hash: &B256) -> Result<(u8, u8), TreeError> {
@@ -329,9 +332,12 @@ impl Lvmt {
             self.locations
                 .insert(loc, (block, u32::try_from(i).unwrap_or(u32::MAX)));
         }
-        let leaves: Vec<B256> = tuples.iter().map(Tuple::leaf).collect();
-        self.history
-            .push(lvmt::history_leaf(block, &lvmt::root(&leaves)));
+        let mut tree = lvmt::MerkleLog::new();
+        for t in &tuples {
+            tree.push(t.leaf());
+        }
+        self.history.push(lvmt::history_leaf(block, &tree.root()));
+        self.trees.push(tree);
         self.blocks.push(tuples);
         Ok((self.aroot(), self.history_root()))
     }
@@ -378,14 +384,13 @@ impl Lvmt {
     }
 
     fn path_at(&self, block: u64, index: u32) -> Option<lvmt::TuplePath> {
-        let tuples = self.blocks.get(usize::try_from(block).ok()?)?;
-        let leaves: Vec<B256> = tuples.iter().map(Tuple::leaf).collect();
+        let tree = self.trees.get(usize::try_from(block).ok()?)?;
         Some(lvmt::TuplePath {
             block,
-            size: u32::try_from(leaves.len()).ok()?,
+            size: u32::try_from(tree.len()).ok()?,
             index,
-            path: lvmt::audit_path(&leaves, usize::try_from(index).ok()?),
-            history: lvmt::audit_path(&self.history, usize::try_from(block).ok()?),
+            path: tree.audit_path(usize::try_from(index).ok()?),
+            history: self.history.audit_path(usize::try_from(block).ok()?),
         })
     }
 

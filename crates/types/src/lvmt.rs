@@ -159,6 +159,104 @@ fn collect_path(leaves: &[B256], index: usize, path: &mut Vec<B256>) {
     }
 }
 
+/// An append-only RFC 9162 tree that keeps the hash of every complete aligned subtree, so a
+/// root or an audit path costs O(log² n) hashes instead of rehashing all n leaves.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MerkleLog {
+    /// `levels[h][i]`: the root of leaves `[i·2^h, (i+1)·2^h)`.
+    levels: Vec<Vec<B256>>,
+}
+
+impl MerkleLog {
+    /// An empty tree.
+    pub const fn new() -> Self {
+        Self { levels: Vec::new() }
+    }
+
+    /// Leaves so far.
+    pub fn len(&self) -> usize {
+        self.levels.first().map_or(0, Vec::len)
+    }
+
+    /// Whether there are no leaves.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The leaf hashes.
+    pub fn leaves(&self) -> &[B256] {
+        self.levels.first().map_or(&[], Vec::as_slice)
+    }
+
+    /// Appends a leaf hash.
+    pub fn push(&mut self, leaf: B256) {
+        let mut carry = leaf;
+        for h in 0.. {
+            if self.levels.len() <= h {
+                self.levels.push(Vec::new());
+            }
+            let Some(level) = self.levels.get_mut(h) else {
+                return;
+            };
+            level.push(carry);
+            if level.len() % 2 == 1 {
+                return;
+            }
+            let n = level.len();
+            match (level.get(n - 2), level.get(n - 1)) {
+                (Some(l), Some(r)) => carry = node(l, r),
+                _ => return,
+            }
+        }
+    }
+
+    /// The root of leaves `[lo, lo + n)` (n ≥ 1, inside the tree).
+    fn range(&self, lo: usize, n: usize) -> B256 {
+        if n.is_power_of_two() && lo.is_multiple_of(n) {
+            let h = n.trailing_zeros() as usize;
+            if let Some(x) = self.levels.get(h).and_then(|l| l.get(lo / n)) {
+                return *x;
+            }
+        }
+        if n == 1 {
+            return empty();
+        }
+        let k = split(n);
+        node(&self.range(lo, k), &self.range(lo + k, n - k))
+    }
+
+    /// The root (the empty-tree hash for no leaves).
+    pub fn root(&self) -> B256 {
+        match self.len() {
+            0 => empty(),
+            n => self.range(0, n),
+        }
+    }
+
+    /// The audit path of leaf `index` in the current tree (empty if out of range).
+    pub fn audit_path(&self, index: usize) -> Vec<B256> {
+        let mut path = Vec::new();
+        if index < self.len() {
+            self.collect(0, self.len(), index, &mut path);
+        }
+        path
+    }
+
+    fn collect(&self, lo: usize, n: usize, index: usize, path: &mut Vec<B256>) {
+        if n <= 1 {
+            return;
+        }
+        let k = split(n);
+        if index < lo + k {
+            self.collect(lo, k, index, path);
+            path.push(self.range(lo + k, n - k));
+        } else {
+            self.collect(lo + k, n - k, index, path);
+            path.push(self.range(lo, k));
+        }
+    }
+}
+
 /// The RFC 9162 §2.1.3.2 check: recomputes the root from a leaf hash, its index, the tree size
 /// and the audit path. `None` if the path cannot belong to a tree of that size.
 ///
@@ -194,6 +292,29 @@ pub fn root_from_path(leaf: &B256, index: u64, size: u64, path: &[B256]) -> Opti
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
+    #[test]
+    fn the_merkle_log_matches_the_plain_tree() {
+        let mut log = super::MerkleLog::new();
+        assert_eq!(log.root(), super::empty());
+        let mut leaves = alloc::vec::Vec::new();
+        for i in 0u64..70 {
+            let leaf = super::history_leaf(i, &crate::B256::repeat_byte(i as u8));
+            log.push(leaf);
+            leaves.push(leaf);
+            assert_eq!(log.root(), super::root(&leaves), "root at {}", i + 1);
+            for j in 0..leaves.len() {
+                assert_eq!(
+                    log.audit_path(j),
+                    super::audit_path(&leaves, j),
+                    "path {j} of {}",
+                    i + 1
+                );
+            }
+        }
+        assert_eq!(log.len(), 70);
+        assert!(log.audit_path(70).is_empty());
+    }
+
     use super::*;
 
     fn leaf(i: u64) -> B256 {
