@@ -442,3 +442,49 @@ fn a_proof_shard_proves_its_keys_alike_and_refuses_the_others() {
     }
     assert!(served > 10, "{served}");
 }
+
+/// The worked example of docs/proofs.md: D = 2, dev setup "docs", key 0x11…11 written once
+/// (value 5) in block 0; its presence proof.
+#[test]
+fn worked_example_of_docs_proofs_md() {
+    let setup = Arc::new(Setup::dev_insecure(2, b"docs").unwrap());
+    let mut t = Lvmt::new(setup.clone());
+    let key = B256::repeat_byte(0x11);
+    let mut five = [0u8; 32];
+    five[31] = 5;
+    t.commit(&BTreeMap::from([(key, five)])).unwrap();
+    let proof = t.prove(&key).unwrap().encode();
+    let hex = alloy_primitives::hex::encode(&proof);
+    let trusted = Trusted {
+        params: setup.params(),
+        aroot: t.aroot(),
+        history_root: t.history_root(),
+        blocks: 1,
+    };
+    assert_eq!(
+        lightprov_types::lvmt::index_at(&keccak256(key), 0, 2),
+        Some(2)
+    );
+    assert_eq!(proof.len(), 199);
+    let doc = include_str!("../../../docs/proofs.md");
+    let section = &doc[doc.find("### Worked example (LVMT)").unwrap()..];
+    let block: String = section
+        .split("```")
+        .nth(1)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split("  ").next().unwrap_or("").replace([' ', '…'], ""))
+        .collect();
+    assert_eq!(block, hex, "the docs' bytes");
+    assert!(section.contains(&alloy_primitives::hex::encode(t.aroot())));
+    assert!(section.contains(&t.history_root().to_string()));
+    assert_eq!(
+        verify(&trusted, &key, &proof).unwrap(),
+        Proven::Present {
+            version: 1,
+            value: five,
+            block: 0
+        }
+    );
+}
