@@ -176,7 +176,12 @@ impl Amt {
 
     /// The commitment `C`.
     pub fn commitment(&self) -> G1Affine {
-        combine(&self.commitment).into_affine()
+        self.commitment_projective().into_affine()
+    }
+
+    /// The commitment `C`, before conversion to affine (to convert many at once).
+    pub fn commitment_projective(&self) -> G1Projective {
+        combine(&self.commitment)
     }
 
     /// Which openings this AMT keeps.

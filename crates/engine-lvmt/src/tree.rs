@@ -14,6 +14,9 @@ use std::{
 };
 
 use alloy_primitives::{B256, keccak256};
+use ark_bn254::G1Projective;
+use ark_ec::CurveGroup;
+use ark_ff::Zero;
 use lightprov_types::{Word, lvmt};
 use lightprov_verifier::lvmt::amt::g1_to_bytes;
 
@@ -288,12 +291,19 @@ impl Lvmt {
             if level == 0 {
                 break;
             }
-            for (prefix, hash) in subs {
-                let commitment = self
-                    .amts
-                    .get(&(level, prefix))
-                    .map(|a| g1_to_bytes(&a.commitment()))
-                    .unwrap_or([0; 32]);
+            // This level's AMTs are final now (their keys and the sub-AMTs below are bumped):
+            // their commitments, converted to affine in one batch.
+            let projective: Vec<G1Projective> = subs
+                .keys()
+                .map(|prefix| {
+                    self.amts
+                        .get(&(level, *prefix))
+                        .map_or_else(G1Projective::zero, Amt::commitment_projective)
+                })
+                .collect();
+            let affine = G1Projective::normalize_batch(&projective);
+            for ((prefix, hash), c) in subs.into_iter().zip(&affine) {
+                let commitment = g1_to_bytes(c);
                 let parent_level = level - 1;
                 let parent_prefix = prefix_at(&hash, parent_level, self.depth);
                 let idx =
