@@ -21,13 +21,17 @@ run('sdk/examples/verify-real-proofs.mjs');
 
 console.log(`\n== 2. lightprov-node on its embedded store (${path.relative(root, dataDir) || dataDir})`);
 if (!fs.existsSync(bin)) throw new Error('lightprov-node is not built: run `npm run build`');
-const node = spawn(bin, ['--data-dir', dataDir, '--port', port, '--block-time', '1s'], { stdio: ['ignore', 'pipe', 'inherit'] });
+// LVMT's derived tables are cached (default: ~/.cache/lightprov); the first start derives them.
+const tables = process.env.LIGHTPROV_LVMT_TABLES ? ['--lvmt-tables', process.env.LIGHTPROV_LVMT_TABLES] : [];
+const node = spawn(bin, ['--data-dir', dataDir, '--port', port, '--block-time', '1s', ...tables], { stdio: ['ignore', 'pipe', 'inherit'] });
 const info = await new Promise((resolve, reject) => {
   const fields = {};
   let buf = '';
   node.stdout.on('data', (c) => {
     process.stdout.write(c);
     buf += c.toString();
+    // Progress of the one slow step (deriving LVMT's tables on a first start).
+    for (const line of c.toString().split('\n')) if (/LVMT: (deriving|tables derived)/.test(line)) console.log(line.replace(/^.*LVMT:/, '   LVMT:'));
     for (const m of buf.matchAll(/^(genesis hash|signer|json-rpc|account 0)\s+(\S+)(?: key (\S+))?/gm)) {
       fields[m[1]] = m[2];
       if (m[3]) fields.key = m[3];

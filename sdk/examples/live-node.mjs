@@ -50,6 +50,14 @@ console.log(
     `MPT: ${mpt.proofBytes} bytes of eth_getProof answers, ${mpt.verifyMs.toFixed(2)} ms; same points: ${JSON.stringify(cole.points, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)) === JSON.stringify(mpt.points, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))}`,
 );
 
+// Alice's balance by LVMT: a proof of its latest version against the header's lvmtRoot, with
+// parameters pinned by the genesis header (the node's dev setup is INSECURE: public τ).
+const lvmt = await client.getValueDetailed(key, { scheme: 'lvmt' });
+console.log(
+  `LVMT: balance ${formatEther(lvmt.value)} ETH, version ${lvmt.version} written in block ${lvmt.writtenAt}; ` +
+    `${lvmt.proofBytes}-byte proof against block #${lvmt.block}, verified in ${lvmt.verifyMs.toFixed(1)} ms`,
+);
+
 // The same client as an EIP-1193 provider: ethers reads go through proof verification.
 const verified = new BrowserProvider(client.asEip1193(), Network.from(1337));
 console.log(`ethers over LightClient.asEip1193(): balance of ${bob} = ${formatEther(await verified.getBalance(bob))} ETH`);
