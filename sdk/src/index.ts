@@ -57,4 +57,18 @@ export {
   verifyLvmtHistory,
   verifyLvmtProof,
 } from './lvmt.js';
+export {
+  FORGERIES,
+  type ForgeFamily,
+  type Forgery,
+  type ForgeryKind,
+  type ProofNode,
+  type ProofOutline,
+  type RootCheck,
+  forgeProof,
+  outlineColeProof,
+  outlineLvmtHistory,
+  outlineLvmtProof,
+  outlineMptProof,
+} from './inspect.js';
 export { bytesToHex, hexToBytes } from './hex.js';

@@ -2,6 +2,9 @@
 // Builds the browser test page with Vite, serves it on 127.0.0.1 with the shared vectors, runs it
 // in headless Debian Chromium through playwright-core, prints one line per failure and a final
 // "N passed, N failed" line, and saves a screenshot. Exit code 1 if anything failed.
+// Then runs the provenance explorer's test (demo-app.mjs, its own "N passed, N failed" line);
+// LIGHTPROV_SKIP_DEMO_APP=1 skips it.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -79,5 +82,9 @@ try {
   await context?.close();
   server.close();
   fs.rmSync(profile, { recursive: true, force: true });
+}
+if (process.env.LIGHTPROV_SKIP_DEMO_APP !== '1') {
+  const demo = spawnSync(process.execPath, [path.join(here, 'demo-app.mjs')], { stdio: 'inherit' });
+  if (demo.status !== 0) code = 1;
 }
 process.exit(code);

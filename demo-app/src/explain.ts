@@ -1,0 +1,93 @@
+/**
+ * Errors in words a user understands, with the stable code beside them. Verification failures
+ * (`VerificationError`) mean the node's data did not check out; `RpcError`s mean the node did
+ * not answer as asked; anything else is a bad input or a bug in the page.
+ */
+import { type ErrorCode, RpcError, VerificationError } from '@lightprov/sdk';
+
+export interface Explained {
+  /** Short headline. */
+  title: string;
+  /** One or two sentences in plain words. */
+  words: string;
+  /** The stable code (`ROOT_MISMATCH`, `RPC -32005`, …). */
+  code: string;
+  /** The library's own message, for the curious. */
+  detail: string;
+  /** True when the node served data that failed a check (as opposed to a network problem). */
+  rejected: boolean;
+}
+
+const VERIFICATION: Record<ErrorCode, string> = {
+  BAD_ENCODING: 'The answer is not in the expected format, so nothing in it can be checked.',
+  MALFORMED_NODE: 'A trie node in the proof is malformed (not the one canonical encoding).',
+  ROOT_MISMATCH: 'The proof does not lead to the root committed in the verified header: its data was altered or belongs to other state.',
+  NODE_HASH_MISMATCH: 'A node of the proof does not hash to the reference its parent holds: the proof was altered.',
+  DUPLICATE_NODE: 'The proof lists the same node twice.',
+  NODES_OUT_OF_ORDER: 'The proof nodes are not in root-to-leaf order.',
+  EXTRA_NODES: 'The proof carries nodes beyond the end of the path.',
+  TRUNCATED_PROOF: 'The proof stops before reaching the key: nodes are missing.',
+  KEY_MISMATCH: 'The proof is for a different key than the one asked for.',
+  VALUE_MISMATCH: 'The claimed value differs from the value the proof commits to.',
+  HEADER_HASH_MISMATCH: 'The header does not hash to the trusted hash.',
+  BAD_HEADER_LAYOUT: 'The header has fields no known Ethereum header layout has.',
+  PARENT_MISMATCH: 'A header does not link to its verified parent.',
+  BAD_SEAL: 'A header’s seal (signature) is malformed.',
+  UNKNOWN_SIGNER: 'A header was sealed by a key that is not a trusted signer.',
+  BAD_SHAPE: 'The proof’s tree has an impossible shape for the structure it claims to be.',
+  INCOMPLETE_RANGE: 'Versions inside the asked block range are missing from the proof.',
+  RESULTS_OUT_OF_ORDER: 'The proof’s versions are out of order, or an older structure claims a newer version.',
+  EXTRA_RESULTS: 'The proof carries results beyond the asked range.',
+  WRONG_EARLY_STOP: 'The search stopped at the wrong structure: a version may be hidden.',
+  RANGE_MISMATCH: 'The proof answers a different block range than the one asked for.',
+  PAIRING_CHECK_FAILED: 'The AMT openings do not match the commitment in the header (pairing check failed).',
+  HISTORY_MISMATCH: 'A tuple does not lead to the header’s history root: it is stale or altered.',
+  LEVEL_MISMATCH: 'The proof’s AMT levels do not follow where the key must be placed.',
+};
+
+const RPC: Record<number, string> = {
+  [-1]: 'The node could not be reached or sent no usable answer. Is it still running?',
+  [-32001]: 'The node does not know that block (yet). When connecting: is the genesis hash the one this node printed?',
+  [-32005]: 'The block range is longer than the node answers in one query.',
+  [-32006]: 'This node does not serve LVMT proofs for this key (proof shard).',
+  [-32602]: 'The node refused a parameter of the request.',
+  [-32000]: 'The node refused the transaction.',
+};
+
+export function explain(e: unknown): Explained {
+  if (e instanceof VerificationError) {
+    return {
+      title: 'Rejected: the data did not verify',
+      words: VERIFICATION[e.code] ?? 'The data failed a check.',
+      code: e.code,
+      detail: e.field ? `${e.message} (field: ${e.field})` : e.message,
+      rejected: true,
+    };
+  }
+  if (e instanceof RpcError) {
+    return {
+      title: 'The node did not answer as asked',
+      words: RPC[e.code] ?? 'The node answered with an error.',
+      code: `RPC ${e.code}`,
+      detail: e.message,
+      rejected: false,
+    };
+  }
+  const message = e instanceof Error ? e.message : String(e);
+  // ethers wraps node errors: surface the node's words.
+  const ethersCode = (e as { code?: unknown } | null)?.code;
+  if (typeof ethersCode === 'string') {
+    const short = (e as { shortMessage?: unknown }).shortMessage;
+    return {
+      title: 'The transaction did not go through',
+      words: typeof short === 'string' ? short : message,
+      code: ethersCode,
+      detail: message,
+      rejected: false,
+    };
+  }
+  if (e instanceof TypeError || e instanceof RangeError) {
+    return { title: 'That input is not valid', words: message, code: 'INPUT', detail: message, rejected: false };
+  }
+  return { title: 'Something went wrong', words: message, code: 'ERROR', detail: message, rejected: false };
+}

@@ -1,0 +1,101 @@
+/**
+ * Send a transfer from a dev account: an ethers Wallet signs it and sends it through the
+ * verified provider (`client.asEip1193()`: reads are verified, the send is passed to the node),
+ * then the page reads both balances back verified at the inclusion block and redraws the
+ * sender's history with the new point.
+ */
+import { BrowserProvider, Network, Wallet, formatEther, isAddress, parseEther } from 'ethers';
+
+import { app, client, workloadAccount } from './state.js';
+import { byId, errorBox, h, hash, verifiedMark, withButton } from './ui.js';
+
+function step(list: HTMLElement, text: string | Node, kind: 'doing' | 'done' | 'note' = 'doing'): HTMLElement {
+  list.querySelector('.doing')?.classList.replace('doing', 'done');
+  const li = h('li', { class: kind }, text);
+  list.append(li);
+  return li;
+}
+
+async function send(): Promise<void> {
+  const out = byId('transfer-out');
+  const cfg = app.config;
+  const c = client();
+  const fromIndex = Number(byId<HTMLSelectElement>('transfer-from').value);
+  const dev = cfg?.accounts[fromIndex];
+  const toSel = byId<HTMLSelectElement>('transfer-to').value;
+  const to = toSel === 'custom' ? byId<HTMLInputElement>('transfer-custom').value.trim() : toSel;
+  const amount = byId<HTMLInputElement>('transfer-amount').value.trim();
+  const list = h('ol', { class: 'steps' });
+  out.replaceChildren(list);
+  try {
+    if (!dev) throw new TypeError('no dev account: the page needs the demo server’s /demo-config.json for keys');
+    if (!isAddress(to)) throw new TypeError(`“${to}” is not an address`);
+    let value: bigint;
+    try {
+      value = parseEther(amount);
+    } catch {
+      throw new TypeError(`“${amount}” is not an amount of ETH`);
+    }
+    const provider = new BrowserProvider(c.asEip1193(), Network.from(cfg?.chainId ?? 1337), { staticNetwork: true, pollingInterval: 250 });
+    const wallet = new Wallet(dev.key, provider);
+    step(list, `Signing ${amount} ETH from dev ${fromIndex} to ${to.slice(0, 8)}…${to.slice(-4)} with an ethers Wallet; sending through the verified provider…`);
+    const tx = await wallet.sendTransaction({ to, value });
+    step(list, h('span', {}, 'Sent ', hash(tx.hash), ' (the node took it; nothing about it is verified yet). Waiting for a block…'));
+    const receipt = await tx.wait();
+    if (!receipt) throw new Error('the transaction was dropped');
+    const block = BigInt(receipt.blockNumber);
+    step(list, `The node’s receipt says block #${block} (a receipt is not proven: checking the state instead)…`);
+    const header = await c.getHeader(block);
+    if (!app.head || app.head.number < header.number) {
+      app.head = header;
+      app.bus.emit('head', header);
+    }
+    const [fromBal, toBal] = await Promise.all([c.getBalance(wallet.address, block), c.getBalance(to, block)]);
+    step(
+      list,
+      h(
+        'span',
+        { 'data-block': String(block), id: 'transfer-verified' },
+        `dev ${fromIndex}: ${formatEther(fromBal)} ETH, recipient: ${formatEther(toBal)} ETH `,
+        verifiedMark('MPT proofs', header),
+      ),
+      'done',
+    );
+    step(list, 'Drawing the sender’s balance history with the new point…', 'note');
+    app.bus.emit('transfer', { from: wallet.address, to, block });
+    out.dataset['block'] = String(block);
+  } catch (e) {
+    list.querySelector('.doing')?.classList.replace('doing', 'failed');
+    out.append(errorBox(e, 'Transfer'));
+  }
+}
+
+export function setupTransfer(): void {
+  const cfg = app.config;
+  const from = byId<HTMLSelectElement>('transfer-from');
+  const to = byId<HTMLSelectElement>('transfer-to');
+  const accounts = cfg?.accounts ?? [];
+  from.replaceChildren(...accounts.map((a, i) => h('option', { value: String(i) }, `dev ${i} · ${a.address.slice(0, 8)}…${a.address.slice(-4)}`)));
+  from.value = accounts.length > 1 ? '1' : '0';
+  to.replaceChildren(
+    ...accounts.map((a, i) => h('option', { value: a.address }, `dev ${i} · ${a.address.slice(0, 8)}…${a.address.slice(-4)}`)),
+    ...(cfg?.workload?.kind === 'transfer' ? [0, 1, 2].map((i) => h('option', { value: workloadAccount(i) }, `acct ${i} · ${workloadAccount(i).slice(0, 8)}…`)) : []),
+    h('option', { value: 'custom' }, 'another address…'),
+  );
+  to.value = accounts[2]?.address ?? 'custom';
+  const sync = () => {
+    byId('transfer-custom-row').hidden = to.value !== 'custom';
+  };
+  to.addEventListener('change', sync);
+  sync();
+  if (accounts.length === 0) {
+    byId('transfer-out').replaceChildren(h('p', { class: 'muted' }, 'Sending needs a dev account key: open the page from `npm run demo`.'));
+  }
+  byId<HTMLFormElement>('transfer-form').addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    if (app.client) void withButton(byId<HTMLButtonElement>('send-transfer'), send);
+  });
+  app.bus.on('connected', () => {
+    byId<HTMLButtonElement>('send-transfer').disabled = accounts.length === 0;
+  });
+}

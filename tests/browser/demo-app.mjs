@@ -1,0 +1,286 @@
+#!/usr/bin/env node
+// The provenance explorer in headless Debian Chromium: starts `scripts/demo.mjs` (lightprov-node
+// with its workload, the page and its /rpc proxy), then connects, picks an account, reads a
+// verified balance, draws a COLE history, switches to LVMT and MPT (same points), runs the scheme
+// comparison, tampers with proofs and sees the rejection codes, sends a transfer and sees the new
+// point, and checks the narrow layout. Screenshots of each step go to target/screenshots/.
+// Prints one line per check and a final "demo-app: N passed, N failed"; exit code 1 on failure.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { chromium } from 'playwright-core';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.join(here, '..', '..');
+const shots = path.join(root, 'target', 'screenshots');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+fs.mkdirSync(shots, { recursive: true });
+
+let passed = 0;
+let failed = 0;
+const check = async (name, f) => {
+  const t0 = Date.now();
+  try {
+    await f();
+    passed++;
+    console.log(`demo-app: ok   ${name} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+    return true;
+  } catch (e) {
+    failed++;
+    console.log(`demo-app: FAIL ${name}: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}`);
+    return false;
+  }
+};
+const expect = (ok, what) => {
+  if (!ok) throw new Error(what);
+};
+
+// 1. The demo, as `npm run demo` starts it (without the offline proofs and the CLI example).
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lightprov-demo-'));
+const demo = spawn(process.execPath, [path.join(root, 'scripts', 'demo.mjs')], {
+  env: {
+    ...process.env,
+    DEMO_EXPLORER_ONLY: '1',
+    LIGHTPROV_PORT: '0',
+    LIGHTPROV_DEMO_PORT: '0',
+    LIGHTPROV_DATA_DIR: dataDir,
+    LIGHTPROV_LVMT_TABLES: process.env.LIGHTPROV_LVMT_TABLES ?? path.join(root, 'target', 'lvmt-tables'),
+    LIGHTPROV_DEMO_WARMUP: '140',
+    RUST_LOG: 'warn',
+  },
+  stdio: ['ignore', 'pipe', 'pipe'],
+});
+const output = [];
+const demoExit = new Promise((resolve) => demo.once('exit', (code, signal) => resolve({ code, signal })));
+const started = new Promise((resolve, reject) => {
+  let buf = '';
+  const timer = setTimeout(() => reject(new Error('the demo did not print its explorer URL within 300 s')), 300_000);
+  const onData = (c) => {
+    buf += c.toString();
+    output.push(c.toString());
+    const page = /^explorer\s+(http:\/\/127\.0\.0\.1:\d+\/)/m.exec(buf);
+    const node = /^json-rpc\s+(\S+)/m.exec(buf);
+    if (page && node) {
+      clearTimeout(timer);
+      resolve({ page: page[1], node: node[1] });
+    }
+  };
+  demo.stdout.on('data', onData);
+  demo.stderr.on('data', (c) => output.push(c.toString()));
+  demo.once('exit', (code) => {
+    clearTimeout(timer);
+    reject(new Error(`the demo exited (${code}) before serving the page:\n${output.join('').slice(-2000)}`));
+  });
+});
+
+let urls;
+const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'lightprov-chromium-'));
+let context;
+try {
+  const ok = await check('npm run demo starts lightprov-node and serves the page on 127.0.0.1', async () => {
+    urls = await started;
+    const sizes = output.join('').match(/^ {3}assets\/\S+\.wasm\s.*$/m);
+    expect(sizes, 'the build did not print the .wasm asset size');
+    console.log(`demo-app: page ${urls.page}, node ${urls.node}; ${sizes[0].trim()}`);
+  });
+  if (!ok) throw new Error('no page to test');
+
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    viewport: { width: 1280, height: 800 },
+  });
+  const page = await context.newPage();
+  const pageErrors = [];
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  const wasmResponses = [];
+  page.on('response', (r) => {
+    if (r.url().endsWith('.wasm')) wasmResponses.push({ url: r.url(), type: r.headers()['content-type'] });
+  });
+  const shot = (name) => page.screenshot({ path: path.join(shots, `${name}.png`) });
+  /** Scrolls a panel to the top of the viewport (below the sticky bar) for a screenshot. */
+  const view = (selector) =>
+    page.evaluate((s) => {
+      const el = document.querySelector(s);
+      if (el) window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - 56);
+    }, selector);
+  const points = () =>
+    page.$$eval('#history-points tr[data-block]', (rows) => rows.map((r) => `${r.getAttribute('data-block')}=${r.children[1]?.textContent}`));
+  const drawn = async (scheme) => {
+    await page.click(`#scheme-buttons button[data-scheme="${scheme}"]`);
+    await page.waitForSelector(`#history-panel[data-scheme="${scheme}"]:not([aria-busy])`, { timeout: 120_000 });
+    const error = await page.$('#history-status [role="alert"]');
+    if (error) throw new Error(`the page shows an error: ${await error.innerText()}`);
+    return points();
+  };
+
+  await check('connects with the prefilled trust anchor: verified head and seal checks', async () => {
+    await page.goto(urls.page);
+    await page.waitForSelector('body[data-ready]');
+    expect((await page.inputValue('#genesis-hash')).startsWith('0x'), 'the trust anchor is not prefilled');
+    await page.click('#connect');
+    await page.waitForSelector('#head [data-head]', { timeout: 60_000 });
+    const seals = await page.$$eval('#headers tbody tr', (rows) => rows.map((r) => r.textContent ?? ''));
+    expect(seals.length >= 2, `expected the newest headers, got ${seals.length}`);
+    expect(seals.every((s) => /✓.*trusted/.test(s) && !/NOT trusted/.test(s)), `a seal check failed: ${seals.join(' | ')}`);
+    await shot('01-connect');
+  });
+
+  await check('picks an account and reads its balance, verified by MPT against a header', async () => {
+    const option = await page.$eval('#account', (s) => [...s.options].find((o) => o.textContent?.startsWith('acct 3'))?.value);
+    expect(option, 'no workload account in the picker');
+    await page.selectOption('#account', option);
+    await page.click('#read-account');
+    await page.waitForSelector('#account-out #balance-value', { timeout: 60_000 });
+    const text = await page.innerText('#balance-value');
+    expect(/\d/.test(text), `balance: ${text}`);
+    const mark = await page.innerText('#account-out .verified');
+    expect(/verified: MPT proof .* against header #\d+/.test(mark), `mark: ${mark}`);
+    await page.waitForSelector('#lvmt-value .verified, #lvmt-value [role="alert"]', { timeout: 60_000 });
+    expect(await page.$('#lvmt-value .verified'), `LVMT: ${await page.innerText('#lvmt-value')}`);
+    console.log(`demo-app:      balance ${text}; ${mark.trim()}`);
+    await shot('02-account');
+  });
+
+  let cole = [];
+  await check('draws a COLE history: every point verified, the proof drawn with its root', async () => {
+    cole = await drawn('cole');
+    expect(cole.length >= 2, `expected a history with changes, got ${cole.join(', ')}`);
+    expect(await page.$('#history-summary .verified'), 'no verified mark on the history');
+    const painted = await page.$eval('#history-chart', (c) => {
+      const ctx = c.getContext('2d');
+      const d = ctx?.getImageData(0, 0, c.width, c.height).data ?? [];
+      let n = 0;
+      for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++;
+      return n;
+    });
+    expect(painted > 1000, 'the chart is blank');
+    await page.waitForSelector('#inspector-out .root-check[data-matches="true"]', { timeout: 30_000 });
+    console.log(`demo-app:      COLE points ${cole.join(', ')}`);
+    await view('#history-panel');
+    await shot('03-history-cole');
+    await view('#inspector-panel');
+    await shot('04-inspector-cole');
+  });
+
+  await check('switches to LVMT: the same points, verified by one LVMT history proof', async () => {
+    const lvmt = await drawn('lvmt');
+    expect(JSON.stringify(lvmt) === JSON.stringify(cole), `LVMT ${lvmt.join(', ')} ≠ COLE ${cole.join(', ')}`);
+    await page.waitForSelector('#inspector-out .outline[data-family="lvmt-history"]', { timeout: 30_000 });
+    await view('#history-panel');
+    await shot('05-history-lvmt');
+    await view('#inspector-panel');
+    await shot('06-inspector-lvmt');
+  });
+
+  await check('switches to MPT: the same points, one eth_getProof per block', async () => {
+    const mpt = await drawn('mpt');
+    expect(JSON.stringify(mpt) === JSON.stringify(cole), `MPT ${mpt.join(', ')} ≠ COLE ${cole.join(', ')}`);
+    await page.waitForSelector('#inspector-out .outline[data-family="mpt"] .root-check[data-matches="true"]', { timeout: 30_000 });
+    await view('#history-panel');
+    await shot('07-history-mpt');
+  });
+
+  await check('runs the scheme comparison for ranges 2…128 (bytes and verify ms per scheme)', async () => {
+    await page.click('#run-compare');
+    await page.waitForSelector('#compare-table tr[data-range="128"]', { timeout: 300_000 });
+    const cells = await page.$$eval('#compare-table td[data-scheme]', (tds) => tds.map((t) => t.textContent ?? ''));
+    expect(cells.length === 28 && cells.every((c) => /B|KiB/.test(c)), `cells: ${cells.join(' | ')}`);
+    const row = await page.innerText('#compare-table tr[data-range="128"]');
+    console.log(`demo-app:      128 blocks: ${row.replace(/\s+/g, ' ')}`);
+    await view('#compare-panel');
+    await shot('08-compare');
+  });
+
+  await check('forgery mode: each tamper is rejected with its code, nothing shown as data', async () => {
+    await page.check('#forgery-mode');
+    const seen = [];
+    for (const [scheme, kind] of [
+      ['cole', 'drop-result'],
+      ['cole-star', 'flip-byte'],
+      ['lvmt', 'stale-tuple'],
+      ['mpt', 'wrong-value'],
+    ]) {
+      await page.selectOption('#forgery-scheme', scheme);
+      await page.selectOption('#forgery-kind', kind);
+      await page.click('#run-forgery');
+      await page.waitForSelector('#forgery-out:not(:has(.busy))', { timeout: 120_000 });
+      await page.waitForSelector('#forgery-verdict, #forgery-out [role="alert"]', { timeout: 120_000 });
+      const verdict = await page.$('#forgery-verdict');
+      expect(verdict, `${scheme}/${kind}: ${await page.innerText('#forgery-out')}`);
+      const code = await verdict.getAttribute('data-code');
+      const text = await verdict.innerText();
+      expect(/Rejected/.test(text) && /the code this tamper must get/.test(text), `${scheme}/${kind}: ${text}`);
+      seen.push(`${scheme}/${kind} → ${code}`);
+      if (scheme === 'cole') {
+        await view('#forgery-panel');
+        await shot('09-forgery-cole');
+      }
+    }
+    console.log(`demo-app:      ${seen.join(', ')}`);
+    await view('#forgery-panel');
+    await shot('10-forgery-mpt');
+  });
+
+  await check('sends a transfer through the verified provider and sees the new point', async () => {
+    await page.click('#send-transfer');
+    await page.waitForSelector('#transfer-out[data-block], #transfer-out [role="alert"]', { timeout: 120_000 });
+    const block = await page.getAttribute('#transfer-out', 'data-block');
+    expect(block, `transfer: ${await page.innerText('#transfer-out')}`);
+    await page.waitForSelector(`#history-points tr.new[data-block="${block}"]`, { timeout: 120_000 });
+    expect(await page.$('#transfer-out .verified'), 'the balances after the transfer are not marked verified');
+    console.log(`demo-app:      transfer included in block #${block}; history now ${(await points()).join(', ')}`);
+    await view('#history-panel');
+    await shot('11-transfer-history');
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await shot('12-overview');
+  });
+
+  await check('narrow (390 px) layout: one column, nothing wider than the screen', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await shot('13-mobile-top');
+    await view('#history-panel');
+    await shot('14-mobile-history');
+    await page.screenshot({ path: path.join(shots, '15-mobile-full.png'), fullPage: true });
+    const overflow = await page.evaluate(() => {
+      const wide = [...document.querySelectorAll('body *')]
+        .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.closest('.scroll-x, #headers, #history-points, .ptree'))
+        .map((e) => `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}.${[...e.classList].join('.')}`);
+      return { by: document.documentElement.scrollWidth - window.innerWidth, wide: wide.slice(0, 5) };
+    });
+    expect(overflow.by <= 1, `the page is ${overflow.by} px wider than the screen (${overflow.wide.join(', ')})`);
+  });
+
+  await check('the verifier is fetched as a .wasm asset; no errors in the page', async () => {
+    expect(wasmResponses.length >= 1 && wasmResponses.every((r) => r.type === 'application/wasm'), `wasm responses: ${JSON.stringify(wasmResponses)}`);
+    expect(pageErrors.length === 0, `page errors: ${pageErrors.join(' | ')}`);
+  });
+} catch (e) {
+  if (!(e instanceof Error && e.message === 'no page to test')) {
+    failed++;
+    console.log(`demo-app: FAIL ${e instanceof Error ? e.message : String(e)}`);
+  }
+} finally {
+  await context?.close().catch(() => undefined);
+  fs.rmSync(profile, { recursive: true, force: true });
+}
+
+await check('SIGTERM (as Ctrl-C) stops the page server and the node', async () => {
+  if (demo.exitCode === null && demo.signalCode === null) demo.kill('SIGTERM');
+  const { code } = await Promise.race([demoExit, new Promise((_, reject) => setTimeout(() => reject(new Error('the demo did not stop within 30 s')), 30_000))]);
+  expect(code === 0, `the demo exited with ${code}`);
+  if (urls) {
+    const alive = async (u, init) => fetch(u, init).then(() => true, () => false);
+    expect(!(await alive(urls.page)), 'the page server still answers');
+    expect(!(await alive(urls.node, { method: 'POST', body: '{}' })), 'lightprov-node still answers');
+  }
+});
+fs.rmSync(dataDir, { recursive: true, force: true });
+console.log(`demo-app: screenshots in ${path.relative(root, shots)}/`);
+console.log(`demo-app: ${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);

@@ -1,0 +1,306 @@
+/**
+ * Proof outlines and forgeries (sdk/src/inspect.ts) over the shared honest vectors: every honest
+ * outline recomputes the header's root, every forgery is rejected by the verifier with exactly
+ * the code `forgeProof` announces, and every forged proof can still be drawn.
+ */
+import {
+  FORGERIES,
+  type ForgeryKind,
+  LvmtParams,
+  type ProofNode,
+  type ProofOutline,
+  VerificationError,
+  forgeProof,
+  hexToBytes,
+  init,
+  outlineColeProof,
+  outlineLvmtHistory,
+  outlineLvmtProof,
+  outlineMptProof,
+  verifyAccountProof,
+  verifyColeHistory,
+  verifyLvmtHistory,
+  verifyLvmtProof,
+} from '@lightprov/sdk';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+import { loadVectors } from './load.js';
+
+beforeAll(() => init());
+
+const KINDS = new Set(['root', 'structure', 'level', 'node', 'leaf', 'sibling', 'result', 'tuple', 'digest']);
+
+function nodes(n: ProofNode): ProofNode[] {
+  return [n, ...n.children.flatMap(nodes)];
+}
+
+/** The outline is well-formed: known kinds, 32-byte hashes, ranges inside the proof. */
+function wellFormed(o: ProofOutline): void {
+  expect(o.tree.kind).toBe('root');
+  for (const n of nodes(o.tree)) {
+    expect(KINDS.has(n.kind), n.kind).toBe(true);
+    expect(typeof n.label).toBe('string');
+    expect(Array.isArray(n.children)).toBe(true);
+    if (n.hash !== undefined) expect(n.hash).toMatch(/^0x[0-9a-f]{64}$/);
+    if (n.range !== undefined) {
+      const [a, b] = n.range;
+      expect(a).toBeGreaterThanOrEqual(0);
+      expect(b).toBeGreaterThanOrEqual(a);
+      expect(b).toBeLessThanOrEqual(o.bytes);
+    }
+  }
+  expect(o.roots.length).toBeGreaterThan(0);
+}
+
+/** The code a verification throws, or `accepted`. */
+function rejection(f: () => unknown): string {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof VerificationError) return e.code;
+    throw e;
+  }
+  return 'accepted';
+}
+
+/** Draws a forged proof: it must outline, or fail only as BAD_ENCODING (undecodable bytes). */
+function drawable(f: () => ProofOutline): ProofOutline | null {
+  try {
+    const o = f();
+    wellFormed(o);
+    return o;
+  } catch (e) {
+    expect(e).toBeInstanceOf(VerificationError);
+    expect((e as VerificationError).code).toBe('BAD_ENCODING');
+    return null;
+  }
+}
+
+const kinds = (family: keyof typeof FORGERIES): ForgeryKind[] => FORGERIES[family].map((f) => f.kind);
+
+describe('COLE outlines and forgeries', () => {
+  const vectors = loadVectors('cole', 'valid');
+  it('has vectors', () => expect(vectors.length).toBeGreaterThan(0));
+
+  describe.each(vectors)('%s', (_name, v) => {
+    const i = v.inputs as Record<string, string>;
+    const scheme = i['scheme'] as 'cole' | 'cole-star';
+    const args = {
+      stateKey: i['stateKey'] as string,
+      fromBlock: BigInt(i['fromBlock'] as string),
+      toBlock: BigInt(i['toBlock'] as string),
+      coleRoot: i['coleRoot'] as string,
+      siblingRoot: i['siblingRoot'] as string,
+      scheme,
+    };
+    const proof = i['proof'] as string;
+
+    it('outlines the honest proof with the header root', () => {
+      const o = outlineColeProof({ ...args, proof });
+      wellFormed(o);
+      expect(o.family).toBe(scheme);
+      expect(o.bytes).toBe(hexToBytes(proof, 'proof').length);
+      expect(o.root).toEqual({ label: 'coleRoot', recomputed: args.coleRoot, expected: args.coleRoot, matches: true });
+      // The results drawn are exactly the versions the verifier returns.
+      const expected = (v.expected as unknown as { versions: unknown[] }).versions;
+      expect(nodes(o.tree).filter((n) => n.kind === 'result')).toHaveLength(expected.length);
+      expect(nodes(o.tree).filter((n) => n.kind === 'structure').length).toBeGreaterThan(0);
+    });
+
+    it.each(kinds('cole'))('%s is rejected with the announced code', (kind) => {
+      const f = forgeProof({ family: scheme, kind, proof });
+      expect(f.proof).toBeInstanceOf(Uint8Array);
+      expect(f.description.length).toBeGreaterThan(0);
+      expect(rejection(() => verifyColeHistory({ ...args, proof: f.proof }))).toBe(f.expectedCode);
+      const table: Record<string, string[]> = {
+        'flip-byte': ['ROOT_MISMATCH'],
+        'wrong-value': ['ROOT_MISMATCH'],
+        'drop-result': ['INCOMPLETE_RANGE'],
+        'swap-structures': ['ROOT_MISMATCH', 'RESULTS_OUT_OF_ORDER', 'WRONG_EARLY_STOP'],
+      };
+      expect(table[kind]).toContain(f.expectedCode);
+      const o = drawable(() => outlineColeProof({ ...args, proof: f.proof }));
+      expect(o).not.toBeNull();
+      // A hidden version keeps every hash (the range check catches it); the others change the root.
+      expect(o?.root.matches).toBe(kind === 'drop-result');
+    });
+  });
+
+  it('flip-byte flips exactly one byte, inside a value', () => {
+    const [, v] = vectors[0] as [string, (typeof vectors)[0][1]];
+    const honest = hexToBytes((v.inputs as Record<string, string>)['proof'], 'proof');
+    const f = forgeProof({ family: 'cole', kind: 'flip-byte', proof: honest });
+    expect(f.proof).toHaveLength(honest.length);
+    expect(f.proof.filter((b, k) => b !== honest[k])).toHaveLength(1);
+  });
+
+  it('refuses undecodable bytes as BAD_ENCODING and unknown tampers as RangeError', () => {
+    const [, v] = vectors[0] as [string, (typeof vectors)[0][1]];
+    const i = v.inputs as Record<string, string>;
+    const cut = hexToBytes(i['proof'], 'proof').subarray(0, 60);
+    const args = { stateKey: i['stateKey'] as string, fromBlock: BigInt(i['fromBlock'] as string), toBlock: BigInt(i['toBlock'] as string), coleRoot: i['coleRoot'] as string, siblingRoot: i['siblingRoot'] as string, scheme: 'cole' as const };
+    expect(rejection(() => outlineColeProof({ ...args, proof: cut }))).toBe('BAD_ENCODING');
+    expect(rejection(() => forgeProof({ family: 'cole', kind: 'flip-byte', proof: cut }))).toBe('BAD_ENCODING');
+    expect(() => forgeProof({ family: 'cole', kind: 'stale-tuple', proof: i['proof'] as string })).toThrow(RangeError);
+  });
+});
+
+describe('LVMT outlines and forgeries', () => {
+  const vectors = loadVectors('lvmt', 'valid');
+  const params = new Map<string, LvmtParams>();
+  it('has vectors', () => expect(vectors.length).toBeGreaterThan(0));
+
+  describe.each(vectors)('%s', (name, v) => {
+    const i = v.inputs as Record<string, string>;
+    const anchor = { lvmtRoot: i['lvmtRoot'] as string, lvmtHistoryRoot: i['lvmtHistoryRoot'] as string, number: BigInt(i['number'] as string) };
+    const stateKey = i['stateKey'] as string;
+    const proof = i['proof'] as string;
+    const history = 'fromBlock' in i;
+    const range = history ? { fromBlock: BigInt(i['fromBlock'] as string), toBlock: BigInt(i['toBlock'] as string) } : null;
+    const getParams = (): LvmtParams => {
+      const hex = i['params'] as string;
+      let p = params.get(hex);
+      if (!p) params.set(hex, (p = LvmtParams.fromBytes(hex)));
+      return p;
+    };
+    const outline = (p: Uint8Array | string): ProofOutline =>
+      range ? outlineLvmtHistory({ proof: p, stateKey, anchor, ...range }) : outlineLvmtProof({ proof: p, stateKey, anchor });
+    const verify = (p: Uint8Array): unknown =>
+      range ? verifyLvmtHistory({ params: getParams(), anchor, stateKey, proof: p, ...range }) : verifyLvmtProof({ params: getParams(), anchor, stateKey, proof: p });
+    const expected = v.expected as { present?: boolean };
+    const present = history || expected.present === true;
+    // A history of the same key holding older versions, for stale-tuple.
+    const aux = vectors.find(([n, w]) => n.startsWith('history') && (w.inputs as Record<string, string>)['stateKey'] === stateKey)?.[1].inputs['proof'] as
+      | string
+      | undefined;
+
+    it('outlines the honest proof with the header roots', () => {
+      const o = outline(proof);
+      wellFormed(o);
+      expect(o.family).toBe(history ? 'lvmt-history' : 'lvmt');
+      expect(o.root.matches).toBe(true);
+      expect(o.roots.every((r) => r.matches)).toBe(true);
+      const tuples = nodes(o.tree).filter((n) => n.kind === 'tuple').length;
+      expect(o.root.label).toBe(present || tuples > 0 ? 'lvmtHistoryRoot' : 'lvmtRoot');
+      expect(o.root.expected).toBe(o.root.label === 'lvmtRoot' ? anchor.lvmtRoot : anchor.lvmtHistoryRoot);
+      expect(nodes(o.tree).filter((n) => n.kind === 'level').length).toBeGreaterThan(0);
+    });
+
+    it.each(kinds('lvmt'))('%s is rejected with the announced code', (kind) => {
+      if (kind === 'stale-tuple' && (!present || (!aux && !history))) {
+        expect(() => forgeProof({ family: 'lvmt', kind, proof, ...(aux ? { aux } : {}) })).toThrow(RangeError);
+        return;
+      }
+      const f = forgeProof({ family: 'lvmt', kind, proof, ...(aux ? { aux } : {}) });
+      expect(rejection(() => verify(f.proof))).toBe(f.expectedCode);
+      const table: Record<string, string[]> = {
+        'flip-byte': ['HISTORY_MISMATCH', 'PAIRING_CHECK_FAILED'],
+        'wrong-value': ['HISTORY_MISMATCH', 'LEVEL_MISMATCH'],
+        'stale-tuple': ['HISTORY_MISMATCH'],
+        'drop-level': ['HISTORY_MISMATCH', 'LEVEL_MISMATCH', 'BAD_ENCODING'],
+      };
+      expect(table[kind]).toContain(f.expectedCode);
+      const o = drawable(() => outline(f.proof));
+      if (f.expectedCode === 'HISTORY_MISMATCH') expect(o?.root.matches).toBe(false);
+      if (o === null) expect(f.expectedCode).toBe('BAD_ENCODING');
+    });
+
+    if (name === 'proof-2.json') {
+      it('stale-tuple takes the older tuple from a history given as the proof itself', () => {
+        expect(aux).toBeDefined();
+        const f = forgeProof({ family: 'lvmt', kind: 'stale-tuple', proof: aux as string });
+        expect(f.expectedCode).toBe('HISTORY_MISMATCH');
+      });
+    }
+  });
+});
+
+describe('MPT outlines and forgeries', () => {
+  const vectors = loadVectors('mpt', 'valid').filter(([, v]) => {
+    const p = v.inputs['proof'];
+    return typeof p === 'object' && p !== null && !Array.isArray(p);
+  });
+  it('has account vectors', () => expect(vectors.length).toBeGreaterThan(0));
+
+  describe.each(vectors)('%s', (_name, v) => {
+    const proof = v.inputs['proof'];
+    const stateRoot = v.inputs['stateRoot'] as string;
+
+    it('outlines the honest proof with the state root and storage roots', () => {
+      const o = outlineMptProof({ proof, stateRoot });
+      wellFormed(o);
+      expect(o.family).toBe('mpt');
+      expect(o.root).toEqual({ label: 'stateRoot', recomputed: stateRoot.toLowerCase(), expected: stateRoot.toLowerCase(), matches: true });
+      expect(o.roots.every((r) => r.matches)).toBe(true);
+      const results = nodes(o.tree).filter((n) => n.kind === 'result');
+      const slots = (proof as { storageProof: unknown[] }).storageProof.length;
+      expect(results).toHaveLength(1 + slots);
+      expect(results.every((r) => !r.detail?.includes('✗'))).toBe(true);
+    });
+
+    it.each(kinds('mpt'))('%s is rejected with the announced code', (kind) => {
+      const before = JSON.stringify(proof);
+      const f = forgeProof({ family: 'mpt', kind, proof });
+      expect(JSON.stringify(proof)).toBe(before);
+      expect(rejection(() => verifyAccountProof(f.proof, stateRoot))).toBe(f.expectedCode);
+      const table: Record<string, string[]> = {
+        'drop-node': ['TRUNCATED_PROOF', 'ROOT_MISMATCH'],
+        'wrong-value': ['VALUE_MISMATCH'],
+        'flip-byte': ['NODE_HASH_MISMATCH', 'ROOT_MISMATCH'],
+      };
+      expect(table[kind]).toContain(f.expectedCode);
+      const o = drawable(() => outlineMptProof({ proof: f.proof, stateRoot }));
+      expect(o).not.toBeNull();
+      if (f.expectedCode === 'ROOT_MISMATCH') expect(o?.root.matches).toBe(false);
+      // What the verifier objects to is visible in the drawing.
+      const text = nodes((o as ProofOutline).tree).map((n) => `${n.label} ${n.detail ?? ''}`).join('\n');
+      if (f.expectedCode === 'NODE_HASH_MISMATCH') expect(text).toContain('≠ the reference its parent holds');
+      if (f.expectedCode === 'TRUNCATED_PROOF') expect(text).toContain('missing node');
+      if (f.expectedCode === 'VALUE_MISMATCH') expect(text).toContain('✗');
+    });
+  });
+});
+
+describe('MPT: the single-node proof of docs/proofs.md', () => {
+  const proof = {
+    address: '0x1111111111111111111111111111111111111111',
+    balance: '0xde0b6b3a7640000',
+    nonce: '0x1',
+    codeHash: '0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470',
+    storageHash: '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421',
+    accountProof: [
+      '0xf872a120e2c07404b8c1df4c46226425cac68c28d27a766bbddce62309f36724839b22c0b84ef84c01880de0b6b3a7640000a056e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421a0c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470',
+    ],
+    storageProof: [],
+  };
+  const stateRoot = '0xb3e58fdbabd36dfe1519fdc910e208791c4d3fd0153ee4b650be5112ddcf41c6';
+
+  it('draws the leaf and the account, with the wire size of the docs', () => {
+    const o = outlineMptProof({ proof, stateRoot });
+    expect(o.bytes).toBe(249);
+    expect(o.root.matches).toBe(true);
+    const leaf = nodes(o.tree).find((n) => n.kind === 'leaf');
+    expect(leaf?.hash).toBe(stateRoot);
+    expect(leaf?.range).toEqual([131, 247]);
+    expect(nodes(o.tree).find((n) => n.kind === 'result')?.label).toBe('account: nonce 1, balance 1000000000000000000');
+  });
+
+  it.each([
+    ['drop-node', 'TRUNCATED_PROOF'],
+    ['wrong-value', 'VALUE_MISMATCH'],
+    ['flip-byte', 'ROOT_MISMATCH'],
+  ] as const)('%s → %s', (kind, code) => {
+    const f = forgeProof({ family: 'mpt', kind, proof });
+    expect(f.expectedCode).toBe(code);
+    expect(rejection(() => verifyAccountProof(f.proof, stateRoot))).toBe(code);
+    expect(outlineMptProof({ proof: f.proof, stateRoot }).root.matches).toBe(kind === 'wrong-value');
+  });
+});
+
+describe('FORGERIES', () => {
+  it('lists the tampers of each family', () => {
+    expect(kinds('cole')).toEqual(['flip-byte', 'wrong-value', 'drop-result', 'swap-structures']);
+    expect(kinds('lvmt')).toEqual(['flip-byte', 'wrong-value', 'stale-tuple', 'drop-level']);
+    expect(kinds('mpt')).toEqual(['drop-node', 'wrong-value', 'flip-byte']);
+  });
+});
