@@ -1,11 +1,21 @@
-//! Engines side by side — MPT (on fjall and on redb), COLE and COLE* — on the kvstore and
-//! smallbank workloads at 10^3 and 10^4 blocks: bytes on disk, writes/s, per-block commit
-//! latency. Then, from the 10^4-block kvstore state, provenance proofs for ranges of 2…128
-//! blocks are written to `target/bench/history-proofs.json` for `tests/bench/history.mjs`,
-//! which verifies them in wasm next to one MPT proof per block.
+//! Engines side by side — MPT (on fjall and on redb), COLE and COLE*, and LVMT in memory — on the
+//! kvstore and smallbank workloads at 10^3 and 10^4 blocks: bytes on disk, writes/s, per-block
+//! commit latency, and for the largest size the storage at 20 block heights (for LVMT an
+//! estimate of its in-memory state, [`Lvmt::state_bytes`]). Then throughput under read-only,
+//! read-write and write-only mixes of the kvstore workload, reads served by the engine. Then,
+//! from the largest kvstore state, provenance proofs for ranges of 2…128 blocks are written to
+//! `target/bench/history-proofs.json` for `tests/bench/history.mjs`, which verifies them in wasm
+//! (COLE, COLE*, LVMT) next to one MPT proof per block.
 //!
 //! Run: `cargo bench -p lightprov-node --bench engines` (`npm run bench` runs it). Prints tables;
-//! nothing is asserted. Under `cargo test` it runs a 20-block smoke test.
+//! nothing is asserted. Under `cargo test` it runs a 20-block smoke test (its proofs go to a
+//! temporary directory).
+//!
+//! Environment: `LIGHTPROV_BENCH_BLOCKS` (block counts, e.g. `1000,10000`), `LIGHTPROV_BENCH_OPS`
+//! (operations per block, 100), `LIGHTPROV_BENCH_MIX_BLOCKS` (blocks per mix run, 2000),
+//! `LIGHTPROV_BENCH_SAMPLES` (storage samples, 20), `LIGHTPROV_BENCH_LVMT_DEPTH` (D, 16),
+//! `LIGHTPROV_BENCH_JSON` (a file: every figure as JSON), `LIGHTPROV_BENCH_RUN` (a run id copied
+//! into the JSON files, so a report never mixes runs).
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -13,27 +23,81 @@
     missing_docs
 )]
 
-use std::{path::Path, sync::Arc, time::Instant};
+use std::{
+    collections::{BTreeMap, HashMap},
+    path::{Path, PathBuf},
+    sync::Arc,
+    time::Instant,
+};
 
-use alloy_primitives::B256;
+use alloy_primitives::{B256, keccak256};
 use lightprov_engine_api::{
-    Key, StateEngine,
+    Key, StateEngine, Write,
     kv::{FjallStore, RedbStore},
 };
 use lightprov_engine_cole::{ColeEngine, Options, Params};
+use lightprov_engine_lvmt::{setup::Setup, tree::Lvmt};
 use lightprov_engine_mpt::MptEngine;
-use lightprov_node::workload::{Kind, Workload};
-use serde_json::json;
+use lightprov_node::workload::{KVSTORE, Kind, Workload};
+use lightprov_types::Word;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde_json::{Value, json};
 
-/// One row of the table.
+const SEED: u64 = 1;
+/// Records of the kvstore workload (server-mock/src/workload.rs).
+const RECORDS: u64 = 10_000;
+
+/// One engine's run over one workload.
 struct Row {
     engine: String,
     updates: u64,
     writes_per_s: f64,
-    p50: f64,
-    p99: f64,
-    max: f64,
+    /// Per-block commit latencies, ms, sorted.
+    commits: Vec<f64>,
     bytes: u64,
+    /// (block, bytes) after the block.
+    storage: Vec<(u64, u64)>,
+}
+
+impl Row {
+    fn pct(&self, p: f64) -> f64 {
+        if self.commits.is_empty() {
+            return 0.0;
+        }
+        self.commits[((self.commits.len() as f64 - 1.0) * p) as usize]
+    }
+
+    fn max(&self) -> f64 {
+        self.commits.last().copied().unwrap_or(0.0)
+    }
+
+    fn json(&self, storage_kind: &str) -> Value {
+        let mean = self.commits.iter().sum::<f64>() / self.commits.len().max(1) as f64;
+        json!({
+            "engine": self.engine,
+            "updates": self.updates,
+            "writesPerS": self.writes_per_s,
+            "commitMs": {
+                "min": self.commits.first().copied().unwrap_or(0.0),
+                "q1": self.pct(0.25),
+                "median": self.pct(0.5),
+                "q3": self.pct(0.75),
+                "p99": self.pct(0.99),
+                "max": self.max(),
+                "mean": mean,
+                "blocks": self.commits.len(),
+            },
+            "bytes": self.bytes,
+            "bytesPerUpdate": self.bytes as f64 / self.updates.max(1) as f64,
+            "storageKind": storage_kind,
+            "storage": self.storage.iter().map(|(b, x)| json!({"block": b, "bytes": x})).collect::<Vec<_>>(),
+        })
+    }
+}
+
+fn env<T: std::str::FromStr>(name: &str) -> Option<T> {
+    std::env::var(name).ok().and_then(|s| s.parse().ok())
 }
 
 fn main() {
@@ -43,23 +107,46 @@ fn main() {
         .ok()
         .map(|s| {
             s.split(',')
-                .map(|x| x.parse().expect("block counts"))
+                .map(|x| x.trim().parse().expect("block counts"))
                 .collect()
         })
         .unwrap_or_else(|| if smoke { vec![20] } else { vec![1_000, 10_000] });
-    let ops: usize = std::env::var("LIGHTPROV_BENCH_OPS")
+    let ops: usize = env("LIGHTPROV_BENCH_OPS").unwrap_or(100);
+    let mix_blocks: u64 =
+        env("LIGHTPROV_BENCH_MIX_BLOCKS").unwrap_or(if smoke { 5 } else { 2_000 });
+    let samples: u64 = env("LIGHTPROV_BENCH_SAMPLES").unwrap_or(20).max(1);
+    let depth: u8 = env("LIGHTPROV_BENCH_LVMT_DEPTH").unwrap_or(if smoke { 4 } else { 16 });
+    let run_id = std::env::var("LIGHTPROV_BENCH_RUN").unwrap_or_default();
+    let json_out = std::env::var("LIGHTPROV_BENCH_JSON")
         .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(100);
+        .filter(|f| !f.is_empty())
+        .map(PathBuf::from);
+    if smoke {
+        mix_matches_the_workload(ops);
+    }
+
     let cole = Params::cole();
+    let t = Instant::now();
+    let setup = Arc::new(Setup::dev_insecure(depth, b"lightprov bench").unwrap());
+    let setup_secs = t.elapsed().as_secs_f64();
     println!(
-        "\nEngines — {ops} workload ops per block, seed 1; one synced commit per block; release build; bytes on disk = allocated blocks"
+        "\nEngines — {ops} workload ops per block, seed {SEED}; one synced commit per block; release build; bytes on disk = allocated blocks"
     );
     println!(
-        "COLE/COLE*: T = {}, m = {}, ε = {}, B = {} entries (level 0 flushed at the end of the block that fills it)\n",
+        "COLE/COLE*: T = {}, m = {}, ε = {}, B = {} entries (level 0 flushed at the end of the block that fills it)",
         cole.size_ratio, cole.fanout, cole.epsilon, cole.l0_capacity
     );
+    println!(
+        "LVMT: in memory, every opening kept, D = {depth}, INSECURE dev setup (public seed; derived in {setup_secs:.1} s); its size is an estimate of its state, not bytes on disk\n"
+    );
     let largest = sizes.iter().copied().max().unwrap_or(0);
+    let mut engines_json = Vec::new();
+    let mut proofs_file = None;
+    let proofs_dir = if smoke {
+        Some(tempfile::tempdir().unwrap())
+    } else {
+        None
+    };
     for kind in [Kind::Kvstore, Kind::Smallbank] {
         for &blocks in &sizes {
             println!("{kind:?}, {blocks} blocks:\n");
@@ -71,67 +158,135 @@ fn main() {
             );
             let w = Workload {
                 kind,
-                seed: 1,
+                seed: SEED,
                 ops_per_block: ops,
             };
-            let keep = kind == Kind::Kvstore && blocks == largest;
-            let mut rows = Vec::new();
-            rows.push(run("mpt (fjall)", &w, blocks, |d| {
+            let is_largest = blocks == largest;
+            let every = if is_largest {
+                blocks.div_ceil(samples).max(1)
+            } else {
+                0
+            };
+            let dirs: Vec<_> = (0..4).map(|_| tempfile::tempdir().unwrap()).collect();
+            let (r_mpt, mpt) = run_in("mpt (fjall)", &w, blocks, every, dirs[0].path(), |d| {
                 MptEngine::open(Arc::new(FjallStore::open(d).unwrap())).unwrap()
-            }));
-            rows.push(run("mpt (redb)", &w, blocks, |d| {
+            });
+            let (r_redb, _) = run_in("mpt (redb)", &w, blocks, every, dirs[1].path(), |d| {
                 MptEngine::open(Arc::new(RedbStore::open(d).unwrap())).unwrap()
-            }));
-            rows.push(run("cole", &w, blocks, |d| {
+            });
+            let (r_cole, c_engine) = run_in("cole", &w, blocks, every, dirs[2].path(), |d| {
                 ColeEngine::open(d, Params::cole(), Options::default()).unwrap()
-            }));
-            rows.push(run("cole*", &w, blocks, |d| {
+            });
+            let (r_star, s_engine) = run_in("cole*", &w, blocks, every, dirs[3].path(), |d| {
                 ColeEngine::open(d, Params::cole_star(), Options::default()).unwrap()
-            }));
-            for r in &rows {
+            });
+            let rows = [&r_mpt, &r_redb, &r_cole, &r_star];
+            for r in rows {
                 println!(
                     "| {} | {} | {:.0} | {:.2} | {:.2} | {:.1} | {} | {:.1} |",
                     r.engine,
                     r.updates,
                     r.writes_per_s,
-                    r.p50,
-                    r.p99,
-                    r.max,
+                    r.pct(0.5),
+                    r.pct(0.99),
+                    r.max(),
                     r.bytes,
                     r.bytes as f64 / r.updates as f64
                 );
             }
-            let [mpt, _, c, cs] = &rows[..] else {
-                unreachable!()
-            };
             println!(
-                "\nratios (same run): COLE disk = {:.1} % of MPT's; COLE writes/s = {:.2}× MPT's; COLE* writes/s = {:.2}× MPT's; max commit latency COLE / COLE* = {:.1}×\n",
-                100.0 * c.bytes as f64 / mpt.bytes as f64,
-                c.writes_per_s / mpt.writes_per_s,
-                cs.writes_per_s / mpt.writes_per_s,
-                c.max / cs.max
+                "\nratios (same run): COLE disk = {:.1} % of MPT's; COLE writes/s = {:.2}× MPT's; COLE* writes/s = {:.2}× MPT's; max commit latency COLE / COLE* = {:.1}×",
+                100.0 * r_cole.bytes as f64 / r_mpt.bytes as f64,
+                r_cole.writes_per_s / r_mpt.writes_per_s,
+                r_star.writes_per_s / r_mpt.writes_per_s,
+                r_cole.max() / r_star.max()
             );
-            if keep {
-                dump_proofs(&w, blocks);
+            let mut rows_json: Vec<Value> = rows.iter().map(|r| r.json("disk")).collect();
+            let lvmt = is_largest.then(|| {
+                let (row, lvmt) = run_lvmt(&w, blocks, every, &setup);
+                println!(
+                    "lvmt (in memory, D = {depth}): {:.0} writes/s, commit p50 {:.2} / p99 {:.2} / max {:.1} ms; state ≈ {} bytes estimated ({:.1} / update; {:.1} % of MPT's disk)",
+                    row.writes_per_s,
+                    row.pct(0.5),
+                    row.pct(0.99),
+                    row.max(),
+                    row.bytes,
+                    row.bytes as f64 / row.updates as f64,
+                    100.0 * row.bytes as f64 / r_mpt.bytes as f64
+                );
+                rows_json.push(row.json("memory-estimate"));
+                lvmt
+            });
+            println!();
+            engines_json.push(json!({
+                "workload": format!("{kind:?}").to_lowercase(),
+                "blocks": blocks,
+                "sampleEvery": every,
+                "rows": rows_json,
+            }));
+            if kind == Kind::Kvstore
+                && is_largest
+                && let Some(lvmt) = lvmt
+            {
+                let dir = proofs_dir.as_ref().map_or_else(
+                    || {
+                        Path::new(env!("CARGO_MANIFEST_DIR"))
+                            .join("..")
+                            .join("target")
+                            .join("bench")
+                    },
+                    |d| d.path().to_path_buf(),
+                );
+                proofs_file = Some(dump_proofs(
+                    &w, blocks, &mpt, &c_engine, &s_engine, &lvmt, &dir, &run_id,
+                ));
             }
         }
     }
+
+    let mixes = run_mixes(ops, mix_blocks);
+
+    if let Some(file) = json_out {
+        let doc = json!({
+            "run": run_id,
+            "generator": "server-mock/benches/engines.rs",
+            "build": if smoke { "test (smoke)" } else { "release" },
+            "seed": SEED,
+            "opsPerBlock": ops,
+            "sizes": sizes,
+            "samples": samples,
+            "cole": {
+                "sizeRatio": cole.size_ratio,
+                "fanout": cole.fanout,
+                "epsilon": cole.epsilon,
+                "l0Capacity": cole.l0_capacity,
+            },
+            "lvmt": {
+                "depth": depth,
+                "setup": "INSECURE dev setup (tau from a public seed): for benchmarks only",
+                "proofs": "all",
+                "setupSecs": setup_secs,
+                "storage": "in memory; bytes are an estimate of its state (Lvmt::state_bytes)",
+            },
+            "engines": engines_json,
+            "mixes": mixes,
+            "proofsFile": proofs_file.map(|p: PathBuf| p.file_name().map(|f| f.to_string_lossy().into_owned())),
+        });
+        if let Some(d) = file.parent() {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::fs::write(&file, serde_json::to_string_pretty(&doc).unwrap() + "\n").unwrap();
+        println!("figures written to {}", file.display());
+    }
 }
 
-/// Applies `blocks` workload blocks to a fresh engine and measures it.
-fn run<E: StateEngine>(name: &str, w: &Workload, blocks: u64, open: impl Fn(&Path) -> E) -> Row
-where
-    E::Error: std::fmt::Debug,
-{
-    let dir = tempfile::tempdir().unwrap();
-    let (row, _) = run_in(name, w, blocks, dir.path(), open);
-    row
-}
-
+/// Applies `blocks` workload blocks to a fresh engine in `dir` and measures it; with `every`
+/// > 0, samples the bytes on disk after block 0 and every `every` blocks (and the last).
 fn run_in<E: StateEngine>(
     name: &str,
     w: &Workload,
     blocks: u64,
+    every: u64,
     dir: &Path,
     open: impl Fn(&Path) -> E,
 ) -> (Row, E)
@@ -140,15 +295,20 @@ where
 {
     let mut engine = open(dir);
     engine.apply_block(0, &w.genesis()).unwrap();
+    let mut storage = Vec::new();
+    if every > 0 {
+        storage.push((0, engine.disk_bytes()));
+    }
     let mut updates = 0u64;
     let mut commits = Vec::with_capacity(blocks as usize);
     // The workload reads current values; every engine sees the same writes.
-    let mut state = std::collections::HashMap::<Key, [u8; 32]>::new();
+    let mut state = HashMap::<Key, [u8; 32]>::new();
     for (k, v) in w.genesis() {
         state.insert(k, v);
     }
-    let start = Instant::now();
+    let mut secs = 0.0;
     for n in 1..=blocks {
+        let start = Instant::now();
         let read = |k: &Key| state.get(k).copied().unwrap_or([0; 32]);
         let writes = w.block(n, &read);
         updates += writes.len() as u64;
@@ -158,52 +318,268 @@ where
         for (k, v) in writes {
             state.insert(k, v);
         }
+        secs += start.elapsed().as_secs_f64();
+        // Sampling the disk is not timed.
+        if every > 0 && (n % every == 0 || n == blocks) {
+            storage.push((n, engine.disk_bytes()));
+        }
         if n % 2000 == 0 {
             eprintln!("  {name}: {n}/{blocks} blocks");
         }
     }
-    let secs = start.elapsed().as_secs_f64();
     commits.sort_by(f64::total_cmp);
-    let pct = |p: f64| commits[((commits.len() as f64 - 1.0) * p) as usize];
     let row = Row {
         engine: name.to_string(),
         updates,
         writes_per_s: updates as f64 / secs,
-        p50: pct(0.5),
-        p99: pct(0.99),
-        max: commits.last().copied().unwrap_or(0.0),
+        commits,
         bytes: engine.disk_bytes(),
+        storage,
     };
     (row, engine)
 }
 
-/// Builds MPT, COLE and COLE* over the same blocks again and writes, for the keys written most,
-/// provenance proofs over ranges 2…128 ending at the head, with one MPT proof per block.
-fn dump_proofs(w: &Workload, blocks: u64) {
-    let dirs: Vec<_> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
-    let (_, mpt) = run_in("mpt (proofs)", w, blocks, dirs[0].path(), |d| {
-        MptEngine::open(Arc::new(FjallStore::open(d).unwrap())).unwrap()
-    });
-    let (_, cole) = run_in("cole (proofs)", w, blocks, dirs[1].path(), |d| {
-        ColeEngine::open(d, Params::cole(), Options::default()).unwrap()
-    });
-    let (_, star) = run_in("cole* (proofs)", w, blocks, dirs[2].path(), |d| {
-        ColeEngine::open(d, Params::cole_star(), Options::default()).unwrap()
-    });
+/// The same blocks committed to an LVMT in memory, keyed by state key as the node does; its
+/// "bytes" are [`Lvmt::state_bytes`], an estimate.
+fn run_lvmt(w: &Workload, blocks: u64, every: u64, setup: &Arc<Setup>) -> (Row, Lvmt) {
+    let keyed = |writes: &[Write]| -> BTreeMap<B256, Word> {
+        writes.iter().map(|(k, v)| (k.state_key(), *v)).collect()
+    };
+    let mut lvmt = Lvmt::new(setup.clone());
+    let genesis = w.genesis();
+    lvmt.commit(&keyed(&genesis)).unwrap();
+    let mut storage = Vec::new();
+    if every > 0 {
+        storage.push((0, lvmt.state_bytes()));
+    }
+    let mut state: HashMap<Key, Word> = genesis.into_iter().collect();
+    let (mut updates, mut secs) = (0u64, 0.0);
+    let mut commits = Vec::with_capacity(blocks as usize);
+    for n in 1..=blocks {
+        let start = Instant::now();
+        let read = |k: &Key| state.get(k).copied().unwrap_or([0; 32]);
+        let writes = w.block(n, &read);
+        let w = keyed(&writes);
+        updates += w.len() as u64;
+        let t = Instant::now();
+        lvmt.commit(&w).unwrap();
+        commits.push(t.elapsed().as_secs_f64() * 1e3);
+        state.extend(writes);
+        secs += start.elapsed().as_secs_f64();
+        if every > 0 && (n % every == 0 || n == blocks) {
+            storage.push((n, lvmt.state_bytes()));
+        }
+    }
+    commits.sort_by(f64::total_cmp);
+    let row = Row {
+        engine: "lvmt".into(),
+        updates,
+        writes_per_s: updates as f64 / secs,
+        commits,
+        bytes: lvmt.state_bytes(),
+        storage,
+    };
+    (row, lvmt)
+}
+
+fn record(k: u64) -> Key {
+    Key::Storage(KVSTORE, keccak256(k.to_be_bytes()))
+}
+
+/// Block `n` of the kvstore workload with a read fraction: the records read and the writes.
+/// Draws exactly as `Workload::block` does for `Kind::Kvstore`, so at 0.5 it is that workload
+/// (checked by the smoke test); 1.0 is read-only, 0.0 write-only.
+fn mix_block(n: u64, ops: usize, read_fraction: f64) -> (Vec<Key>, Vec<Write>) {
+    let mut rng = ChaCha8Rng::seed_from_u64(SEED ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let mut reads = Vec::new();
+    let mut written: HashMap<Key, Word> = HashMap::new();
+    let mut order = Vec::new();
+    for _ in 0..ops {
+        let k = rng.random_range(0..RECORDS);
+        if rng.random_bool(read_fraction) {
+            reads.push(record(k));
+        } else {
+            let mut value = [0u8; 32];
+            rng.fill(&mut value);
+            if written.insert(record(k), value).is_none() {
+                order.push(record(k));
+            }
+        }
+    }
+    let writes = order
+        .iter()
+        .filter_map(|k| written.get(k).map(|v| (*k, *v)))
+        .collect();
+    (reads, writes)
+}
+
+/// The mix at 0.5 draws the same writes as the node's kvstore workload.
+fn mix_matches_the_workload(ops: usize) {
+    let w = Workload {
+        kind: Kind::Kvstore,
+        seed: SEED,
+        ops_per_block: ops,
+    };
+    let genesis: HashMap<Key, Word> = w.genesis().into_iter().collect();
+    let read = |k: &Key| genesis.get(k).copied().unwrap_or([0; 32]);
+    for n in 1..=5 {
+        assert_eq!(mix_block(n, ops, 0.5).1, w.block(n, &read), "block {n}");
+    }
+}
+
+/// Throughput under the three mixes: each engine fresh from the kvstore genesis, `blocks`
+/// blocks of `ops` operations; a read is `get` of the record at the head, the writes are one
+/// synced commit per block. Operations per second count reads and writes alike.
+fn run_mixes(ops: usize, blocks: u64) -> Value {
+    let mixes = [("read-only", 1.0), ("read-write", 0.5), ("write-only", 0.0)];
+    println!(
+        "Throughput by workload mix — kvstore records, {ops} ops per block, {blocks} blocks from genesis, seed {SEED}; reads served by the engine at the head; one synced commit per block\n"
+    );
+    println!("| engine | read-only ops/s | read-write ops/s | write-only ops/s |");
+    println!("|--------|----------------:|-----------------:|-----------------:|");
+    let genesis = Workload {
+        kind: Kind::Kvstore,
+        seed: SEED,
+        ops_per_block: ops,
+    }
+    .genesis();
+    let mut rows = Vec::new();
+    let mut table: Vec<(String, Vec<f64>)> = Vec::new();
+    for name in ["mpt (fjall)", "mpt (redb)", "cole", "cole*"] {
+        let mut rates = Vec::new();
+        for (mix, fraction) in mixes {
+            let dir = tempfile::tempdir().unwrap();
+            let r = match name {
+                "mpt (fjall)" => run_mix(
+                    MptEngine::open(Arc::new(FjallStore::open(dir.path()).unwrap())).unwrap(),
+                    &genesis,
+                    ops,
+                    fraction,
+                    blocks,
+                ),
+                "mpt (redb)" => run_mix(
+                    MptEngine::open(Arc::new(RedbStore::open(dir.path()).unwrap())).unwrap(),
+                    &genesis,
+                    ops,
+                    fraction,
+                    blocks,
+                ),
+                "cole" => run_mix(
+                    ColeEngine::open(dir.path(), Params::cole(), Options::default()).unwrap(),
+                    &genesis,
+                    ops,
+                    fraction,
+                    blocks,
+                ),
+                _ => run_mix(
+                    ColeEngine::open(dir.path(), Params::cole_star(), Options::default()).unwrap(),
+                    &genesis,
+                    ops,
+                    fraction,
+                    blocks,
+                ),
+            };
+            let (reads, writes, secs) = r;
+            let rate = (reads + writes) as f64 / secs;
+            rates.push(rate);
+            rows.push(json!({
+                "engine": name,
+                "mix": mix,
+                "readFraction": fraction,
+                "reads": reads,
+                "writes": writes,
+                "secs": secs,
+                "opsPerS": rate,
+            }));
+        }
+        println!(
+            "| {name} | {:.0} | {:.0} | {:.0} |",
+            rates[0], rates[1], rates[2]
+        );
+        table.push((name.to_string(), rates));
+    }
+    if let [mpt, _, cole, star] = &table[..] {
+        println!(
+            "\nratios (same run): COLE / MPT (fjall) = {:.1}× read-only, {:.1}× read-write, {:.1}× write-only; COLE* / MPT (fjall) = {:.1}×, {:.1}×, {:.1}×\n",
+            cole.1[0] / mpt.1[0],
+            cole.1[1] / mpt.1[1],
+            cole.1[2] / mpt.1[2],
+            star.1[0] / mpt.1[0],
+            star.1[1] / mpt.1[1],
+            star.1[2] / mpt.1[2],
+        );
+    }
+    json!({
+        "workload": "kvstore",
+        "blocks": blocks,
+        "opsPerBlock": ops,
+        "seed": SEED,
+        "mixes": mixes.iter().map(|(m, f)| json!({"mix": m, "readFraction": f})).collect::<Vec<_>>(),
+        "rows": rows,
+    })
+}
+
+/// One engine under one mix: (reads, writes, seconds).
+fn run_mix<E: StateEngine>(
+    mut engine: E,
+    genesis: &[Write],
+    ops: usize,
+    fraction: f64,
+    blocks: u64,
+) -> (u64, u64, f64)
+where
+    E::Error: std::fmt::Debug,
+{
+    engine.apply_block(0, genesis).unwrap();
+    let (mut reads, mut writes) = (0u64, 0u64);
+    // The blocks are drawn first: the clock runs for the engine only.
+    let work: Vec<_> = (1..=blocks).map(|n| mix_block(n, ops, fraction)).collect();
+    let t = Instant::now();
+    for (n, (rs, ws)) in (1..=blocks).zip(&work) {
+        for k in rs {
+            std::hint::black_box(engine.get(k, n - 1).unwrap());
+        }
+        engine.apply_block(n, ws).unwrap();
+        reads += rs.len() as u64;
+        writes += ws.len() as u64;
+    }
+    (reads, writes, t.elapsed().as_secs_f64())
+}
+
+/// From the engines that ran the blocks, writes, for the keys written most, provenance proofs
+/// over ranges 2…128 ending at the head — COLE, COLE*, LVMT — with one MPT proof per block.
+#[allow(clippy::too_many_arguments)]
+fn dump_proofs(
+    w: &Workload,
+    blocks: u64,
+    mpt: &MptEngine,
+    cole: &ColeEngine,
+    star: &ColeEngine,
+    lvmt: &Lvmt,
+    dir: &Path,
+    run_id: &str,
+) -> PathBuf {
+    use lightprov_verifier::lvmt::proof::{Trusted, verify_history};
     // The keys written in the last blocks: the ones with versions inside every range.
-    let mut counts = std::collections::HashMap::<Key, u32>::new();
-    let mut state = std::collections::HashMap::<Key, [u8; 32]>::new();
+    let mut counts = HashMap::<Key, u32>::new();
     for n in blocks.saturating_sub(128).max(1)..=blocks {
         let read = |k: &Key| mpt.get(k, n - 1).unwrap_or([0; 32]);
-        for (k, v) in w.block(n, &read) {
+        for (k, _) in w.block(n, &read) {
             *counts.entry(k).or_default() += 1;
-            state.insert(k, v);
         }
     }
     let mut keys: Vec<(Key, u32)> = counts.into_iter().collect();
     keys.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     keys.truncate(8);
     let head = blocks;
+    let params = lvmt.setup().params();
+    let trusted = Trusted {
+        params,
+        aroot: lvmt.aroot(),
+        history_root: lvmt.history_root(),
+        blocks: lvmt.blocks(),
+    };
+    assert_eq!(lvmt.blocks(), head + 1, "LVMT holds blocks 0..=head");
     let mut cases = Vec::new();
     for range in [2u64, 8, 32, 128] {
         let lo = head.saturating_sub(range - 1);
@@ -228,35 +604,53 @@ fn dump_proofs(w: &Workload, blocks: u64) {
                     "proof": lightprov_types::hex::encode(&e.prove_history(&sk, lo, head).unwrap().encode()),
                 })
             };
+            let lvmt_proof = lvmt.prove_history(&sk, lo, head).unwrap().encode();
+            // Checked here first: the wasm bench times a proof known to verify.
+            verify_history(&trusted, &sk, lo, head, &lvmt_proof).unwrap();
             cases.push(json!({
                 "range": range,
                 "stateKey": sk,
                 "fromBlock": lo,
                 "toBlock": head,
-                "cole": cole_case(&cole),
-                "coleStar": cole_case(&star),
+                "cole": cole_case(cole),
+                "coleStar": cole_case(star),
+                "lvmt": { "proof": lightprov_types::hex::encode(&lvmt_proof) },
                 "mpt": mpt_proofs,
             }));
         }
     }
-    let out = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join("target")
-        .join("bench");
-    std::fs::create_dir_all(&out).unwrap();
-    let file = out.join("history-proofs.json");
+    std::fs::create_dir_all(dir).unwrap();
+    let file = dir.join("history-proofs.json");
+    let params_bytes = params.encode();
     std::fs::write(
         &file,
         serde_json::to_vec(&json!({
+            "run": run_id,
             "workload": format!("{:?}", w.kind),
             "blocks": blocks,
             "opsPerBlock": w.ops_per_block,
+            "seed": w.seed,
+            "lvmt": {
+                "depth": params.depth(),
+                "setup": "INSECURE dev setup (tau from a public seed): for benchmarks only",
+                "params": lightprov_types::hex::encode(&params_bytes),
+                "paramsBytes": params_bytes.len(),
+                "lvmtRoot": lightprov_types::hex::encode(&lvmt.aroot()),
+                "lvmtHistoryRoot": lvmt.history_root(),
+                "head": head,
+            },
             "cases": cases,
         }))
         .unwrap(),
     )
     .unwrap();
+    // Shown from the workspace root, where scripts/bench runs.
+    let shown = file
+        .strip_prefix(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+        .unwrap_or(&file);
     println!(
-        "provenance proofs for ranges 2, 8, 32, 128 written to target/bench/history-proofs.json\n"
+        "provenance proofs (COLE, COLE*, LVMT, MPT) for ranges 2, 8, 32, 128 written to {}\n",
+        shown.display()
     );
+    file
 }

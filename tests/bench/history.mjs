@@ -1,15 +1,18 @@
 #!/usr/bin/env node
 // Provenance proofs: proof bytes and wasm verify time for a key's history over ranges of 2…128
-// blocks — one COLE proof, one COLE* proof, or one MPT proof per block (the baseline) — on the
-// proofs the engines benchmark wrote (target/bench/history-proofs.json, same state, same keys).
-// Prints a table and the ratios; nothing is asserted.
+// blocks — one COLE proof, one COLE* proof, one LVMT history proof (SDK verifyLvmtHistory), or
+// one MPT proof per block (the baseline) — on the proofs the engines benchmark wrote
+// (target/bench/history-proofs.json, same state, same keys). Prints a table and the ratios;
+// nothing is asserted. `--json <file>` also writes the figures as JSON.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { init } from '@lightprov/sdk';
+import { init, LvmtParams, verifyLvmtHistory } from '@lightprov/sdk';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const jsonAt = process.argv.indexOf('--json');
+const jsonOut = jsonAt > 0 ? process.argv[jsonAt + 1] : undefined;
 const file = path.join(root, 'target', 'bench', 'history-proofs.json');
 if (!fs.existsSync(file)) {
   console.log(`no ${path.relative(root, file)}: run the engines benchmark first (cargo bench -p lightprov-node --bench engines)`);
@@ -22,6 +25,14 @@ const wasm = await import(path.join(root, 'sdk', 'wasm', 'lightprov_verifier_was
 const bytes = (h) => Uint8Array.from(Buffer.from(h.slice(2), 'hex'));
 const data = JSON.parse(fs.readFileSync(file, 'utf8'));
 const ZERO = new Uint8Array(32);
+// LVMT (when the engines benchmark ran it): the parameters, decoded and validated once, and the
+// anchor — the head's lvmtRoot and lvmtHistoryRoot.
+const lvmt = data.lvmt
+  ? {
+      params: LvmtParams.fromBytes(data.lvmt.params),
+      anchor: { lvmtRoot: data.lvmt.lvmtRoot, lvmtHistoryRoot: data.lvmt.lvmtHistoryRoot, number: BigInt(data.lvmt.head) },
+    }
+  : null;
 
 const cases = data.cases.map((c) => {
   const lo = BigInt(c.fromBlock);
@@ -40,6 +51,7 @@ const cases = data.cases.map((c) => {
     hi,
     cole: cole(c.cole, 'cole'),
     star: cole(c.coleStar, 'cole-star'),
+    lvmt: c.lvmt ? bytes(c.lvmt.proof) : null,
     mpt: c.mpt.map((p) => ({ proof: bytes(p.proof), root: bytes(p.stateRoot) })),
   };
 });
@@ -49,6 +61,17 @@ function verifyCole(c, x) {
 }
 function verifyMpt(c) {
   for (const p of c.mpt) wasm.verifyAccountProof(p.proof, p.root);
+}
+function verifyLvmt(c) {
+  verifyLvmtHistory({ params: lvmt.params, anchor: lvmt.anchor, stateKey: c.key, fromBlock: c.lo, toBlock: c.hi, proof: c.lvmt });
+}
+const withLvmt = lvmt !== null && cases.every((c) => c.lvmt);
+// Every proof is checked once before timing (a timed verify that throws would time nothing).
+for (const c of cases) {
+  verifyCole(c, c.cole);
+  verifyCole(c, c.star);
+  verifyMpt(c);
+  if (withLvmt) verifyLvmt(c);
 }
 
 /** Median µs per call over alternating rounds, after a warm-up. */
@@ -71,28 +94,41 @@ function time(fns, { rounds = 9, roundMs = 120 } = {}) {
 }
 
 const ranges = [...new Set(cases.map((c) => c.range))].sort((a, b) => a - b);
+const keyCount = cases.filter((c) => c.range === ranges[0]).length;
 console.log(
   `\nProvenance proofs — ${data.workload} workload, ${data.blocks} blocks, ${data.opsPerBlock} ops/block; ` +
-    `the ${cases.filter((c) => c.range === ranges[0]).length} keys written most in the last 128 blocks; ranges end at the head; Node ${process.version}, wasm, median of 9 rounds`,
+    `the ${keyCount} keys written most in the last 128 blocks; ranges end at the head; Node ${process.version}, wasm, median of 9 rounds` +
+    (withLvmt ? `; LVMT at D = ${data.lvmt.depth} (INSECURE dev setup), verified with the SDK's verifyLvmtHistory` : ''),
 );
-console.log('| range | COLE bytes | COLE* bytes | MPT bytes (1 proof/block) | COLE µs | COLE* µs | MPT µs | MPT/COLE bytes | MPT/COLE time |');
-console.log('|------:|-----------:|------------:|--------------------------:|--------:|---------:|-------:|---------------:|--------------:|');
+const lv = (a, b) => (withLvmt ? a : b);
+console.log(`| range | COLE bytes | COLE* bytes |${lv(' LVMT bytes |', '')} MPT bytes (1 proof/block) | COLE µs | COLE* µs |${lv(' LVMT µs |', '')} MPT µs | MPT/COLE bytes | MPT/COLE time |`);
+console.log(`|------:|-----------:|------------:|${lv('-----------:|', '')}--------------------------:|--------:|---------:|${lv('--------:|', '')}-------:|---------------:|--------------:|`);
 const summary = {};
+const rows = [];
 for (const range of ranges) {
   const cs = cases.filter((c) => c.range === range);
   const avg = (f) => cs.reduce((s, c) => s + f(c), 0) / cs.length;
   const coleB = avg((c) => c.cole.proof.length);
   const starB = avg((c) => c.star.proof.length);
+  const lvmtB = withLvmt ? avg((c) => c.lvmt.length) : NaN;
   const mptB = avg((c) => c.mpt.reduce((s, p) => s + p.proof.length, 0));
-  const [coleT, starT, mptT] = time([
+  const contestants = [
     (i) => verifyCole(cs[i % cs.length], cs[i % cs.length].cole),
     (i) => verifyCole(cs[i % cs.length], cs[i % cs.length].star),
     (i) => verifyMpt(cs[i % cs.length]),
-  ]);
+  ];
+  if (withLvmt) contestants.push((i) => verifyLvmt(cs[i % cs.length]));
+  const [coleT, starT, mptT, lvmtT = NaN] = time(contestants);
   summary[range] = { coleB, mptB, coleT };
+  rows.push({
+    range,
+    keys: cs.length,
+    bytes: { cole: coleB, coleStar: starB, lvmt: withLvmt ? lvmtB : null, mpt: mptB },
+    verifyUs: { cole: coleT, coleStar: starT, lvmt: withLvmt ? lvmtT : null, mpt: mptT },
+  });
   const f = (x, d = 0) => x.toFixed(d);
   console.log(
-    `| ${range} | ${f(coleB)} | ${f(starB)} | ${f(mptB)} | ${f(coleT, 1)} | ${f(starT, 1)} | ${f(mptT, 1)} | ${f(mptB / coleB, 1)}× | ${f(mptT / coleT, 1)}× |`,
+    `| ${range} | ${f(coleB)} | ${f(starB)} |${lv(` ${f(lvmtB)} |`, '')} ${f(mptB)} | ${f(coleT, 1)} | ${f(starT, 1)} |${lv(` ${f(lvmtT, 1)} |`, '')} ${f(mptT, 1)} | ${f(mptB / coleB, 1)}× | ${f(mptT / coleT, 1)}× |`,
   );
 }
 const last = summary[128];
@@ -101,4 +137,23 @@ if (last) {
     `128-block range: COLE proof ${last.coleB.toFixed(0)} B vs ${last.mptB.toFixed(0)} B for 128 MPT proofs (target: smaller); ` +
       `COLE verify ${(last.coleT / 1000).toFixed(3)} ms in wasm (target ≤ 1 ms)`,
   );
+}
+if (jsonOut) {
+  const doc = {
+    run: process.env.LIGHTPROV_BENCH_RUN ?? '',
+    proofsRun: data.run ?? '',
+    generator: 'tests/bench/history.mjs',
+    node: process.version,
+    workload: data.workload,
+    blocks: data.blocks,
+    opsPerBlock: data.opsPerBlock,
+    seed: data.seed ?? null,
+    keys: keyCount,
+    timing: 'median µs per verify of 9 alternating rounds after a warm-up; wasm in Node',
+    lvmt: withLvmt ? { depth: data.lvmt.depth, paramsBytes: data.lvmt.paramsBytes, setup: data.lvmt.setup } : null,
+    rows,
+  };
+  fs.mkdirSync(path.dirname(path.resolve(jsonOut)), { recursive: true });
+  fs.writeFileSync(jsonOut, JSON.stringify(doc, null, 2) + '\n');
+  console.log(`figures written to ${jsonOut}`);
 }

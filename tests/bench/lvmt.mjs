@@ -6,12 +6,15 @@
 // INSECURE dev setup at D = 16). Ours comes from the SDK's wasm (sdk/wasm); the separate check
 // from a build with the `bench-baseline` feature (target/bench-wasm). Builds nothing: see
 // scripts/bench. Exits non-zero if either check does not accept each proof with the expected
-// result, or does not reject it with two quotients swapped.
+// result, or does not reject it with two quotients swapped. `--json <file>` also writes the
+// figures as JSON.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const jsonAt = process.argv.indexOf('--json');
+const jsonOut = jsonAt > 0 ? process.argv[jsonAt + 1] : undefined;
 const rel = (f) => path.relative(root, f);
 const proofsFile = path.join(root, 'target', 'bench', 'lvmt-proofs.json');
 const sdkDir = path.join(root, 'sdk', 'wasm');
@@ -151,3 +154,33 @@ if (two) {
 }
 pOurs.free();
 pBase.free();
+if (jsonOut) {
+  const doc = {
+    run: process.env.LIGHTPROV_BENCH_RUN ?? '',
+    proofsRun: data.run ?? '',
+    generator: 'tests/bench/lvmt.mjs',
+    node: process.version,
+    depth: data.depth,
+    setup: data.setup,
+    blocks: data.blocks,
+    timing: 'median ms per verify after warm-up; wasm in Node',
+    paramsBytes: data.paramsBytes,
+    paramsDecodeMs: paramsTime.ms,
+    cases: rows.map(({ c, o, s, sb }) => ({
+      name: c.name,
+      levels: c.levels,
+      present: c.present,
+      proofBytes: c.proofBytes,
+      levelBytes: c.levelBytes,
+      identityQuotients: c.identityQuotients ?? [],
+      oursMs: o.ms,
+      oursRuns: o.runs,
+      separateMs: s.ms,
+      separateRuns: s.runs,
+      sameBuildMs: sb.ms,
+    })),
+  };
+  fs.mkdirSync(path.dirname(path.resolve(jsonOut)), { recursive: true });
+  fs.writeFileSync(jsonOut, JSON.stringify(doc, null, 2) + '\n');
+  console.log(`figures written to ${jsonOut}`);
+}

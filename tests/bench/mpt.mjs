@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // MPT proof verification speed: our wasm verifier vs @ethereumjs/mpt `verifyMerkleProof`, on the
 // same real proofs (tests/vectors/mpt/sources), in one Node process, plus the wasm bundle sizes.
-// Prints µs per proof for each, and the ratio. Numbers only; nothing is asserted.
+// Prints µs per proof for each, and the ratio. Numbers only; nothing is asserted. `--json <file>`
+// also writes the figures as JSON.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +13,8 @@ import { init, verifyAccountProof, verifyMptProof } from '@lightprov/sdk';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const jsonAt = process.argv.indexOf('--json');
+const jsonOut = jsonAt > 0 ? process.argv[jsonAt + 1] : undefined;
 const SOURCES = path.join(root, 'tests', 'vectors', 'mpt', 'sources');
 const bytes = (h) => Uint8Array.from(Buffer.from(h.slice(2), 'hex'));
 const pad32 = (k) => bytes('0x' + BigInt(k).toString(16).padStart(64, '0'));
@@ -98,3 +101,30 @@ console.log(`ratio: lightprov is ${(peer / ours).toFixed(1)}x faster than @ether
 console.log(`\nwasm size (post-bindgen _bg.wasm):`);
 console.log(`  MPT only : ${raw(mptWasm)} B raw, ${gz(mptWasm)} B gzip (budget 40960 B gzip)`);
 console.log(`  full     : ${raw(fullWasm)} B raw, ${gz(fullWasm)} B gzip`);
+
+if (jsonOut) {
+  const peerVersion = JSON.parse(fs.readFileSync(path.join(root, 'node_modules', '@ethereumjs', 'mpt', 'package.json'), 'utf8')).version;
+  const doc = {
+    run: process.env.LIGHTPROV_BENCH_RUN ?? '',
+    generator: 'tests/bench/mpt.mjs',
+    node: process.version,
+    proofs: proofs.length,
+    avgNodes,
+    avgBytes,
+    timing: 'median µs per proof of 15 alternating rounds after a warm-up, one Node process',
+    usPerProof: {
+      lightprovVerifyMptProof: ours,
+      ethereumjsVerifyMerkleProof: peer,
+      lightprovVerifyAccountProofJson: full,
+    },
+    peer: `@ethereumjs/mpt ${peerVersion}`,
+    speedup: peer / ours,
+    wasm: {
+      mptOnly: { raw: raw(mptWasm), gzip: gz(mptWasm) },
+      full: { raw: raw(fullWasm), gzip: gz(fullWasm) },
+    },
+  };
+  fs.mkdirSync(path.dirname(path.resolve(jsonOut)), { recursive: true });
+  fs.writeFileSync(jsonOut, JSON.stringify(doc, null, 2) + '\n');
+  console.log(`figures written to ${jsonOut}`);
+}

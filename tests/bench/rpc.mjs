@@ -2,7 +2,7 @@
 // eth_getProof latency of lightprov-node under 20 concurrent clients on loopback.
 // Fills a chain with the kvstore workload, restarts the node with block production off, then
 // 20 clients ask for proofs of random records at random past blocks. Prints p50/p99 and
-// throughput. Numbers only; nothing is asserted.
+// throughput. Numbers only; nothing is asserted. `--json <file>` also writes the figures as JSON.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,6 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const jsonAt = process.argv.indexOf('--json');
+const jsonOut = jsonAt > 0 ? process.argv[jsonAt + 1] : undefined;
 const bin = process.env.LIGHTPROV_NODE_BIN ?? path.join(root, 'target', 'release', 'lightprov-node');
 const BLOCKS = Number(process.env.LIGHTPROV_BENCH_RPC_BLOCKS ?? 200);
 const CLIENTS = 20;
@@ -85,3 +87,20 @@ console.log(`${CLIENTS} concurrent clients on loopback, ${latencies.length} requ
 console.log('| p50 ms | p99 ms | max ms | requests/s |');
 console.log('|-------:|-------:|-------:|-----------:|');
 console.log(`| ${pct(0.5).toFixed(2)} | ${pct(0.99).toFixed(2)} | ${latencies.at(-1).toFixed(2)} | ${(latencies.length / wall).toFixed(0)} |`);
+if (jsonOut) {
+  const doc = {
+    run: process.env.LIGHTPROV_BENCH_RUN ?? '',
+    generator: 'tests/bench/rpc.mjs',
+    node: process.version,
+    blocks: head,
+    workload: 'kvstore, 100 tx per block, seed 1',
+    fillSecs,
+    clients: CLIENTS,
+    requests: latencies.length,
+    latencyMs: { p50: pct(0.5), p99: pct(0.99), max: latencies.at(-1) },
+    requestsPerS: latencies.length / wall,
+  };
+  fs.mkdirSync(path.dirname(path.resolve(jsonOut)), { recursive: true });
+  fs.writeFileSync(jsonOut, JSON.stringify(doc, null, 2) + '\n');
+  console.log(`figures written to ${jsonOut}`);
+}

@@ -11,13 +11,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../lib/chromium.mjs';
 import { build } from 'vite';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const out = path.join(here, '..', '..', 'target', 'browser-test');
 const vectorsDir = path.join(here, '..', 'vectors');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 await build({ configFile: path.join(here, 'vite.config.ts') });
 
@@ -52,13 +51,7 @@ const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'lightprov-chromium-'));
 let context;
 let code = 1;
 try {
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-    viewport: { width: 1100, height: 760 },
-  });
+  context = await launchChromium(profile, { width: 1100, height: 760 });
   const page = await context.newPage();
   page.on('pageerror', (e) => console.error(`browser: page error: ${e.message}`));
   await page.goto(url);

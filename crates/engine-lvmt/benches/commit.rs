@@ -5,6 +5,9 @@
 //!
 //! Run: `cargo bench -p lightprov-engine-lvmt --bench commit` (`npm run bench` runs it). Prints a
 //! table; nothing is asserted. Under `cargo test` it runs a small smoke version.
+//! `LIGHTPROV_BENCH_LVMT_DEPTH` and `LIGHTPROV_BENCH_LVMT_COMMIT_BLOCKS` change D and the block
+//! count (the report's quick mode); `LIGHTPROV_BENCH_JSON` names a file for the figures as JSON,
+//! `LIGHTPROV_BENCH_RUN` a run id copied into it.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -25,6 +28,9 @@ fn main() {
     } else {
         (16u8, 100, 1_000, 50_000)
     };
+    let env = |name: &str| std::env::var(name).ok().and_then(|s| s.parse().ok());
+    let depth: u8 = env("LIGHTPROV_BENCH_LVMT_DEPTH").map_or(depth, |d: u64| d as u8);
+    let blocks: u64 = env("LIGHTPROV_BENCH_LVMT_COMMIT_BLOCKS").unwrap_or(blocks);
     let t = Instant::now();
     let setup = Arc::new(Setup::dev_insecure(depth, b"bench").expect("setup"));
     let derived = t.elapsed().as_secs_f64();
@@ -56,6 +62,7 @@ fn main() {
     );
     let mut roots = Vec::new();
     let mut rates = Vec::new();
+    let mut rows = Vec::new();
     for (label, proofs) in [
         ("none (commitments only)", Proofs::None),
         (
@@ -86,10 +93,44 @@ fn main() {
             rate / base
         );
         roots.push((lvmt.aroot(), lvmt.history_root()));
+        rows.push(serde_json::json!({
+            "proofs": label,
+            "writesPerS": rate,
+            "blockP50Ms": lat.get(lat.len() / 2).copied().unwrap_or(0.0),
+            "blockMaxMs": lat.last().copied().unwrap_or(0.0),
+            "vsNone": rate / base,
+        }));
     }
     assert!(
         roots.windows(2).all(|w| w[0] == w[1]),
         "maintenance changed the roots"
     );
     println!("(same aroot and history root in every run)");
+    if let Some(file) = std::env::var("LIGHTPROV_BENCH_JSON")
+        .ok()
+        .filter(|f| !f.is_empty())
+    {
+        let doc = serde_json::json!({
+            "run": std::env::var("LIGHTPROV_BENCH_RUN").unwrap_or_default(),
+            "generator": "crates/engine-lvmt/benches/commit.rs",
+            "build": if smoke { "test (smoke)" } else { "release" },
+            "depth": depth,
+            "setup": "INSECURE dev setup (tau from a public seed): for benchmarks only",
+            "setupSecs": derived,
+            "blocks": blocks,
+            "writes": writes,
+            "keys": pool,
+            "rows": rows,
+        });
+        let file = std::path::PathBuf::from(file);
+        if let Some(d) = file.parent() {
+            std::fs::create_dir_all(d).expect("json dir");
+        }
+        std::fs::write(
+            &file,
+            serde_json::to_string_pretty(&doc).expect("json") + "\n",
+        )
+        .expect("json file");
+        println!("figures written to {}", file.display());
+    }
 }

@@ -8,7 +8,9 @@
 //! hashes each.
 //!
 //! `cargo run --release -p lightprov-engine-lvmt --example lvmt_bench_proofs [-- out.json]`
-//! (default `target/bench/lvmt-proofs.json`).
+//! (default `target/bench/lvmt-proofs.json`). `LIGHTPROV_BENCH_LVMT_DEPTH` sets D (16 by
+//! default; the report's quick mode uses 8); `LIGHTPROV_BENCH_RUN` is copied into the file as its
+//! run id.
 
 #![allow(
     clippy::unwrap_used,
@@ -37,6 +39,7 @@ use lightprov_verifier::lvmt::{
 };
 use serde_json::json;
 
+/// D unless `LIGHTPROV_BENCH_LVMT_DEPTH` says otherwise.
 const DEPTH: u8 = 16;
 const BLOCKS: u64 = 8;
 /// Keys written besides the colliding ones.
@@ -65,16 +68,21 @@ fn main() {
             .nth(1)
             .unwrap_or_else(|| "target/bench/lvmt-proofs.json".into()),
     );
+    let depth: u8 = std::env::var("LIGHTPROV_BENCH_LVMT_DEPTH")
+        .ok()
+        .map_or(DEPTH, |d| {
+            d.parse().expect("LIGHTPROV_BENCH_LVMT_DEPTH: a depth")
+        });
     let t0 = Instant::now();
-    let setup = Arc::new(Setup::dev_insecure(DEPTH, b"lightprov bench").unwrap());
+    let setup = Arc::new(Setup::dev_insecure(depth, b"lightprov bench").unwrap());
     assert!(setup.is_insecure());
     eprintln!(
-        "lvmt bench proofs: INSECURE dev setup (τ from a public seed; for benchmarks only), D = {DEPTH}, built in {:.1} s",
+        "lvmt bench proofs: INSECURE dev setup (τ from a public seed; for benchmarks only), D = {depth}, built in {:.1} s",
         t0.elapsed().as_secs_f64()
     );
 
     // Six keys on one root entry: five take its key slots, the last goes one level down.
-    let colliding = colliding_keys(0x5b, usize::from(DEPTH), 6);
+    let colliding = colliding_keys(0x5b, usize::from(depth), 6);
     let spread: Vec<B256> = (0..SPREAD)
         .map(|i| keccak256(format!("lightprov bench key {i}")))
         .collect();
@@ -156,9 +164,10 @@ fn main() {
     }
     let params = setup.params().encode();
     let doc = json!({
+        "run": std::env::var("LIGHTPROV_BENCH_RUN").unwrap_or_default(),
         "generator": "crates/engine-lvmt/examples/lvmt_bench_proofs.rs",
         "setup": "INSECURE dev setup (tau from a public seed): for benchmarks only",
-        "depth": DEPTH,
+        "depth": depth,
         "params": hex::encode(&params),
         "paramsBytes": params.len(),
         "lvmtRoot": hex::encode(&lvmt.aroot()),

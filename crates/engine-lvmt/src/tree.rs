@@ -480,6 +480,90 @@ impl Lvmt {
     pub fn setup(&self) -> &Setup {
         &self.setup
     }
+
+    /// An **estimate** of the bytes this LVMT's state would take stored compactly. It lives in
+    /// memory: nothing is measured on disk. For storage comparisons (the benchmark report) it
+    /// counts
+    /// - per AMT its commitment and every proof node it keeps, each as six per-slot G1
+    ///   accumulators of 32 bytes compressed (192 B), and per entry ever bumped its index and
+    ///   six 40-bit versions (4 + 30 B);
+    /// - per tuple a key tuple (key, version, value, level, slot: 32 + 8 + 32 + 2 B) or a
+    ///   sub-AMT tuple (level, prefix, version, commitment: 1 + 32 + 8 + 32 B);
+    /// - every hash the block tuple trees and the history tree keep (32 B each);
+    /// - per key its level and slot (32 + 2 B), per version the place of its tuple (8 + 4 B),
+    ///   per sub-AMT the place of its latest tuple (8 + 4 B).
+    ///
+    /// Not counted: hash-map overheads and what can be derived (entry occupants, latest values).
+    pub fn state_bytes(&self) -> u64 {
+        const POINT: u64 = 6 * 32;
+        const ENTRY: u64 = 4 + 6 * 5;
+        const PLACE: u64 = 8 + 4;
+        // The entries ever bumped in each AMT: the key slots (occupants) and, above every
+        // sub-AMT, slot 0 of its parent entry.
+        let mut entries: HashMap<(u8, B256), std::collections::HashSet<u32>> = HashMap::new();
+        for (level, prefix, idx) in self.occupants.keys() {
+            entries.entry((*level, *prefix)).or_default().insert(*idx);
+        }
+        for (level, prefix) in self.amts.keys() {
+            if let Some(parent) = level.checked_sub(1)
+                && let Some(idx) = index_at(prefix, parent, self.depth)
+            {
+                entries
+                    .entry((parent, prefix_at(prefix, parent, self.depth)))
+                    .or_default()
+                    .insert(idx);
+            }
+        }
+        let mut bytes = 0u64;
+        for (id, amt) in &self.amts {
+            let bumped = entries.get(id);
+            // The proof nodes a bump of entry j moves: (e, j mod 2^e) for e < D, kept when on a
+            // kept entry's path (as `Amt::bump` does).
+            let mut nodes = std::collections::HashSet::new();
+            for j in bumped.into_iter().flatten() {
+                for e in 0..u32::from(self.depth) {
+                    let half = 1u32 << e;
+                    let p = j % half;
+                    let kept = match amt.proofs() {
+                        Proofs::All => true,
+                        Proofs::None => false,
+                        Proofs::Shard { bits, residue } => {
+                            let b = u32::from(bits).min(e);
+                            let mask = if b >= 32 { u32::MAX } else { (1u32 << b) - 1 };
+                            p & mask == residue & mask
+                        }
+                    };
+                    if kept {
+                        nodes.insert(half + p);
+                    }
+                }
+            }
+            bytes +=
+                POINT * (1 + nodes.len() as u64) + ENTRY * bumped.map_or(0, |b| b.len() as u64);
+        }
+        for t in self.blocks.iter().flatten() {
+            bytes += match t {
+                Tuple::Key { .. } => 32 + 8 + 32 + 2,
+                Tuple::Amt { .. } => 1 + 32 + 8 + 32,
+            };
+        }
+        // A tree of n leaves keeps the roots of its complete aligned subtrees: Σ_h ⌊n / 2^h⌋.
+        let kept = |n: usize| -> u64 {
+            let mut n = n as u64;
+            let mut sum = 0;
+            while n > 0 {
+                sum += n;
+                n /= 2;
+            }
+            sum
+        };
+        let hashes: u64 =
+            self.trees.iter().map(|t| kept(t.len())).sum::<u64>() + kept(self.history.len());
+        bytes += 32 * hashes;
+        let versions: u64 = self.versions.values().map(|v| v.len() as u64).sum();
+        let sub_amts = self.amts.len().saturating_sub(1) as u64;
+        bytes + (32 + 2) * self.slots.len() as u64 + PLACE * (versions + sub_amts)
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,493 @@
+#!/usr/bin/env node
+// The benchmark report: reads the figure files one `scripts/bench --report` run wrote (all with
+// the same run id, or it stops), writes <out>/figures.json (every plotted number, the raw
+// figures, the machine, versions, sizes and seeds), then — from figures.json as read back from
+// disk — draws the plots in headless Chromium (PNG), writes <out>/index.html, takes
+// <out>/screenshot.png of it, and runs check.mjs (drawn values against figures.json).
+//
+//   node tests/bench/report/build.mjs --raw target/bench/report --out bench-report [--wall SECONDS]
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { COLORS, charts } from './charts.mjs';
+import { checkReport } from './check.mjs';
+import { chartJs, renderCharts, screenshot, withBrowser } from './render.mjs';
+
+const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : dflt;
+};
+const rawDir = path.resolve(arg('--raw', path.join(root, 'target', 'bench', 'report')));
+const out = path.resolve(arg('--out', path.join(root, 'bench-report')));
+const wall = Number(arg('--wall', NaN));
+
+function fail(msg) {
+  console.error(`report: ${msg}`);
+  process.exit(1);
+}
+
+// ---------------------------------------------------------------- the run's figure files
+const FILES = {
+  mpt: 'mpt.json',
+  engines: 'engines.json',
+  history: 'history.json',
+  lvmt: 'lvmt.json',
+  lvmtCommit: 'lvmt-commit.json',
+  wasmSizes: 'wasm-sizes.json',
+  rpc: 'rpc.json',
+};
+const raw = {};
+for (const [k, f] of Object.entries(FILES)) {
+  const file = path.join(rawDir, f);
+  if (!fs.existsSync(file)) fail(`missing ${f}: run \`bash scripts/bench --report\` (it writes every file of one run)`);
+  raw[k] = JSON.parse(fs.readFileSync(file, 'utf8'));
+}
+const optional = (f) => (fs.existsSync(path.join(rawDir, f)) ? JSON.parse(fs.readFileSync(path.join(rawDir, f), 'utf8')) : {});
+const steps = optional('steps.json');
+const runInfo = optional('run.json');
+// One run only: every file, and the proof files the wasm benches read, carry the same run id.
+const run = process.env.LIGHTPROV_BENCH_RUN || runInfo.run || raw.engines.run;
+const runs = [
+  ...Object.entries(raw).map(([k, d]) => [FILES[k], d.run]),
+  ['history-proofs.json (read by history.mjs)', raw.history.proofsRun],
+  ['lvmt-proofs.json (read by lvmt.mjs)', raw.lvmt.proofsRun],
+];
+const strays = runs.filter(([, r]) => r !== run);
+if (!run || strays.length) {
+  fail(`figures from more than one run (expected run id ${run || '(none)'}): ${strays.map(([f, r]) => `${f} has ${r || '(none)'}`).join(', ')}`);
+}
+
+// ---------------------------------------------------------------- machine and versions
+const sh = (cmd, args) => {
+  try {
+    return execFileSync(cmd, args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return null;
+  }
+};
+const osRelease = fs.existsSync('/etc/os-release') ? /PRETTY_NAME="?([^"\n]*)"?/.exec(fs.readFileSync('/etc/os-release', 'utf8'))?.[1] : null;
+const cpus = os.cpus();
+const machine = {
+  cpu: cpus[0]?.model?.trim() ?? 'unknown',
+  cores: cpus.length,
+  ramBytes: os.totalmem(),
+  os: osRelease ?? `${os.type()} ${os.release()}`,
+  kernel: `${os.type()} ${os.release()}`,
+  arch: os.arch(),
+  loadAverage: os.loadavg().map((x) => Number(x.toFixed(2))),
+};
+const pkgVersion = (name) => {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')).version;
+  } catch {
+    return null;
+  }
+};
+const workspaceVersion = /\[workspace\.package\][^[]*?version\s*=\s*"([^"]+)"/s.exec(fs.readFileSync(path.join(root, 'Cargo.toml'), 'utf8'))?.[1] ?? null;
+const versions = {
+  lightprov: workspaceVersion,
+  rustc: sh('rustc', ['--version']),
+  cargo: sh('cargo', ['--version']),
+  wasmBindgen: sh('wasm-bindgen', ['--version']),
+  node: process.version,
+  chartJs: chartJs().version,
+  playwrightCore: pkgVersion('playwright-core'),
+  ethereumjsMpt: pkgVersion('@ethereumjs/mpt'),
+  chromium: null, // filled in once the browser is up
+};
+const commit = sh('git', ['rev-parse', 'HEAD']);
+const porcelain = sh('git', ['status', '--porcelain']);
+const git = { commit, dirty: porcelain === null ? null : porcelain.length > 0 };
+
+// ---------------------------------------------------------------- the plotted figures
+const ENGINE = { 'mpt (fjall)': 'MPT (fjall)', 'mpt (redb)': 'MPT (redb)', cole: 'COLE', 'cole*': 'COLE*', lvmt: 'LVMT (in memory, estimated)' };
+const WORKLOAD = { kvstore: 'kvstore (YCSB A: half reads, half writes)', smallbank: 'SmallBank' };
+const e = raw.engines;
+const largest = Math.max(...e.engines.map((x) => x.blocks));
+const atLargest = e.engines.filter((x) => x.blocks === largest);
+
+const storage = { workloads: {} };
+const commitLatency = { workloads: {} };
+for (const w of atLargest) {
+  storage.workloads[w.workload] = {
+    title: WORKLOAD[w.workload] ?? w.workload,
+    blocks: w.blocks,
+    series: w.rows.map((r) => ({ label: ENGINE[r.engine] ?? r.engine, kind: r.storageKind, points: r.storage })),
+  };
+  commitLatency.workloads[w.workload] = {
+    title: WORKLOAD[w.workload] ?? w.workload,
+    blocks: w.blocks,
+    // Engines that commit to disk; LVMT commits in memory and is left out of this comparison.
+    boxes: w.rows.filter((r) => r.storageKind === 'disk').map((r) => ({ label: ENGINE[r.engine] ?? r.engine, ...r.commitMs })),
+  };
+}
+const mixNames = e.mixes.mixes.map((m) => m.mix);
+const mixEngines = [...new Set(e.mixes.rows.map((r) => r.engine))];
+const throughput = {
+  blocks: e.mixes.blocks,
+  opsPerBlock: e.mixes.opsPerBlock,
+  mixes: mixNames,
+  readFractions: e.mixes.mixes.map((m) => m.readFraction),
+  series: mixEngines.map((name) => ({
+    label: ENGINE[name] ?? name,
+    values: mixNames.map((m) => e.mixes.rows.find((r) => r.engine === name && r.mix === m).opsPerS),
+  })),
+};
+const h = raw.history;
+const scheme = [['cole', 'COLE'], ['coleStar', 'COLE*'], ['lvmt', 'LVMT'], ['mpt', 'MPT (one proof per block)']].filter(([k]) => h.rows.every((r) => r.bytes[k] !== null));
+const provenance = {
+  workload: h.workload.toLowerCase(),
+  blocks: h.blocks,
+  keys: h.keys,
+  lvmtDepth: h.lvmt?.depth ?? null,
+  ranges: h.rows.map((r) => r.range),
+  bytes: scheme.map(([k, label]) => ({ label, values: h.rows.map((r) => r.bytes[k]) })),
+  verifyUs: scheme.map(([k, label]) => ({ label, values: h.rows.map((r) => r.verifyUs[k]) })),
+};
+const l = raw.lvmt;
+const lvmtVerify = {
+  depth: l.depth,
+  paramsBytes: l.paramsBytes,
+  paramsDecodeMs: l.paramsDecodeMs,
+  cases: l.cases.map((c) => ({
+    label: `${c.name} (${c.levels} level${c.levels === 1 ? '' : 's'})`,
+    levels: c.levels,
+    proofBytes: c.proofBytes,
+    oursMs: c.oursMs,
+    separateMs: c.separateMs,
+  })),
+};
+const m = raw.mpt;
+const mptVerify = {
+  proofs: m.proofs,
+  avgNodes: m.avgNodes,
+  avgBytes: m.avgBytes,
+  speedup: m.speedup,
+  bars: [
+    { label: 'lightprov wasm verifyMptProof', us: m.usPerProof.lightprovVerifyMptProof, color: COLORS.COLE },
+    { label: `${m.peer} verifyMerkleProof`, us: m.usPerProof.ethereumjsVerifyMerkleProof, color: '#7f7f7f' },
+    { label: 'lightprov verifyAccountProof (JSON, storage too)', us: m.usPerProof.lightprovVerifyAccountProofJson, color: '#aec7e8' },
+  ],
+};
+const wasmSizes = { sets: raw.wasmSizes.sets.map((s) => ({ label: s.name, features: s.features, raw: s.raw, gzip: s.gzip })) };
+const c = raw.lvmtCommit;
+const lvmtCommit = {
+  depth: c.depth,
+  blocks: c.blocks,
+  writes: c.writes,
+  keys: c.keys,
+  rows: c.rows.map((r) => ({ label: r.proofs, writesPerS: r.writesPerS, blockP50Ms: r.blockP50Ms })),
+};
+const engines = {
+  workloads: e.engines.map((w) => ({
+    workload: w.workload,
+    blocks: w.blocks,
+    rows: w.rows.map((r) => ({
+      label: ENGINE[r.engine] ?? r.engine,
+      kind: r.storageKind,
+      updates: r.updates,
+      writesPerS: r.writesPerS,
+      p50: r.commitMs.median,
+      p99: r.commitMs.p99,
+      max: r.commitMs.max,
+      bytes: r.bytes,
+      bytesPerUpdate: r.bytesPerUpdate,
+    })),
+  })),
+};
+
+// ---------------------------------------------------------------- headline (ratios of this run only)
+const mb = (b) => `${(b / 1e6).toFixed(b < 1e7 ? 2 : 1)} MB`;
+const kb = (b) => `${(b / 1e3).toFixed(1)} kB`;
+const x = (a, b) => `${(a / b).toFixed(1)}×`;
+const headline = [];
+{
+  const kv = engines.workloads.find((w) => w.workload === 'kvstore' && w.blocks === largest);
+  const sb = engines.workloads.find((w) => w.workload === 'smallbank' && w.blocks === largest);
+  const row = (w, label) => w?.rows.find((r) => r.label === label);
+  if (kv) {
+    const [mpt, cole, star, lv] = ['MPT (fjall)', 'COLE', 'COLE*', ENGINE.lvmt].map((k) => row(kv, k));
+    headline.push({
+      figure: `Storage after ${largest} blocks, kvstore`,
+      value: `MPT (fjall) ${mb(mpt.bytes)} · COLE ${mb(cole.bytes)} (${((100 * cole.bytes) / mpt.bytes).toFixed(1)} % of MPT) · COLE* ${mb(star.bytes)} · LVMT ≈ ${mb(lv.bytes)} (in memory, estimated)`,
+      paper: 'Fig. 8/9',
+    });
+    headline.push({
+      figure: `Commit latency, kvstore (${largest} blocks)`,
+      value: `max: COLE ${cole.max.toFixed(1)} ms vs COLE* ${star.max.toFixed(1)} ms (${x(cole.max, star.max)}); median: MPT ${mpt.p50.toFixed(2)}, COLE ${cole.p50.toFixed(2)}, COLE* ${star.p50.toFixed(2)} ms`,
+      paper: 'COLE Fig. 11',
+    });
+  }
+  if (sb) {
+    const [mpt, cole] = ['MPT (fjall)', 'COLE'].map((k) => row(sb, k));
+    headline.push({
+      figure: `Storage after ${largest} blocks, SmallBank`,
+      value: `MPT (fjall) ${mb(mpt.bytes)} · COLE ${mb(cole.bytes)} (${((100 * cole.bytes) / mpt.bytes).toFixed(1)} % of MPT)`,
+      paper: 'Fig. 8/9',
+    });
+  }
+  const tp = (label) => throughput.series.find((s) => s.label === label)?.values;
+  const [tm, tc, ts] = ['MPT (fjall)', 'COLE', 'COLE*'].map(tp);
+  if (tm && tc && ts) {
+    headline.push({
+      figure: `Throughput (${throughput.blocks} blocks; read-only / read-write / write-only)`,
+      value: `COLE ${mixNames.map((_, i) => x(tc[i], tm[i])).join(' / ')} and COLE* ${mixNames.map((_, i) => x(ts[i], tm[i])).join(' / ')} MPT (fjall)'s ops/s`,
+      paper: 'COLE Fig. 10',
+    });
+  }
+  const last = provenance.ranges.length - 1;
+  const pv = (arr, label) => arr.find((s) => s.label.startsWith(label))?.values[last];
+  const r = provenance.ranges[last];
+  headline.push({
+    figure: `History of a key over ${r} blocks`,
+    value:
+      `COLE ${pv(provenance.bytes, 'COLE').toFixed(0)} B, ${pv(provenance.verifyUs, 'COLE').toFixed(1)} µs · ` +
+      (pv(provenance.bytes, 'LVMT') === undefined ? '' : `LVMT ${pv(provenance.bytes, 'LVMT').toFixed(0)} B, ${(pv(provenance.verifyUs, 'LVMT') / 1000).toFixed(1)} ms · `) +
+      `MPT (${r} proofs) ${pv(provenance.bytes, 'MPT').toFixed(0)} B, ${pv(provenance.verifyUs, 'MPT').toFixed(1)} µs`,
+    paper: 'COLE Fig. 13',
+  });
+  headline.push({
+    figure: `LVMT proof verify (D = ${lvmtVerify.depth}, wasm)`,
+    value: `${lvmtVerify.cases.map((cs) => `${cs.label}: ${cs.oursMs.toFixed(1)} ms`).join(' · ')}; params ${lvmtVerify.paramsBytes} B`,
+    paper: 'LVMT',
+  });
+  headline.push({
+    figure: 'MPT proof verify',
+    value: `lightprov ${mptVerify.bars[0].us.toFixed(1)} µs vs @ethereumjs/mpt ${mptVerify.bars[1].us.toFixed(1)} µs (${x(mptVerify.bars[1].us, mptVerify.bars[0].us)} faster)`,
+    paper: '—',
+  });
+  const ws = (label) => wasmSizes.sets.find((s) => s.label === label);
+  const [mptOnly, full] = [ws('mpt'), wasmSizes.sets.at(-1)];
+  headline.push({
+    figure: 'wasm verifier, gzip',
+    value: `MPT only ${kb(mptOnly.gzip)} · every family ${kb(ws('mpt + header + clique + cole + lvmt')?.gzip ?? NaN)} · SDK build ${kb(full.gzip)}`,
+    paper: '—',
+  });
+}
+
+const figures = {
+  schema: 'lightprov-bench-report/1',
+  run,
+  mode: runInfo.mode ?? process.env.LIGHTPROV_BENCH_MODE ?? 'custom',
+  date: new Date().toISOString(),
+  wallSecs: Number.isFinite(wall) ? wall : null,
+  steps,
+  machine,
+  versions,
+  git,
+  parameters: {
+    seed: e.seed,
+    opsPerBlock: e.opsPerBlock,
+    blocks: largest,
+    sizes: e.sizes,
+    storageSamples: e.samples,
+    mixBlocks: e.mixes.blocks,
+    cole: e.cole,
+    lvmt: { depth: e.lvmt.depth, setup: e.lvmt.setup, proofs: e.lvmt.proofs, storage: e.lvmt.storage },
+    lvmtVerifyDepth: l.depth,
+    lvmtCommit: { depth: c.depth, blocks: c.blocks, writes: c.writes, keys: c.keys },
+    provenance: { keys: h.keys, ranges: provenance.ranges, blocks: h.blocks },
+    rpc: { blocks: raw.rpc.blocks, clients: raw.rpc.clients, requests: raw.rpc.requests },
+  },
+  figures: { storage, throughput, commitLatency, provenance, lvmtVerify, mptVerify, wasmSizes, lvmtCommit, engines, rpc: raw.rpc },
+  headline,
+  raw,
+};
+
+fs.rmSync(out, { recursive: true, force: true });
+fs.mkdirSync(out, { recursive: true });
+const figuresFile = path.join(out, 'figures.json');
+
+// ---------------------------------------------------------------- HTML
+function esc(s) {
+  return String(s).replace(/[&<>"]/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[ch]);
+}
+
+function headlineMd(fig) {
+  const lines = [
+    `| figure (one run: ${fig.mode} mode, ${fig.date.slice(0, 10)}) | result | paper |`,
+    '|---|---|---|',
+    ...fig.headline.map((r) => `| ${r.figure} | ${r.value} | ${r.paper} |`),
+  ];
+  return lines.join('\n') + '\n';
+}
+
+function table(head, rows) {
+  return `<table><thead><tr>${head.map((x) => `<th>${esc(x)}</th>`).join('')}</tr></thead><tbody>${rows
+    .map((r) => `<tr>${r.map((x) => `<td>${esc(x)}</td>`).join('')}</tr>`)
+    .join('')}</tbody></table>`;
+}
+
+const n0 = (v) => (v === null || v === undefined ? '—' : Math.round(v).toLocaleString('en-US'));
+const n1 = (v) => (v === null || v === undefined ? '—' : v.toFixed(1));
+const n2 = (v) => (v === null || v === undefined ? '—' : v.toFixed(2));
+
+/** The data table under each plot: the numbers it was drawn from. */
+function dataTable(fig, id) {
+  const f = fig.figures;
+  if (id.startsWith('storage-')) {
+    const w = f.storage.workloads[id.slice(8)];
+    const blocks = w.series[0].points.map((p) => p.block);
+    return table(['block', ...w.series.map((s) => `${s.label} (bytes)`)], blocks.map((b, i) => [b, ...w.series.map((s) => n0(s.points[i]?.bytes))]));
+  }
+  if (id === 'throughput') {
+    return table(['engine', ...f.throughput.mixes.map((m) => `${m} (ops/s)`)], f.throughput.series.map((s) => [s.label, ...s.values.map(n0)]));
+  }
+  if (id.startsWith('latency-')) {
+    const w = f.commitLatency.workloads[id.slice(8)];
+    return table(['engine', 'min ms', 'q1 ms', 'median ms', 'q3 ms', 'p99 ms', 'max ms', 'mean ms'], w.boxes.map((b) => [b.label, n2(b.min), n2(b.q1), n2(b.median), n2(b.q3), n2(b.p99), n1(b.max), n2(b.mean)]));
+  }
+  if (id.startsWith('provenance-')) {
+    const bytes = id.endsWith('bytes');
+    const s = bytes ? f.provenance.bytes : f.provenance.verifyUs;
+    return table(['range (blocks)', ...s.map((x) => `${x.label} (${bytes ? 'bytes' : 'µs'})`)], f.provenance.ranges.map((r, i) => [r, ...s.map((x) => (bytes ? n0(x.values[i]) : n1(x.values[i])))]));
+  }
+  if (id === 'lvmt-verify') {
+    return table(['proof', 'levels', 'bytes', 'batched ms', 'separate ms', 'speed-up'], f.lvmtVerify.cases.map((cs) => [cs.label, cs.levels, cs.proofBytes, n2(cs.oursMs), n1(cs.separateMs), `${(cs.separateMs / cs.oursMs).toFixed(1)}×`]));
+  }
+  if (id === 'mpt-verify') return table(['verifier', 'µs per proof'], f.mptVerify.bars.map((b) => [b.label, n1(b.us)]));
+  if (id === 'wasm-sizes') return table(['feature set', 'raw bytes', 'gzip bytes'], f.wasmSizes.sets.map((s) => [s.label, n0(s.raw), n0(s.gzip)]));
+  if (id === 'lvmt-commit') return table(['openings kept', 'writes/s', 'block p50 ms'], f.lvmtCommit.rows.map((r) => [r.label, n0(r.writesPerS), n2(r.blockP50Ms)]));
+  return '';
+}
+
+const CAPTIONS = {
+  storage: (fig) =>
+    `Bytes on disk (allocated blocks) after each block height, every engine fed the same writes (seed ${fig.parameters.seed}, ${fig.parameters.opsPerBlock} ops per block, one synced commit per block). ` +
+    `LVMT keeps its state in memory: its line is an <b>estimate</b> of that state (Lvmt::state_bytes: AMT commitments and proof nodes, versions, tuples, tuple and history trees), not bytes on disk. LVMT D = ${fig.parameters.lvmt.depth}.`,
+  throughput: (fig) =>
+    `Operations per second (reads + writes) on the kvstore records, each engine fresh from the same genesis for each mix: read-only (read fraction 1), read-write (0.5, the node's kvstore workload), write-only (0). Reads are served by the engine at the head; writes are one synced commit per block. ${fig.figures.throughput.blocks} blocks of ${fig.figures.throughput.opsPerBlock} ops.`,
+  latency: () =>
+    'Distribution of per-block commit time (apply and sync one block) over every block of the storage run. COLE merges levels inside the commit that fills one; COLE* merges in the background, which is what the maximum shows. LVMT commits in memory and is left out.',
+  provenance: (fig) =>
+    `One proof of a key's whole history over the last N blocks: COLE and COLE* (one proof from the head), LVMT (SDK verifyLvmtHistory, D = ${fig.figures.provenance.lvmtDepth}), against MPT, which needs one proof per block. Mean over the ${fig.figures.provenance.keys} keys written most; verify time is the median of alternating rounds in wasm (Node).`,
+  'lvmt-verify': () =>
+    'LVMT presence and absence proofs verified in wasm: the SDK\'s batched check (one multi-Miller loop and one final exponentiation) against the same proof checked with one full pairing per factor (D + 1 per level). Median after warm-up.',
+  'mpt-verify': () => 'The same real eth_getProof trie proofs checked by lightprov\'s wasm verifier and by @ethereumjs/mpt in one Node process, alternating rounds.',
+  'wasm-sizes': () => 'The post-bindgen wasm of the verifier for each cargo feature set (proof families), raw and gzip -9. The SDK ships the last one.',
+  'lvmt-commit': () => 'The same LVMT writes committed while keeping every opening current, a 1/16 proof shard, or only commitments (no proofs served). In memory.',
+};
+
+function caption(fig, id) {
+  const key = Object.keys(CAPTIONS).find((k) => id === k || id.startsWith(`${k}-`)) ?? id;
+  return CAPTIONS[key]?.(fig) ?? '';
+}
+
+function page(fig, specs) {
+  const mc = fig.machine;
+  const v = fig.versions;
+  const p = fig.parameters;
+  const stepsRow = Object.entries(fig.steps ?? {}).map(([k, s]) => `${k} ${s} s`).join(', ');
+  const engineTables = fig.figures.engines.workloads
+    .map((w) => `<h3>${esc(WORKLOAD[w.workload] ?? w.workload)}, ${w.blocks} blocks</h3>` +
+      table(['engine', 'state updates', 'writes/s', 'commit p50 ms', 'p99 ms', 'max ms', 'bytes', 'bytes / update'], w.rows.map((r) => [
+        r.label, n0(r.updates), n0(r.writesPerS), n2(r.p50), n2(r.p99), n1(r.max), `${n0(r.bytes)}${r.kind === 'disk' ? '' : ' (estimated, memory)'}`, n1(r.bytesPerUpdate),
+      ])))
+    .join('\n');
+  const rpc = fig.figures.rpc;
+  const sections = specs
+    .map((s) => `<section id="${esc(s.id)}">
+  <h2>${esc(s.title)} <span class="paper">${esc(s.paper)}</span></h2>
+  <img src="${esc(s.id)}.png" alt="${esc(s.config.options.plugins.title.text)}" width="900" height="500">
+  <p class="caption">${caption(fig, s.id)}</p>
+  <details><summary>The numbers this plot is drawn from (figures.json)</summary>${dataTable(fig, s.id)}</details>
+</section>`)
+    .join('\n');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>lightprov benchmark report — ${esc(fig.date.slice(0, 10))}</title>
+<style>
+  body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1a1a1a; margin: 0; background: #f6f7f9; }
+  main { max-width: 960px; margin: 0 auto; padding: 24px 30px 60px; background: #fff; }
+  h1 { font-size: 26px; margin: 8px 0 4px; }
+  h2 { font-size: 19px; margin: 34px 0 8px; border-top: 1px solid #e3e5e8; padding-top: 18px; }
+  h3 { font-size: 16px; margin: 18px 0 6px; }
+  .paper { font-size: 13px; font-weight: normal; color: #666; margin-left: 8px; }
+  .sub { color: #555; margin: 0 0 12px; }
+  img { max-width: 100%; height: auto; display: block; border: 1px solid #e3e5e8; }
+  .caption { color: #333; font-size: 14px; }
+  table { border-collapse: collapse; margin: 8px 0 12px; font-size: 13.5px; }
+  th, td { border: 1px solid #d9dce0; padding: 3px 8px; text-align: right; vertical-align: top; }
+  th { background: #f0f2f4; }
+  td:first-child, th:first-child { text-align: left; }
+  table.headline td, table.headline th, table.kv td { text-align: left; }
+  details { font-size: 13.5px; margin-bottom: 6px; }
+  summary { cursor: pointer; color: #1f5fa8; }
+  code { background: #f0f2f4; padding: 1px 4px; border-radius: 3px; }
+  .warn { background: #fff6e0; border: 1px solid #f0d48a; padding: 8px 12px; border-radius: 4px; }
+  nav a { margin-right: 10px; font-size: 14px; }
+</style>
+</head>
+<body><main>
+<h1>lightprov benchmark report</h1>
+<p class="sub">Every figure below was measured in one run (<code>${esc(fig.run)}</code>, ${esc(fig.mode)} mode) on the machine described here, side by side; ratios compare numbers of this run only. Generated ${esc(fig.date)} by <code>bash scripts/bench --report${fig.mode === 'quick' ? ' --quick' : ''}</code>. Raw numbers: <a href="figures.json">figures.json</a> (every plot is drawn from it).</p>
+${fig.mode === 'quick' ? '<p class="warn"><b>Quick mode</b>: small sizes for a smoke run; shapes, not the papers\' scale. See docs/benchmarks.md for the full and larger runs.</p>' : ''}
+<nav>${specs.map((s) => `<a href="#${esc(s.id)}">${esc(s.title)}</a>`).join(' ')}</nav>
+
+<h2>Headline</h2>
+${table(['figure', 'this run', 'paper'], fig.headline.map((r) => [r.figure, r.value, r.paper])).replace('<table>', '<table class="headline">')}
+
+<h2>Machine, versions, sizes, seeds</h2>
+${table(['', ''], [
+    ['CPU', `${mc.cpu} — ${mc.cores} cores (${mc.arch})`],
+    ['memory', `${(mc.ramBytes / 2 ** 30).toFixed(1)} GiB`],
+    ['OS', `${mc.os}; ${mc.kernel}`],
+    ['load average at report time', mc.loadAverage.join(' / ') + ' (the machine may be shared: numbers vary between runs)'],
+    ['lightprov', `${v.lightprov ?? '?'} at commit ${fig.git.commit ?? '?'}${fig.git.dirty ? ' (with uncommitted changes)' : ''}`],
+    ['Rust', `${v.rustc ?? '?'}; ${v.cargo ?? '?'}; release builds (wasm: --profile wasm); ${v.wasmBindgen ?? ''}`],
+    ['Node', v.node],
+    ['plots', `Chart.js ${v.chartJs} in Chromium ${v.chromium} (playwright-core ${v.playwrightCore})`],
+    ['peer', `@ethereumjs/mpt ${v.ethereumjsMpt}`],
+    ['workloads', `seed ${p.seed}; ${p.opsPerBlock} ops per block; ${p.blocks} blocks (sizes run: ${p.sizes.join(', ')}; storage sampled ${p.storageSamples}×); mixes ${p.mixBlocks} blocks each`],
+    ['COLE / COLE*', `T = ${p.cole.sizeRatio}, m = ${p.cole.fanout}, ε = ${p.cole.epsilon}, B = ${p.cole.l0Capacity} entries`],
+    ['LVMT', `D = ${p.lvmt.depth} in the engines run, D = ${p.lvmtVerifyDepth} for the verify-per-level proofs, D = ${p.lvmtCommit.depth} in the commit run; ${p.lvmt.setup}; every opening kept`],
+    ['provenance', `${p.provenance.keys} keys × ranges ${p.provenance.ranges.join(', ')} from the kvstore state at ${p.provenance.blocks} blocks`],
+    ['wall time', `${fig.wallSecs ?? '?'} s for the benchmarks${stepsRow ? ` (${stepsRow})` : ''}`],
+  ]).replace('<table>', '<table class="kv">').replace('<thead><tr><th></th><th></th></tr></thead>', '')}
+
+${sections}
+
+<h2 id="tables">Engines: every size run</h2>
+<p class="caption">Writes/s count state updates; commit = apply and sync one block. COLE/COLE*: T = ${p.cole.sizeRatio}, m = ${p.cole.fanout}, ε = ${p.cole.epsilon}, B = ${p.cole.l0Capacity}.</p>
+${engineTables}
+
+<h2 id="rpc">JSON-RPC: eth_getProof on lightprov-node</h2>
+${table(['blocks', 'clients', 'requests', 'p50 ms', 'p99 ms', 'max ms', 'requests/s'], [[rpc.blocks, rpc.clients, rpc.requests, n2(rpc.latencyMs.p50), n2(rpc.latencyMs.p99), n2(rpc.latencyMs.max), n0(rpc.requestsPerS)]])}
+<p class="caption">${esc(rpc.workload)}; ${rpc.clients} concurrent clients on loopback asking for one storage slot of a random record at a random past block.</p>
+
+<h2>Reproduce</h2>
+<p><code>npm run bench -- --report</code> (setup, build, then this run; about 15 minutes on 2 cores) or <code>bash scripts/bench --report --quick</code> (small sizes). Larger runs: see docs/benchmarks.md.</p>
+</main></body>
+</html>
+`;
+}
+
+// ---------------------------------------------------------------- plots, page, screenshot, check
+await withBrowser(async (context, chromiumVersion) => {
+  figures.versions.chromium = chromiumVersion;
+  fs.writeFileSync(figuresFile, JSON.stringify(figures, null, 2) + '\n');
+  // Everything below is drawn from the file as written.
+  const fig = JSON.parse(fs.readFileSync(figuresFile, 'utf8'));
+  const specs = charts(fig);
+  const rendered = await renderCharts(context, specs, out);
+  fs.writeFileSync(path.join(out, 'rendered.json'), JSON.stringify({ run: fig.run, charts: rendered }, null, 2) + '\n');
+  fs.writeFileSync(path.join(out, 'index.html'), page(fig, specs));
+  fs.writeFileSync(path.join(out, 'headline.md'), headlineMd(fig));
+  const shot = await screenshot(context, path.join(out, 'index.html'), path.join(out, 'screenshot.png'));
+  if (shot.broken.length || shot.errors.length) fail(`the page does not render: broken images ${shot.broken.join(', ')}; ${shot.errors.join('; ')}`);
+  console.log(`report: ${specs.length} plots, page ${shot.size.width}×${shot.size.height} px at 1280 px wide (screenshot.png)`);
+});
+
+const result = checkReport(out);
+const rel = path.relative(process.cwd(), out) || '.';
+console.log(`report: ${path.join(rel, 'index.html')} (figures.json, ${charts(figures).length} PNG plots, screenshot.png)`);
+for (const f of result.failures) console.log(`report check: FAIL ${f}`);
+console.log(`report check: ${result.passed} passed, ${result.failed} failed`);
+if (result.failed) process.exit(1);
