@@ -178,9 +178,11 @@ impl HistoryProof {
         if fanout < MIN_FANOUT {
             return Err(DecodeError::new("fanout", "must be at least 3"));
         }
-        // Each part takes at least 33 input bytes, so the count bounds no work by itself.
+        // Each part takes at least 33 input bytes, so the count bounds no work by itself, and
+        // the buffer is reserved for no more parts than the input can hold (a 2-byte count of
+        // 65535 would otherwise reserve megabytes for a proof of a few bytes).
         let count = r.u16("count")?;
-        let mut parts = Vec::with_capacity(usize::from(count));
+        let mut parts = Vec::with_capacity(usize::from(count).min(buf.len() / 33));
         for i in 0..count {
             let field = |name: &str| alloc::format!("parts[{i}].{name}");
             let part = match r.u8(&field("kind"))? {

@@ -1,0 +1,229 @@
+//! `cole`: COLE / COLE* provenance proofs through `HistoryProof::decode` and
+//! `verify_history_in_header`, against the header roots of `tests/vectors/cole/valid`.
+//!
+//! Fails when a proof other than the honest one is accepted with a history other than the
+//! honest one (the trusted query — key, range, roots — stays fixed).
+
+use lightprov_types::{
+    B256,
+    cole::{Entry, HistoryProof, Part, StructureKind, Tree},
+    hex,
+};
+use lightprov_verifier::cole::{History, Variant, verify_history_in_header};
+use serde_json::json;
+
+use crate::{Depth, Finding, Outcome, Regression, Target, rng::Rng, strip_digits, vectors};
+
+#[derive(Clone, Debug)]
+struct Query {
+    cole_root: B256,
+    variant: Variant,
+    sibling: B256,
+    key: B256,
+    lo: u64,
+    hi: u64,
+    honest: History,
+    vector: String,
+    inputs: serde_json::Value,
+}
+
+/// The `cole` target.
+#[derive(Debug)]
+pub struct Cole {
+    seeds: Vec<(String, Vec<u8>)>,
+    queries: Vec<Query>,
+}
+
+impl Cole {
+    /// Reads the seeds from `tests/vectors/cole/valid`.
+    pub fn new() -> anyhow::Result<Self> {
+        let mut seeds = Vec::new();
+        let mut queries = Vec::new();
+        for (name, v) in vectors::load("cole", "valid")? {
+            let i = &v["inputs"];
+            let variant = match vectors::s(i, "scheme")? {
+                "cole" => Variant::Cole,
+                _ => Variant::ColeStar,
+            };
+            let proof = vectors::data(i, "proof")?;
+            let mut q = Query {
+                cole_root: vectors::b256(i, "coleRoot")?,
+                variant,
+                sibling: vectors::b256(i, "siblingRoot")?,
+                key: vectors::b256(i, "stateKey")?,
+                lo: vectors::u64(i, "fromBlock")?,
+                hi: vectors::u64(i, "toBlock")?,
+                honest: History::default(),
+                vector: name.clone(),
+                inputs: i.clone(),
+            };
+            q.honest = verify(&q, &proof).map_err(|e| anyhow::anyhow!("seed {name}: {e}"))?;
+            seeds.push((name, proof));
+            queries.push(q);
+        }
+        anyhow::ensure!(!seeds.is_empty(), "no cole seeds");
+        Ok(Self { seeds, queries })
+    }
+}
+
+fn verify(q: &Query, proof: &[u8]) -> Result<History, lightprov_verifier::cole::ColeError> {
+    verify_history_in_header(
+        &q.cole_root,
+        q.variant,
+        &q.sibling,
+        &q.key,
+        q.lo,
+        q.hi,
+        proof,
+    )
+}
+
+fn edit_tree(t: &mut Tree, key: &B256, rng: &mut Rng) {
+    match t {
+        Tree::Node(children) if !children.is_empty() && !rng.one_in(4) => {
+            let i = rng.below(children.len());
+            match rng.below(6) {
+                0 if children.len() > 1 => {
+                    children.remove(i);
+                }
+                1 => {
+                    let c = children[i].clone();
+                    children.insert(i, c);
+                }
+                2 => {
+                    let j = rng.below(children.len());
+                    children.swap(i, j);
+                }
+                _ => edit_tree(&mut children[i], key, rng),
+            }
+        }
+        Tree::Leaf(e) => match rng.below(5) {
+            0 => e.block = e.block.wrapping_add(1),
+            1 => e.block = e.block.wrapping_sub(1),
+            2 => e.value[31] ^= 1,
+            3 => e.key = if e.key == *key { B256::ZERO } else { *key },
+            _ => *t = Tree::Hash(B256::from([rng.byte(); 32])),
+        },
+        Tree::Hash(h) => match rng.below(3) {
+            0 => h.0[rng.below(32)] ^= 1,
+            1 => {
+                *t = Tree::Leaf(Entry {
+                    key: *key,
+                    block: rng.below(200) as u64,
+                    value: [rng.byte(); 32],
+                });
+            }
+            _ => *t = Tree::Node(vec![Tree::Hash(*h), Tree::Hash(*h)]),
+        },
+        Tree::Node(children) => {
+            // Pruned to its hash (the right one when every child is a hash: an honest prover's
+            // pruning, which must change nothing), or emptied.
+            let c = children.clone();
+            *t = if rng.one_in(2) {
+                Tree::Hash(lightprov_types::cole::hash::node(c.iter().filter_map(
+                    |x| match x {
+                        Tree::Hash(h) => Some(h),
+                        _ => None,
+                    },
+                )))
+            } else {
+                Tree::Node(Vec::new())
+            };
+        }
+    }
+}
+
+impl Target for Cole {
+    fn name(&self) -> &'static str {
+        "cole"
+    }
+
+    fn seeds(&self) -> &[(String, Vec<u8>)] {
+        &self.seeds
+    }
+
+    fn run(&self, seed: usize, data: &[u8]) -> Result<Outcome, Finding> {
+        let q = &self.queries[seed];
+        match verify(q, data) {
+            Ok(h) if (&h.versions, &h.at_lo) != (&q.honest.versions, &q.honest.at_lo) => {
+                Err(Finding::new(
+                    "forgery",
+                    format!(
+                        "accepted versions {:?} (at lo {:?}); the honest history is {:?} (at lo {:?})",
+                        h.versions, h.at_lo, q.honest.versions, q.honest.at_lo
+                    ),
+                ))
+            }
+            Ok(_) => {
+                let mut o = Outcome::new(Depth::Accepted, "ok");
+                o.benign_variant = data != self.seeds[seed].1.as_slice();
+                Ok(o)
+            }
+            Err(e) => {
+                let depth = match e.code {
+                    lightprov_types::ErrorCode::BadEncoding => Depth::Undecoded,
+                    lightprov_types::ErrorCode::RootMismatch => Depth::Final,
+                    _ => Depth::Decoded,
+                };
+                Ok(Outcome::new(
+                    depth,
+                    format!("{}:{}", e.code, strip_digits(&e.detail)),
+                ))
+            }
+        }
+    }
+
+    fn mutate(&self, seed: usize, data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {
+        let mut p = HistoryProof::decode(data).ok()?;
+        let key = self.queries[seed].key;
+        if p.parts.is_empty() {
+            return None;
+        }
+        let i = rng.below(p.parts.len());
+        match rng.below(8) {
+            0 if p.parts.len() > 1 => {
+                let j = rng.below(p.parts.len());
+                p.parts.swap(i, j);
+            }
+            1 => {
+                p.parts.remove(i);
+            }
+            2 => {
+                let c = p.parts[i].clone();
+                p.parts.insert(i, c);
+            }
+            3 => {
+                p.parts[i] = Part::Skipped(B256::from([rng.byte(); 32]));
+            }
+            4 => p.fanout = p.fanout.wrapping_add(rng.below(3) as u8).wrapping_sub(1),
+            _ => match &mut p.parts[i] {
+                Part::Searched(s) => match rng.below(6) {
+                    0 => s.n = s.n.wrapping_add(1),
+                    1 => s.height = s.height.wrapping_add(1),
+                    2 => {
+                        s.kind = match s.kind {
+                            StructureKind::MbTree => StructureKind::Run { bloom: B256::ZERO },
+                            StructureKind::Run { .. } => StructureKind::MbTree,
+                        }
+                    }
+                    _ => edit_tree(&mut s.tree, &key, rng),
+                },
+                Part::Skipped(d) => d.0[rng.below(32)] ^= 1 << rng.below(8),
+            },
+        }
+        Some(p.encode())
+    }
+
+    fn dictionary(&self) -> Vec<Vec<u8>> {
+        vec![vec![0], vec![1], vec![2], vec![3], vec![3, 4], vec![0xff]]
+    }
+
+    fn regression(&self, seed: usize, data: &[u8], why: &str) -> Option<Regression> {
+        let q = &self.queries[seed];
+        let mut inputs = q.inputs.clone();
+        inputs["proof"] = json!(hex::encode(data));
+        Some(vectors::regression_vector(
+            "cole", "cole", &q.vector, inputs, why, data,
+        ))
+    }
+}

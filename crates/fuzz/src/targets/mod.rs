@@ -1,0 +1,9 @@
+//! The targets.
+
+pub mod cole;
+pub mod devchain;
+pub mod header;
+pub mod lvmt;
+pub mod mpt;
+pub mod params;
+pub mod rpc;

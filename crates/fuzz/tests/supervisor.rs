@@ -1,0 +1,75 @@
+//! The binary finds the input of a worker that died: saved by the watchdog (an allocation past
+//! the hard memory limit), or found by replaying the deterministic run from its last
+//! checkpoint (an abort the worker could not see coming).
+
+#![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
+
+use std::process::Command;
+
+fn fuzz(out: &std::path::Path, args: &[&str]) -> (bool, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_lightprov-fuzz"))
+        .args(args)
+        .args(["--no-regressions", "--out"])
+        .arg(out)
+        .arg("cole")
+        .output()
+        .unwrap();
+    (
+        o.status.success(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+    )
+}
+
+fn crash_files(out: &std::path::Path, prefix: &str) -> Vec<serde_json::Value> {
+    std::fs::read_dir(out.join("crashes/cole"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(prefix))
+        .map(|e| serde_json::from_str(&std::fs::read_to_string(e.path()).unwrap()).unwrap())
+        .collect()
+}
+
+#[test]
+fn an_abort_is_replayed_to_its_input() {
+    let out = tempfile::tempdir().unwrap();
+    let (ok, stdout) = fuzz(
+        out.path(),
+        &["--die-at", "3000", "--execs", "6000", "--time", "600"],
+    );
+    assert!(!ok, "{stdout}");
+    assert!(stdout.contains("CRASH abort"), "{stdout}");
+    assert!(stdout.contains("fuzz: 1 targets"), "{stdout}");
+    let c = crash_files(out.path(), "abort-");
+    assert_eq!(c.len(), 1, "{stdout}");
+    assert_eq!(c[0]["target"], "cole");
+    assert!(c[0]["input"].as_str().unwrap().len() > 2);
+}
+
+#[test]
+fn an_allocation_past_the_hard_limit_is_saved_by_the_watchdog() {
+    let out = tempfile::tempdir().unwrap();
+    let (ok, stdout) = fuzz(out.path(), &["--mem-mb", "0", "--time", "60"]);
+    assert!(!ok, "{stdout}");
+    assert!(stdout.contains("CRASH out-of-memory"), "{stdout}");
+    assert_eq!(
+        crash_files(out.path(), "out-of-memory-").len(),
+        1,
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_clean_run_reports_its_counts() {
+    let out = tempfile::tempdir().unwrap();
+    let (ok, stdout) = fuzz(out.path(), &["--execs", "2000", "--time", "600"]);
+    assert!(ok, "{stdout}");
+    assert!(
+        stdout.contains("fuzz: 1 targets, 2000 execs, 0 crashes"),
+        "{stdout}"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary[0]["execs"], 2000);
+    assert_eq!(summary[0]["crashes"], 0);
+}

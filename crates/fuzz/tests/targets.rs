@@ -1,0 +1,136 @@
+//! Each target's seeds are accepted, a short deterministic run finds nothing, and its mutants
+//! reach the verifier (some decode, some reach the final check) — a fuzzer that never gets
+//! past the decoder would be worthless.
+
+#![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
+
+use std::time::Duration;
+
+use lightprov_fuzz::driver::{NoMonitor, Options, Stats, fuzz};
+
+fn run(name: &str, execs: u64) -> Stats {
+    let t = lightprov_fuzz::target(name).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let opts = Options {
+        time: Duration::from_secs(3600),
+        max_execs: execs,
+        seed: 7,
+        slow: Duration::from_secs(5),
+        dump_from: None,
+        dump_file: None,
+        out_dir: out.path().to_path_buf(),
+        write_regressions: false,
+        mem_cap: 0,
+        publish: false,
+        die_at: None,
+    };
+    let s = fuzz(t.as_ref(), &opts, &NoMonitor);
+    assert_eq!(s.crash, None, "{name}");
+    assert_eq!(s.execs, execs, "{name}");
+    let mutants: u64 = s.depth.iter().sum();
+    assert!(mutants + t.seeds().len() as u64 == execs, "{name}");
+    assert!(
+        s.depth[1] + s.depth[2] + s.depth[3] > 0,
+        "{name}: nothing decoded"
+    );
+    assert!(
+        s.depth[2] + s.depth[3] > 0,
+        "{name}: nothing reached the final check"
+    );
+    s
+}
+
+#[test]
+fn mpt() {
+    run("mpt", 3000);
+}
+
+#[test]
+fn header() {
+    run("header", 3000);
+}
+
+#[test]
+fn cole() {
+    run("cole", 3000);
+}
+
+#[test]
+fn lvmt() {
+    run("lvmt", 300);
+}
+
+#[test]
+fn params() {
+    run("params", 100);
+}
+
+#[test]
+fn rpc() {
+    run("rpc", 1000);
+}
+
+#[test]
+fn a_run_is_deterministic_given_its_seed() {
+    // The worker replays a dead run from its last checkpoint: that only finds the culprit if
+    // the same seed gives the same inputs.
+    let a = run("cole", 1500);
+    let b = run("cole", 1500);
+    assert_eq!(a.classes, b.classes);
+    assert_eq!(a.depth, b.depth);
+}
+
+#[test]
+fn alloy_trie_is_an_oracle_for_most_mpt_seeds() {
+    // The oracle check runs only for seeds whose honest claim alloy-trie accepts too.
+    let (with, all) = lightprov_fuzz::targets::mpt::Mpt::new()
+        .unwrap()
+        .oracle_seeds();
+    println!("alloy-trie judges {with} of {all} mpt seeds");
+    assert!(with * 10 >= all * 9, "{with} of {all}");
+}
+
+/// A regression vector carries the failing input itself: decoding its `inputs` as the vector
+/// runners do gives back the same bytes.
+#[test]
+fn regression_vectors_carry_the_input() {
+    use lightprov_types::{header::Header, hex, mpt::AccountProof};
+    for name in ["mpt", "header", "cole", "lvmt", "params", "rpc"] {
+        let t = lightprov_fuzz::target(name).unwrap();
+        for (i, (seed, data)) in t.seeds().iter().enumerate() {
+            let Some(r) = t.regression(i, data, "test") else {
+                continue;
+            };
+            let v: serde_json::Value = serde_json::from_str(&r.content).unwrap();
+            let inputs = &v["inputs"];
+            let back = match name {
+                "rpc" => hex::data(v["requestHex"].as_str().unwrap(), "r").unwrap(),
+                "header" => Header::from_json(&inputs["header"]).unwrap().rlp().unwrap(),
+                "params" => hex::data(inputs["params"].as_str().unwrap(), "p").unwrap(),
+                "cole" | "lvmt" => hex::data(inputs["proof"].as_str().unwrap(), "p").unwrap(),
+                _ if inputs["proof"].is_object() => {
+                    AccountProof::from_json(&inputs["proof"]).unwrap().encode()
+                }
+                _ => {
+                    let nodes: Vec<Vec<u8>> = inputs["proof"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|n| hex::data(n.as_str().unwrap(), "n").unwrap())
+                        .collect();
+                    let value = inputs["value"].as_str().map(|s| hex::data(s, "v").unwrap());
+                    lightprov_fuzz::targets::mpt::encode_trie_case(
+                        &hex::data(inputs["key"].as_str().unwrap(), "k").unwrap(),
+                        value.as_deref(),
+                        &nodes,
+                    )
+                }
+            };
+            assert_eq!(&back, data, "{name}: {seed}");
+            if name != "rpc" {
+                assert_eq!(v["expected"]["error"], "FIXME");
+                assert!(r.path.starts_with("tests/vectors"), "{}", r.path.display());
+            }
+        }
+    }
+}
