@@ -194,10 +194,38 @@ pub fn verify_lvmt_proof(
     state_key: &[u8],
     proof: &[u8],
 ) -> Result<Vec<u8>, JsValue> {
-    use lightprov_verifier::lvmt::proof::verify;
+    lvmt_check(
+        lightprov_verifier::lvmt::proof::verify,
+        params,
+        aroot,
+        history_root,
+        blocks,
+        state_key,
+        proof,
+    )
+}
+
+/// Runs an LVMT proof check against the header's roots and encodes what it proved.
+#[cfg(feature = "lvmt")]
+fn lvmt_check(
+    check: fn(
+        &lightprov_verifier::lvmt::proof::Trusted<'_>,
+        &lightprov_types::B256,
+        &[u8],
+    ) -> Result<
+        lightprov_verifier::lvmt::proof::Proven,
+        lightprov_verifier::lvmt::proof::LvmtError,
+    >,
+    params: &LvmtParams,
+    aroot: &[u8],
+    history_root: &[u8],
+    blocks: u64,
+    state_key: &[u8],
+    proof: &[u8],
+) -> Result<Vec<u8>, JsValue> {
     let t = lvmt_trusted(params, aroot, history_root, blocks)?;
     let key = hash32(state_key, "stateKey")?;
-    let proven = verify(&t, &key, proof).map_err(|e| error(e.code, "proof", &e.to_string()))?;
+    let proven = check(&t, &key, proof).map_err(|e| error(e.code, "proof", &e.to_string()))?;
     Ok(lvmt_proven(proven))
 }
 
@@ -213,12 +241,15 @@ pub fn verify_lvmt_proof_separate_pairings(
     state_key: &[u8],
     proof: &[u8],
 ) -> Result<Vec<u8>, JsValue> {
-    use lightprov_verifier::lvmt::proof::verify_separate_pairings;
-    let t = lvmt_trusted(params, aroot, history_root, blocks)?;
-    let key = hash32(state_key, "stateKey")?;
-    let proven = verify_separate_pairings(&t, &key, proof)
-        .map_err(|e| error(e.code, "proof", &e.to_string()))?;
-    Ok(lvmt_proven(proven))
+    lvmt_check(
+        lightprov_verifier::lvmt::proof::verify_separate_pairings,
+        params,
+        aroot,
+        history_root,
+        blocks,
+        state_key,
+        proof,
+    )
 }
 
 /// `present(u8) ‖ version(u64) ‖ block(u64) ‖ value(32)`, big-endian (zeros if absent).

@@ -239,8 +239,8 @@ impl Opening {
     }
 }
 
-/// Checks every opening with one multi-Miller loop and one final exponentiation.
-pub fn verify(params: &Params, openings: &[Opening]) -> Result<(), AmtError> {
+/// Refuses an opening whose index is beyond the AMT or whose quotient count is not D.
+pub(crate) fn check_shapes(params: &Params, openings: &[Opening]) -> Result<(), AmtError> {
     let d = usize::from(params.depth);
     let n = 1u64 << params.depth;
     for (k, o) in openings.iter().enumerate() {
@@ -259,6 +259,13 @@ pub fn verify(params: &Params, openings: &[Opening]) -> Result<(), AmtError> {
             .into());
         }
     }
+    Ok(())
+}
+
+/// Checks every opening with one multi-Miller loop and one final exponentiation.
+pub fn verify(params: &Params, openings: &[Opening]) -> Result<(), AmtError> {
+    let d = usize::from(params.depth);
+    check_shapes(params, openings)?;
     // ρ_0 = 1; ρ_k = 128 bits of SHA-256(tag ‖ every opening ‖ k).
     let mut seed = Sha256::new();
     seed.update(b"lightprov/lvmt/amt-batch/v1");

@@ -39,23 +39,7 @@ fn g2_points(params: &Params) -> Result<Vec<G2Affine>, AmtError> {
 /// Checks every opening separately: D + 1 full pairings each.
 pub fn verify_separate(params: &Params, openings: &[Opening]) -> Result<(), AmtError> {
     let d = usize::from(params.depth());
-    let n = 1u64 << params.depth();
-    for (k, o) in openings.iter().enumerate() {
-        if o.index >= n {
-            return Err(DecodeError::new(
-                alloc::format!("openings[{k}].index"),
-                "beyond the AMT's 2^D entries",
-            )
-            .into());
-        }
-        if o.quotients.len() != d {
-            return Err(DecodeError::new(
-                alloc::format!("openings[{k}].quotients"),
-                "exactly D quotient points expected",
-            )
-            .into());
-        }
-    }
+    super::amt::check_shapes(params, openings)?;
     let g2 = g2_points(params)?;
     let one = G2Affine::generator();
     for o in openings {
