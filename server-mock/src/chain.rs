@@ -158,19 +158,7 @@ struct Pending {
     sender: Address,
 }
 
-/// Misbehaviour for tests of clients: the node corrupts its answers on purpose.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Dishonest {
-    /// Flip one byte of the last account-proof node in every `eth_getProof` answer.
-    ProofByte,
-    /// Change the stateRoot field of every block answer.
-    HeaderField,
-    /// Flip one byte in the middle of every `lightprov_getHistory` COLE proof.
-    HistoryByte,
-    /// Flip one byte in the middle of every LVMT proof (`lightprov_getLvmtProof`, and
-    /// `lightprov_getHistory` with `lvmt`).
-    LvmtByte,
-}
+pub use crate::dishonest::Dishonest;
 
 /// LVMT's settings: the AMT parameters (part of the chain's identity: they shape `lvmtRoot`)
 /// and which openings the node keeps current (not part of it: any shard yields the same roots).

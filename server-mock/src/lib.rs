@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 
 pub mod chain;
+pub mod dishonest;
 pub mod lvmt;
 pub mod rpc;
 pub mod workload;

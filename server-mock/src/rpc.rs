@@ -17,7 +17,10 @@ use lightprov_engine_api::{Key, StateEngine};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
-use crate::chain::{BASE_FEE, Chain, ColeVariant, Dishonest, TRANSFER_GAS};
+use crate::{
+    chain::{BASE_FEE, Chain, ColeVariant, Dishonest, TRANSFER_GAS},
+    dishonest::{self, Family},
+};
 
 /// Shared by the handlers and the block producer.
 pub struct Node {
@@ -76,15 +79,9 @@ fn check_shard(t: &lightprov_engine_lvmt::tree::Lvmt, key: &B256) -> RpcResult<(
     )))
 }
 
-/// An LVMT proof's bytes as hex, corrupted in `--dishonest lvmt-byte` mode.
-fn lvmt_bytes(n: &Node, mut bytes: Vec<u8>) -> String {
-    let middle = bytes.len() / 2;
-    if n.dishonest == Some(Dishonest::LvmtByte)
-        && let Some(b) = bytes.get_mut(middle)
-    {
-        *b ^= 0x01;
-    }
-    lightprov_types::hex::encode(&bytes)
+/// COLE or LVMT proof bytes as hex, as served (corrupted in some `--dishonest` modes).
+fn proof_hex(n: &Node, family: Family, bytes: Vec<u8>) -> String {
+    lightprov_types::hex::encode(&dishonest::proof_bytes(n.dishonest, family, bytes))
 }
 
 fn internal(e: impl std::fmt::Display) -> ErrorObjectOwned {
@@ -205,11 +202,7 @@ fn block_json(node: &Node, chain: &Chain, number: u64, full: bool) -> RpcResult<
         withdrawals: None,
     };
     let mut v = serde_json::to_value(block).map_err(internal)?;
-    if node.dishonest == Some(Dishonest::HeaderField)
-        && let Some(o) = v.as_object_mut()
-    {
-        o.insert("stateRoot".into(), json!(format!("0x{}", "11".repeat(32))));
-    }
+    dishonest::block(node.dishonest, &mut v);
     Ok(v)
 }
 
@@ -311,7 +304,12 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
             BlockNumberOrTag::Earliest => 0,
             _ => chain.head().0.number,
         };
-        block_json(n, &chain, number, full)
+        block_json(
+            n,
+            &chain,
+            dishonest::header_block(n.dishonest, number),
+            full,
+        )
     })?;
     m.register_method("eth_getBlockByHash", |p, n, _| -> RpcResult<Value> {
         let a = args(&p, 2)?;
@@ -338,34 +336,20 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
             .collect::<RpcResult<Vec<_>>>()?;
         let chain = read(n)?;
         let block = resolve(&chain, opt_arg(&a, 2, "block")?)?;
-        let proof = chain
-            .engine()
-            .account_proof(&address, &slots, block)
-            .map_err(internal)?;
-        let mut v = proof.to_json();
-        if n.dishonest == Some(Dishonest::ProofByte)
-            && let Some(Value::String(last)) = v
-                .get_mut("accountProof")
-                .and_then(Value::as_array_mut)
-                .and_then(|l| l.last_mut())
-        {
-            let flipped = if last.ends_with('0') { '1' } else { '0' };
-            last.pop();
-            last.push(flipped);
-        }
-        Ok(v)
+        account_proof_json(n, &chain, &address, &slots, block)
     })?;
     m.register_method("eth_getBalance", |p, n, _| -> RpcResult<U256> {
         let a = args(&p, 2)?;
         let address: Address = arg(&a, 0, "address")?;
         let chain = read(n)?;
         let block = resolve(&chain, opt_arg(&a, 1, "block")?)?;
-        Ok(U256::from_be_bytes(
+        Ok(U256::from_be_bytes(dishonest::unproven_value(
+            n.dishonest,
             chain
                 .engine()
                 .get(&Key::Balance(address), block)
                 .map_err(internal)?,
-        ))
+        )))
     })?;
     m.register_method("eth_getTransactionCount", |p, n, _| -> RpcResult<U256> {
         let a = args(&p, 2)?;
@@ -376,12 +360,13 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
             return Ok(U256::from(chain.pending_nonce(&address).map_err(internal)?));
         }
         let block = resolve(&chain, tag)?;
-        Ok(U256::from_be_bytes(
+        Ok(U256::from_be_bytes(dishonest::unproven_value(
+            n.dishonest,
             chain
                 .engine()
                 .get(&Key::Nonce(address), block)
                 .map_err(internal)?,
-        ))
+        )))
     })?;
     m.register_method("eth_getStorageAt", |p, n, _| -> RpcResult<B256> {
         let a = args(&p, 3)?;
@@ -389,12 +374,13 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
         let s = slot(a.get(1).ok_or_else(|| invalid("slot", "missing"))?, "slot")?;
         let chain = read(n)?;
         let block = resolve(&chain, opt_arg(&a, 2, "block")?)?;
-        Ok(B256::from(
+        Ok(B256::from(dishonest::unproven_value(
+            n.dishonest,
             chain
                 .engine()
                 .get(&Key::Storage(address, s), block)
                 .map_err(internal)?,
-        ))
+        )))
     })?;
     m.register_method("eth_getCode", |p, n, _| -> RpcResult<Bytes> {
         let a = args(&p, 2)?;
@@ -505,11 +491,11 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
         let variant = match scheme.as_str() {
             "cole" => ColeVariant::Cole,
             "cole-star" => ColeVariant::ColeStar,
-            "mpt" => return mpt_history(&chain, &state_key, from, to, base),
+            "mpt" => return mpt_history(n, &chain, &state_key, from, to, base),
             "lvmt" => {
                 let t = lvmt_of(&chain)?;
                 check_shard(t, &state_key)?;
-                let block = chain.head().0.number;
+                let block = dishonest::claimed_block(n.dishonest, chain.head().0.number);
                 let proof = t
                     .prove_history(&state_key, from, to)
                     .ok_or_else(|| internal("LVMT could not prove the history"))?;
@@ -517,7 +503,7 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
                     base,
                     json!({
                         "block": format!("0x{block:x}"),
-                        "proof": lvmt_bytes(n, proof.encode()),
+                        "proof": proof_hex(n, Family::Lvmt, proof.encode()),
                     }),
                 ));
             }
@@ -540,19 +526,12 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
             ColeVariant::Cole => star,
             ColeVariant::ColeStar => cole,
         };
-        let mut bytes = proof.encode();
-        let middle = bytes.len() / 2;
-        if n.dishonest == Some(Dishonest::HistoryByte)
-            && let Some(b) = bytes.get_mut(middle)
-        {
-            *b ^= 0x01;
-        }
         Ok(extend(
             base,
             json!({
-                "block": format!("0x{block:x}"),
+                "block": format!("0x{:x}", dishonest::claimed_block(n.dishonest, block)),
                 "siblingRoot": sibling,
-                "proof": lightprov_types::hex::encode(&bytes),
+                "proof": proof_hex(n, Family::Cole, proof.encode()),
             }),
         ))
     })?;
@@ -581,8 +560,8 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
             .ok_or_else(|| internal("LVMT could not prove the key"))?;
         Ok(json!({
             "stateKey": state_key,
-            "block": format!("0x{block:x}"),
-            "proof": lvmt_bytes(n, proof.encode()),
+            "block": format!("0x{:x}", dishonest::claimed_block(n.dishonest, block)),
+            "proof": proof_hex(n, Family::Lvmt, proof.encode()),
         }))
     })?;
     m.register_method("lightprov_params", |_, n, _| -> RpcResult<Value> {
@@ -636,8 +615,26 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
     Ok(m)
 }
 
+/// `eth_getProof`'s answer for `address` and `slots` at `block`, as served.
+fn account_proof_json(
+    n: &Node,
+    chain: &Chain,
+    address: &Address,
+    slots: &[B256],
+    block: u64,
+) -> RpcResult<Value> {
+    let proof = chain
+        .engine()
+        .account_proof(address, slots, dishonest::proof_block(n.dishonest, block))
+        .map_err(internal)?;
+    let mut v = proof.to_json();
+    dishonest::account_proof(n.dishonest, &mut v);
+    Ok(v)
+}
+
 /// The MPT baseline of `lightprov_getHistory`: one `eth_getProof` answer per block.
 fn mpt_history(
+    n: &Node,
     chain: &Chain,
     state_key: &B256,
     from: u64,
@@ -658,13 +655,7 @@ fn mpt_history(
         Key::Storage(a, s) => (a, vec![s]),
     };
     let proofs = (from..=to)
-        .map(|b| {
-            chain
-                .engine()
-                .account_proof(&address, &slots, b)
-                .map(|p| p.to_json())
-                .map_err(internal)
-        })
+        .map(|b| account_proof_json(n, chain, &address, &slots, b))
         .collect::<RpcResult<Vec<_>>>()?;
     let (kind, slot) = match key {
         Key::Balance(_) => ("balance", None),
