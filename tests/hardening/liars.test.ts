@@ -123,12 +123,22 @@ afterAll(async () => {
   const lines = Object.entries(figures).map(
     ([mode, f]) =>
       `liar ${mode}: ${f.caught} reads caught, ${f.unchanged} untouched reads honest, ${f.failedOver}/${READS.length} reads failed over to the honest node` +
-      (f.faulty.length ? ` (marked faulty: ${f.faulty.join(', ')})` : ''),
+      (f.faulty.length ? ` (liar marked faulty by ${codes(f.faulty)})` : ''),
   );
   const total = Object.values(figures).reduce((s, f) => s + f.caught, 0);
   lines.unshift(`lying nodes: ${Object.keys(figures).length} modes, ${total} lies caught, 0 unverified answers returned`);
   writeFigures('liars', lines, figures);
 });
+
+/** `read CODE` entries as `CODE ×n, …`. */
+function codes(entries: string[]): string {
+  const count = new Map<string, number>();
+  for (const e of entries) {
+    const code = e.split(' ')[1] ?? e;
+    count.set(code, (count.get(code) ?? 0) + 1);
+  }
+  return [...count].map(([c, n]) => (n > 1 ? `${c} ×${n}` : c)).join(', ');
+}
 
 function copy(dir: string): string {
   const to = tempDataDir();
