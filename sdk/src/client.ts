@@ -566,7 +566,14 @@ export class LightClient {
         body: JSON.stringify(body),
         signal: ctl.signal,
       });
-      if (!res.ok) throw new RpcError(method, -1, `HTTP ${res.status} from ${e.url}`);
+      if (!res.ok) {
+        // A node refusing at the HTTP level (busy, too big, too slow) may say why in a JSON-RPC
+        // error object: keep its code and message.
+        const why = (await res.json().catch(() => undefined)) as { error?: { code?: unknown; message?: unknown } } | undefined;
+        const code = typeof why?.error?.code === 'number' ? why.error.code : -1;
+        const message = typeof why?.error?.message === 'string' ? `: ${why.error.message.slice(0, 200)}` : '';
+        throw new RpcError(method, code, `HTTP ${res.status} from ${e.url}${message}`);
+      }
       return await res.json();
     } catch (err) {
       if (err instanceof RpcError) throw err;

@@ -1,12 +1,14 @@
 //! `lightprov-node`: a mock full node — a proof-of-authority chain whose state lives in
 //! lightprov's engines, served over Ethereum and lightprov JSON-RPC.
 
+mod front;
+
 use std::{net::SocketAddr, path::PathBuf, sync::Arc, time::Duration};
 
 use alloy_primitives::{B256, hex};
 use anyhow::Context;
 use clap::Parser;
-use jsonrpsee::server::Server;
+use jsonrpsee::server::stop_channel;
 use tokio::sync::Notify;
 
 use lightprov_node::{
@@ -75,8 +77,34 @@ struct Args {
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(3..=64))]
     cole_fanout: u8,
     /// The most blocks one `lightprov_getHistory` call may span (larger ranges get -32005).
+    /// With scheme `mpt` the answer holds one eth_getProof per block (about 5 KB each): raise
+    /// --max-response-bytes with it.
     #[arg(long, default_value_t = 1024)]
     max_history_range: u64,
+    /// The largest request body, in bytes (larger ones get HTTP 413 and -32007). 1 MiB holds a
+    /// batch of 1000 ordinary calls or an eth_getProof of 1024 keys with room to spare.
+    #[arg(long, default_value_t = 1 << 20, value_parser = clap::value_parser!(u32).range(1024..))]
+    max_request_bytes: u32,
+    /// The largest answer, in bytes (larger ones are replaced by -32008; a batch's by -32011).
+    /// 16 MiB holds `lightprov_getHistory` with scheme `mpt` over 1024 blocks (about 5 MB).
+    #[arg(long, default_value_t = 16 << 20, value_parser = clap::value_parser!(u32).range(1024..))]
+    max_response_bytes: u32,
+    /// Connections open at once; the next one gets HTTP 503 and -32005 and is closed.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=65536))]
+    max_connections: u32,
+    /// Calls in one JSON-RPC batch (larger batches get -32010 and none of their calls runs).
+    /// The SDK sends batches of 100.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..))]
+    max_batch: u32,
+    /// From a request's head on, the time its body may take to arrive and its call to be
+    /// answered (else -32005, HTTP 408, and the connection is closed); also how long a client
+    /// may leave its answer unread before it is disconnected.
+    #[arg(long, default_value = "30s", value_parser = parse_duration)]
+    request_timeout: Duration,
+    /// The time a connection has to send a complete request head, from its opening or from its
+    /// previous answer; an idle connection is closed after it.
+    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    idle_timeout: Duration,
     /// TESTS ONLY: corrupt answers on purpose, to check that clients catch it.
     #[arg(long, value_enum, hide = true)]
     dishonest: Option<Dishonest>,
@@ -119,6 +147,9 @@ async fn main() -> anyhow::Result<()> {
     }
     if args.max_history_range == 0 {
         anyhow::bail!("--max-history-range must be at least 1");
+    }
+    if args.request_timeout.is_zero() || args.idle_timeout.is_zero() {
+        anyhow::bail!("--request-timeout and --idle-timeout must be positive");
     }
     let workload = args.workload.map(|kind| workload::Workload {
         kind,
@@ -204,12 +235,25 @@ async fn main() -> anyhow::Result<()> {
         on_demand,
         max_history_range: args.max_history_range,
     });
-    let server = Server::builder()
-        .build(SocketAddr::new(args.host, args.port))
+    let listener = tokio::net::TcpListener::bind(SocketAddr::new(args.host, args.port))
         .await
         .context("binding the JSON-RPC port")?;
-    let addr = server.local_addr()?;
-    let handle = server.start(rpc::module(node.clone())?);
+    let addr = listener.local_addr()?;
+    let limits = front::Limits {
+        max_request_bytes: args.max_request_bytes,
+        max_response_bytes: args.max_response_bytes,
+        max_connections: args.max_connections,
+        max_batch: args.max_batch,
+        request_timeout: args.request_timeout,
+        idle_timeout: args.idle_timeout,
+    };
+    let (stop, handle) = stop_channel();
+    let server = tokio::spawn(front::serve(
+        listener,
+        rpc::module(node.clone())?,
+        limits,
+        stop,
+    ));
     println!("json-rpc      http://{addr}");
 
     let producer = tokio::spawn(produce(node.clone(), args.block_time));
@@ -217,7 +261,12 @@ async fn main() -> anyhow::Result<()> {
     tracing::info!("shutting down");
     producer.abort();
     handle.stop()?;
-    handle.stopped().await;
+    if tokio::time::timeout(Duration::from_secs(5), server)
+        .await
+        .is_err()
+    {
+        tracing::warn!("connections still open after 5 s: closing them");
+    }
     Ok(())
 }
 

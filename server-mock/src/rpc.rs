@@ -44,13 +44,27 @@ impl std::fmt::Debug for Node {
 
 type RpcResult<T> = Result<T, ErrorObjectOwned>;
 
-/// Bad input: names the parameter.
+/// Bad input: names the parameter. The reason is cut to 200 characters: it may quote the input.
 fn invalid(field: &str, why: impl std::fmt::Display) -> ErrorObjectOwned {
+    let why = why.to_string();
+    let why = match why.char_indices().nth(200) {
+        Some((cut, _)) => format!(
+            "{}… ({} bytes)",
+            why.get(..cut).unwrap_or_default(),
+            why.len()
+        ),
+        None => why,
+    };
     ErrorObjectOwned::owned(-32602, format!("invalid {field}: {why}"), None::<()>)
 }
 
 fn unknown_block(what: impl std::fmt::Display) -> ErrorObjectOwned {
     ErrorObjectOwned::owned(-32001, format!("unknown block {what}"), None::<()>)
+}
+
+/// `e` with the parameter it is about named first.
+fn about(field: &str, e: ErrorObjectOwned) -> ErrorObjectOwned {
+    ErrorObjectOwned::owned(e.code(), format!("{field}: {}", e.message()), None::<()>)
 }
 
 fn over_limit(what: impl std::fmt::Display) -> ErrorObjectOwned {
@@ -100,8 +114,9 @@ fn args(p: &Params<'_>, max: usize) -> RpcResult<Vec<Value>> {
     let v: Vec<Value> = if p.is_object() {
         return Err(invalid("params", "expected an array"));
     } else {
-        p.parse::<Option<Vec<Value>>>()
-            .map_err(|e| invalid("params", e.message()))?
+        // serde_json's own message (e.g. its nesting limit), not jsonrpsee's "Invalid params".
+        serde_json::from_str::<Option<Vec<Value>>>(p.as_str().unwrap_or("null"))
+            .map_err(|e| invalid("params", e))?
             .unwrap_or_default()
     };
     if v.len() > max {
@@ -138,6 +153,23 @@ fn slot(v: &Value, field: &str) -> RpcResult<B256> {
         .map_err(|e| invalid(field, e.reason))
 }
 
+/// A 32-byte state key in hex, the parameter `stateKey`.
+fn state_key(a: &[Value], i: usize) -> RpcResult<B256> {
+    let s: String = arg(a, i, "stateKey")?;
+    if s.len() != 66 && (s.starts_with("0x") || s.starts_with("0X")) {
+        return Err(invalid(
+            "stateKey",
+            format!(
+                "expected 32 bytes (0x and 64 hex digits), got {} digits",
+                s.len() - 2
+            ),
+        ));
+    }
+    lightprov_types::hex::fixed::<32>(&s, "stateKey")
+        .map(B256::from)
+        .map_err(|e| invalid("stateKey", e.reason))
+}
+
 /// Resolves a block tag, number or EIP-1898 hash to a block number (≤ head).
 fn resolve(chain: &Chain, id: Option<BlockId>) -> RpcResult<u64> {
     let head = chain.head().0.number;
@@ -147,7 +179,9 @@ fn resolve(chain: &Chain, id: Option<BlockId>) -> RpcResult<u64> {
             .map_err(internal)?
             .ok_or_else(|| unknown_block(h.block_hash)),
         BlockId::Number(BlockNumberOrTag::Number(n)) if n <= head => Ok(n),
-        BlockId::Number(BlockNumberOrTag::Number(n)) => Err(unknown_block(n)),
+        BlockId::Number(BlockNumberOrTag::Number(n)) => {
+            Err(unknown_block(format!("{n} (the head is #{head})")))
+        }
         BlockId::Number(BlockNumberOrTag::Earliest) => Ok(0),
         BlockId::Number(_) => Ok(head),
     }
@@ -245,6 +279,14 @@ fn included(chain: &Chain, hash: &B256) -> RpcResult<Option<Included>> {
     }))
 }
 
+/// The methods whose calls can take long (proofs over many blocks or keys): the server answers
+/// only a few of them at once, and other calls need not wait for them.
+pub const EXPENSIVE_METHODS: &[&str] = &[
+    "eth_getProof",
+    "lightprov_getHistory",
+    "lightprov_getLvmtProof",
+];
+
 /// Builds the RPC module.
 pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
     let mut m = RpcModule::new(node);
@@ -279,6 +321,9 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
     m.register_method("eth_estimateGas", |p, _, _| -> RpcResult<String> {
         let a = args(&p, 2)?;
         let call: Value = arg(&a, 0, "transaction")?;
+        if !call.is_object() {
+            return Err(invalid("transaction", "expected an object"));
+        }
         let data = call
             .get("data")
             .or_else(|| call.get("input"))
@@ -460,15 +505,12 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
     })?;
     m.register_method("lightprov_getHistory", |p, n, _| -> RpcResult<Value> {
         let a = args(&p, 4)?;
-        let key_hex: String = arg(&a, 0, "stateKey")?;
-        let state_key = B256::from(
-            lightprov_types::hex::fixed::<32>(&key_hex, "stateKey")
-                .map_err(|e| invalid("stateKey", e.reason))?,
-        );
+        let state_key = state_key(&a, 0)?;
         let scheme: String = arg(&a, 3, "scheme")?;
         let chain = read(n)?;
-        let from = resolve(&chain, Some(arg(&a, 1, "fromBlock")?))?;
-        let to = resolve(&chain, Some(arg(&a, 2, "toBlock")?))?;
+        let from =
+            resolve(&chain, Some(arg(&a, 1, "fromBlock")?)).map_err(|e| about("fromBlock", e))?;
+        let to = resolve(&chain, Some(arg(&a, 2, "toBlock")?)).map_err(|e| about("toBlock", e))?;
         if from > to {
             return Err(invalid(
                 "fromBlock",
@@ -537,11 +579,7 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
     })?;
     m.register_method("lightprov_getLvmtProof", |p, n, _| -> RpcResult<Value> {
         let a = args(&p, 2)?;
-        let key_hex: String = arg(&a, 0, "stateKey")?;
-        let state_key = B256::from(
-            lightprov_types::hex::fixed::<32>(&key_hex, "stateKey")
-                .map_err(|e| invalid("stateKey", e.reason))?,
-        );
+        let state_key = state_key(&a, 0)?;
         let chain = read(n)?;
         let head = chain.head().0.number;
         let block = resolve(&chain, opt_arg(&a, 1, "blockTag")?)?;

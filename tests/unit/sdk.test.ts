@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
 
 import {
+  LightClient,
   RpcError,
   VerificationError,
   encodeHeader,
@@ -120,6 +121,21 @@ describe('SDK edges', () => {
     const r = new RpcError('eth_getProof', -32000, 'boom');
     expect(isVerificationError(r)).toBe(false);
     expect(r.message).toBe('eth_getProof: boom');
+  });
+
+  it('an HTTP refusal keeps the JSON-RPC error the node sent with it', async () => {
+    const refuse = (status: number, body: string) => async () => new Response(body, { status, headers: { 'content-type': 'application/json' } });
+    const trust = { genesisHash: '0x' + '11'.repeat(32), signers: ['0x' + '22'.repeat(20)] };
+    const busy = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32005, message: 'too many connections, at most 100 at once' } });
+    const e = await LightClient.connect({ rpc: 'http://127.0.0.1:1', trust, fetch: refuse(503, busy) }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(RpcError);
+    expect((e as RpcError).code).toBe(-32005);
+    expect((e as RpcError).message).toMatch(/HTTP 503 from http:\/\/127\.0\.0\.1:1: too many connections/);
+    // Without a JSON-RPC error in the body: the status alone, code -1.
+    const bare = await LightClient.connect({ rpc: 'http://127.0.0.1:1', trust, fetch: refuse(502, '<html>bad gateway</html>') }).catch((x: unknown) => x);
+    expect(bare).toBeInstanceOf(RpcError);
+    expect((bare as RpcError).code).toBe(-1);
+    expect((bare as RpcError).message).toMatch(/HTTP 502 from http:\/\/127\.0\.0\.1:1$/);
   });
 });
 

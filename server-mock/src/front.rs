@@ -1,0 +1,1074 @@
+//! The HTTP front of the JSON-RPC server: it owns the sockets and the limits, and hands each
+//! checked request to jsonrpsee, which answers the calls.
+//!
+//! jsonrpsee's own accept loop counts requests in flight, not sockets, and gives hyper no timer:
+//! a client that sends one request and then idles, or dribbles the headers of its second one,
+//! keeps its socket forever. Here:
+//!
+//! - at most `max_connections` sockets are open at once; the next one gets an HTTP 503 with a
+//!   JSON-RPC error and is closed;
+//! - a connection must deliver a complete request head within `idle_timeout` of opening or of its
+//!   previous answer (hyper's header read timeout), else it is closed;
+//! - from its head on, a request — body and call — must be answered within `request_timeout`,
+//!   else it gets a JSON-RPC error and the connection is closed;
+//! - a client that stops reading its answer for `request_timeout` is disconnected;
+//! - bodies over `max_request_bytes` are refused as soon as they are known to be (by their
+//!   `Content-Length` or while they arrive), and batches over `max_batch` calls before any call
+//!   runs.
+//!
+//! The JSON-RPC envelope (`jsonrpc`, `method`, `id`, `params`) is checked here too, so that
+//! every refusal names its problem: jsonrpsee's answers to those are a bare "Parse error" or
+//! "Invalid request".
+
+use std::{
+    borrow::Cow,
+    collections::HashSet,
+    convert::Infallible,
+    fmt,
+    future::Future,
+    io,
+    pin::Pin,
+    sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering},
+    },
+    task::{Context, Poll},
+    time::Duration,
+};
+
+use http_body_util::{BodyExt, Full};
+use hyper::{
+    Method, Request, Response, StatusCode,
+    body::{Bytes, Incoming},
+    header::{self, HeaderValue},
+    server::conn::http1,
+};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use jsonrpsee::server::{BatchRequestConfig, HttpBody, Methods, Server, ServerConfig, StopHandle};
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
+use tokio::{
+    io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf},
+    net::{TcpListener, TcpStream},
+    sync::Semaphore,
+    time::{Instant, Sleep},
+};
+use tower_service::Service;
+
+/// `-32005`: a limit of the node was exceeded (as for `lightprov_getHistory`'s range limit).
+const LIMIT_EXCEEDED: i32 = -32005;
+/// jsonrpsee's code for a request over the size limit.
+const TOO_BIG_REQUEST: i32 = -32007;
+/// jsonrpsee's code for a batch over the length limit.
+const TOO_BIG_BATCH: i32 = -32010;
+const PARSE_ERROR: i32 = -32700;
+const INVALID_REQUEST: i32 = -32600;
+const METHOD_NOT_FOUND: i32 = -32601;
+const INVALID_PARAMS: i32 = -32602;
+
+/// The limits the front enforces (flags of `lightprov-node`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    pub(crate) max_request_bytes: u32,
+    pub(crate) max_response_bytes: u32,
+    pub(crate) max_connections: u32,
+    pub(crate) max_batch: u32,
+    pub(crate) request_timeout: Duration,
+    pub(crate) idle_timeout: Duration,
+}
+
+/// What every connection shares.
+struct Shared {
+    limits: Limits,
+    methods: HashSet<&'static str>,
+    /// Expensive calls (or batches with one) being answered.
+    calls: Arc<Semaphore>,
+}
+
+/// Expensive calls (`rpc::EXPENSIVE_METHODS`, or batches with one) answered at once: twice the
+/// cores, at least 4. The others wait, within their request timeout; this bounds the CPU and
+/// memory that answers being built take. Other calls do not wait for them.
+fn calls_in_flight() -> usize {
+    std::thread::available_parallelism().map_or(4, |n| (2 * n.get()).max(4))
+}
+
+/// Serves `methods` on `listener` until `stop` fires; returns once every connection is closed.
+pub(crate) async fn serve(
+    listener: TcpListener,
+    methods: impl Into<Methods>,
+    limits: Limits,
+    stop: StopHandle,
+) {
+    let methods: Methods = methods.into();
+    let shared = Arc::new(Shared {
+        limits,
+        methods: methods.method_names().collect(),
+        calls: Arc::new(Semaphore::new(calls_in_flight())),
+    });
+    let config = ServerConfig::builder()
+        .max_request_body_size(limits.max_request_bytes)
+        .max_response_body_size(limits.max_response_bytes)
+        // jsonrpsee's count of requests in flight would answer in plain text. The front bounds
+        // them: one per connection, expensive ones by `calls`.
+        .max_connections(1 << 24)
+        .set_batch_request_config(BatchRequestConfig::Limit(limits.max_batch))
+        .http_only()
+        .build();
+    let rpc = Server::builder().set_config(config).to_service_builder();
+    let slots = Arc::new(Semaphore::new(limits.max_connections as usize));
+    // Refusals in flight (each lives at most REFUSAL_TIME); past that, sockets are just closed.
+    let refusals = Arc::new(Semaphore::new(limits.max_connections as usize));
+    let mut accept_errors: u64 = 0;
+    loop {
+        let accepted = tokio::select! {
+            r = listener.accept() => r,
+            () = stop.clone().shutdown() => break,
+        };
+        let socket = match accepted {
+            Ok((socket, _)) => socket,
+            Err(e) => {
+                // Out of file descriptors, typically: back off instead of spinning.
+                accept_errors += 1;
+                if accept_errors.is_power_of_two() {
+                    tracing::warn!("accepting a connection failed ({accept_errors} times): {e}");
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        if let Err(e) = socket.set_nodelay(true) {
+            tracing::debug!("TCP_NODELAY: {e}");
+        }
+        let Ok(slot) = slots.clone().try_acquire_owned() else {
+            if let Ok(permit) = refusals.clone().try_acquire_owned() {
+                let max = limits.max_connections;
+                tokio::spawn(async move {
+                    refuse(socket, max).await;
+                    drop(permit);
+                });
+            }
+            continue;
+        };
+        let service = rpc.clone().build(methods.clone(), stop.clone());
+        let shared = shared.clone();
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            connection(socket, service, shared, stop).await;
+            drop(slot);
+        });
+    }
+}
+
+/// What jsonrpsee's service is to the front.
+trait Rpc:
+    Service<
+        Request<Full<Bytes>>,
+        Response = Response<HttpBody>,
+        Error = jsonrpsee::core::BoxError,
+        Future: Send,
+    > + Clone
+    + Send
+    + 'static
+{
+}
+
+impl<S> Rpc for S where
+    S: Service<
+            Request<Full<Bytes>>,
+            Response = Response<HttpBody>,
+            Error = jsonrpsee::core::BoxError,
+            Future: Send,
+        > + Clone
+        + Send
+        + 'static
+{
+}
+
+async fn connection(socket: TcpStream, rpc: impl Rpc, shared: Arc<Shared>, stop: StopHandle) {
+    let limits = shared.limits;
+    let io = TokioIo::new(WriteDeadline::new(socket, limits.request_timeout));
+    let service = hyper::service::service_fn(move |req| {
+        let front = Front {
+            rpc: rpc.clone(),
+            shared: shared.clone(),
+        };
+        async move { Ok::<_, Infallible>(front.handle(req).await) }
+    });
+    let mut builder = http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.idle_timeout)
+        .keep_alive(true)
+        .max_buf_size(64 * 1024);
+    let conn = builder.serve_connection(io, service);
+    tokio::pin!(conn);
+    let result = tokio::select! {
+        r = conn.as_mut() => r,
+        () = stop.shutdown() => {
+            conn.as_mut().graceful_shutdown();
+            conn.await
+        }
+    };
+    if let Err(e) = result {
+        tracing::debug!("connection closed: {e}");
+    }
+}
+
+/// How long a refused connection may take to be told so.
+const REFUSAL_TIME: Duration = Duration::from_secs(2);
+
+/// Tells a connection over the limit so, with an HTTP 503 and a JSON-RPC error, and closes it.
+async fn refuse(mut socket: TcpStream, max: u32) {
+    let body = error_json(
+        "null",
+        LIMIT_EXCEEDED,
+        &format!(
+            "limit exceeded: too many connections, at most {max} at once (--max-connections); try again later"
+        ),
+    );
+    let response = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: {}\r\nretry-after: 1\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = tokio::time::timeout(REFUSAL_TIME, async {
+        // Read what the client sent first (briefly): closing on unread bytes resets the
+        // connection, and the client might lose the answer.
+        let mut buf = [0u8; 4096];
+        let _ = tokio::time::timeout(Duration::from_millis(100), socket.read(&mut buf)).await;
+        socket.write_all(response.as_bytes()).await?;
+        socket.shutdown().await?;
+        while socket.read(&mut buf).await? > 0 {}
+        Ok::<_, io::Error>(())
+    })
+    .await;
+}
+
+/// One request's handling.
+struct Front<S> {
+    rpc: S,
+    shared: Arc<Shared>,
+}
+
+/// A refusal: the HTTP status and the JSON-RPC error answered.
+#[derive(Debug)]
+struct Refusal {
+    status: StatusCode,
+    code: i32,
+    message: String,
+    /// The request body was not read to its end: the connection cannot carry another request.
+    close: bool,
+}
+
+impl Refusal {
+    fn new(status: StatusCode, code: i32, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            code,
+            message: message.into(),
+            close: false,
+        }
+    }
+
+    fn closing(mut self) -> Self {
+        self.close = true;
+        self
+    }
+
+    fn response(self) -> Response<HttpBody> {
+        let mut r = json_response(self.status, error_json("null", self.code, &self.message));
+        if self.close {
+            r.headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        }
+        r
+    }
+}
+
+impl<S: Rpc> Front<S> {
+    /// Answers one request within the request timeout. `received` counts the body bytes in so
+    /// far (for the timeout's message), `u64::MAX` once the body is complete.
+    async fn handle(self, req: Request<Incoming>) -> Response<HttpBody> {
+        let limits = self.shared.limits;
+        let received = AtomicU64::new(0);
+        let announced = content_length(&req);
+        let deadline = Instant::now() + limits.request_timeout;
+        match tokio::time::timeout_at(deadline, self.answer(req, &received)).await {
+            Ok(Ok(r)) => r,
+            Ok(Err(refusal)) => refusal.response(),
+            Err(_) => {
+                let got = received.load(Ordering::Relaxed);
+                let what = match announced {
+                    _ if got == u64::MAX => "no answer in time".to_owned(),
+                    Some(n) => {
+                        format!("the body did not arrive in time ({got} of {n} bytes received)")
+                    }
+                    None => format!("the body did not arrive in time ({got} bytes received)"),
+                };
+                Refusal::new(
+                    StatusCode::REQUEST_TIMEOUT,
+                    LIMIT_EXCEEDED,
+                    format!(
+                        "limit exceeded: request timed out after {} (--request-timeout): {what}",
+                        seconds(limits.request_timeout)
+                    ),
+                )
+                .closing()
+                .response()
+            }
+        }
+    }
+
+    /// Reads and checks the request, then has jsonrpsee answer it.
+    async fn answer(
+        self,
+        req: Request<Incoming>,
+        received: &AtomicU64,
+    ) -> Result<Response<HttpBody>, Refusal> {
+        let limits = self.shared.limits;
+        let max = u64::from(limits.max_request_bytes);
+        let too_big = |n: Option<u64>| {
+            let size = match n {
+                Some(n) => format!("{n} bytes"),
+                None => format!("the body runs past {max} bytes"),
+            };
+            Refusal::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                TOO_BIG_REQUEST,
+                format!("request too big: {size}, at most {max} (--max-request-bytes)"),
+            )
+        };
+        let announced = content_length(&req);
+        let content_type = req.headers().get(header::CONTENT_TYPE);
+        let early = if req.method() != Method::POST {
+            Some(Refusal::new(
+                StatusCode::METHOD_NOT_ALLOWED,
+                INVALID_REQUEST,
+                format!(
+                    "invalid request: HTTP method {}; JSON-RPC requests are POSTed",
+                    req.method()
+                ),
+            ))
+        } else if !jsonrpsee::server::http::is_json(content_type) {
+            let got = content_type
+                .map(|v| shorten(&String::from_utf8_lossy(v.as_bytes()), 64))
+                .unwrap_or_else(|| "none".into());
+            Some(Refusal::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                INVALID_REQUEST,
+                format!("invalid request: Content-Type must be application/json, got {got}"),
+            ))
+        } else {
+            announced.filter(|&n| n > max).map(|n| too_big(Some(n)))
+        };
+        let (parts, mut body) = req.into_parts();
+        let cap = drain_cap(max);
+        if let Some(refusal) = early {
+            // Read the body before answering (up to a cap): a client still sending it would
+            // otherwise see the connection reset and might lose the answer.
+            let drained = announced.is_none_or(|n| n <= cap) && drain(&mut body, 0, cap).await;
+            return Err(if drained { refusal } else { refusal.closing() });
+        }
+        let mut bytes = Vec::new();
+        while let Some(frame) = body.frame().await {
+            let Ok(frame) = frame else {
+                return Err(Refusal::new(
+                    StatusCode::BAD_REQUEST,
+                    PARSE_ERROR,
+                    "parse error: the body could not be read (malformed HTTP body)",
+                )
+                .closing());
+            };
+            if let Ok(data) = frame.into_data() {
+                let seen = bytes.len() as u64 + data.len() as u64;
+                if seen > max {
+                    drop(bytes);
+                    let refusal = too_big(None);
+                    let drained = drain(&mut body, seen, cap).await;
+                    return Err(if drained { refusal } else { refusal.closing() });
+                }
+                bytes.extend_from_slice(&data);
+                received.store(bytes.len() as u64, Ordering::Relaxed);
+            }
+        }
+        // The body is in: from here on a timeout is the call's.
+        received.store(u64::MAX, Ordering::Relaxed);
+        let checked = check(&bytes, &self.shared)?;
+        let (forward, rejected, batch, expensive) = match checked {
+            Checked::Forward { start, expensive } => {
+                bytes.drain(..start);
+                (Some(bytes), vec![], false, expensive)
+            }
+            Checked::Batch {
+                valid,
+                rejected,
+                expensive,
+            } => (valid, rejected, true, expensive),
+            Checked::Rejected(one) => {
+                return Ok(json_response(StatusCode::OK, one));
+            }
+            Checked::Notification => (None, vec![], false, false),
+        };
+        let mut answer = match forward {
+            Some(body) => {
+                let req = Request::from_parts(parts, Full::new(Bytes::from(body)));
+                // The handlers are synchronous: they run on the blocking pool, so that no call
+                // or batch holds up the sockets; expensive ones at most `calls_in_flight()` at
+                // once.
+                let permit = if expensive {
+                    Some(self.shared.calls.clone().acquire_owned().await)
+                } else {
+                    None
+                };
+                let runtime = tokio::runtime::Handle::current();
+                let mut rpc = self.rpc.clone();
+                let call = tokio::task::spawn_blocking(move || {
+                    let answer = runtime.block_on(rpc.call(req));
+                    drop(permit);
+                    answer
+                });
+                match call.await.map_err(|e| e.to_string().into()).and_then(|r| r) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        tracing::error!("JSON-RPC service failed: {e}");
+                        return Err(Refusal::new(
+                            StatusCode::INTERNAL_SERVER_ERROR,
+                            -32603,
+                            "internal error: the JSON-RPC service failed",
+                        ));
+                    }
+                }
+            }
+            None => json_response(StatusCode::OK, String::new()),
+        };
+        if batch && !rejected.is_empty() {
+            let body = std::mem::take(answer.body_mut());
+            let answered = body
+                .collect()
+                .await
+                .map(|c| c.to_bytes())
+                .unwrap_or_default();
+            let merged = merge_batch(&answered, &rejected);
+            answer = json_response(StatusCode::OK, merged);
+        }
+        Ok(answer)
+    }
+}
+
+/// How much of a refused body is read (and dropped) before answering: 16 × the request limit,
+/// at least 16 MiB. Past it the connection is closed.
+fn drain_cap(max_request: u64) -> u64 {
+    (16 * max_request).max(16 << 20)
+}
+
+/// Reads the rest of a body, dropping it; `false` if it errs or runs past `cap` bytes in all.
+async fn drain(body: &mut Incoming, mut seen: u64, cap: u64) -> bool {
+    while let Some(frame) = body.frame().await {
+        let Ok(frame) = frame else { return false };
+        if let Ok(data) = frame.into_data() {
+            seen += data.len() as u64;
+            if seen > cap {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+fn content_length<B>(req: &Request<B>) -> Option<u64> {
+    req.headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|s| s.trim().parse().ok())
+}
+
+fn json_response(status: StatusCode, body: String) -> Response<HttpBody> {
+    let mut r = Response::new(HttpBody::from(body));
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json; charset=utf-8"),
+    );
+    r
+}
+
+/// A JSON-RPC error answer; `id` is raw JSON (a string, a number or `null`).
+fn error_json(id: &str, code: i32, message: &str) -> String {
+    let message = serde_json::Value::String(message.to_owned());
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":{code},"message":{message}}}}}"#)
+}
+
+/// `2 s`, `500 ms`.
+fn seconds(d: Duration) -> String {
+    if d.subsec_millis() == 0 {
+        format!("{} s", d.as_secs())
+    } else {
+        format!("{} ms", d.as_millis())
+    }
+}
+
+/// At most `max` characters of `s`, with `…` if cut.
+fn shorten(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}… ({} bytes)", s.get(..i).unwrap_or_default(), s.len()),
+        None => s.to_owned(),
+    }
+}
+
+/// The outcome of checking a body.
+#[derive(Debug)]
+enum Checked {
+    /// A single call, fine as far as the envelope goes: the body from `start` on.
+    Forward { start: usize, expensive: bool },
+    /// A single request refused: its error answer.
+    Rejected(String),
+    /// A single notification: answered with an empty body.
+    Notification,
+    /// A batch: the calls to forward (as a batch body), and the error answers of the others.
+    Batch {
+        valid: Option<Vec<u8>>,
+        rejected: Vec<String>,
+        expensive: bool,
+    },
+}
+
+/// Checks the body: UTF-8, JSON, and each request's envelope.
+fn check(body: &[u8], shared: &Shared) -> Result<Checked, Refusal> {
+    let parse_error = |m: String| {
+        Refusal::new(
+            StatusCode::BAD_REQUEST,
+            PARSE_ERROR,
+            format!("parse error: {m}"),
+        )
+    };
+    let text = std::str::from_utf8(body).map_err(|e| {
+        parse_error(format!(
+            "the body is not UTF-8 (invalid byte at offset {})",
+            e.valid_up_to()
+        ))
+    })?;
+    let trimmed = text.trim_start();
+    if trimmed.is_empty() {
+        return Err(parse_error("empty body".into()));
+    }
+    let start = text.len() - trimmed.len();
+    let value: &RawValue = serde_json::from_str(text).map_err(|e| parse_error(e.to_string()))?;
+    if !value.get().starts_with('[') {
+        return Ok(match envelope(value, shared) {
+            Envelope::Forward { expensive } => Checked::Forward { start, expensive },
+            Envelope::Notification => Checked::Notification,
+            Envelope::Rejected(e) => Checked::Rejected(e),
+        });
+    }
+    let entries: Vec<&RawValue> =
+        serde_json::from_str(text).map_err(|e| parse_error(e.to_string()))?;
+    if entries.is_empty() {
+        return Err(Refusal::new(
+            StatusCode::OK,
+            INVALID_REQUEST,
+            "invalid request: empty batch",
+        ));
+    }
+    let max = shared.limits.max_batch;
+    if entries.len() > max as usize {
+        return Err(Refusal::new(
+            StatusCode::OK,
+            TOO_BIG_BATCH,
+            format!(
+                "batch too large: {} calls, at most {max} per batch (--max-batch)",
+                entries.len()
+            ),
+        ));
+    }
+    let mut valid = Vec::with_capacity(body.len());
+    let mut rejected = vec![];
+    let mut expensive = false;
+    for entry in entries {
+        match envelope(entry, shared) {
+            Envelope::Forward { expensive: e } => {
+                expensive |= e;
+                valid.push(if valid.is_empty() { b'[' } else { b',' });
+                valid.extend_from_slice(entry.get().as_bytes());
+            }
+            Envelope::Notification => {}
+            Envelope::Rejected(e) => rejected.push(e),
+        }
+    }
+    Ok(Checked::Batch {
+        valid: (!valid.is_empty()).then(|| {
+            valid.push(b']');
+            valid
+        }),
+        rejected,
+        expensive,
+    })
+}
+
+/// jsonrpsee's batch answer (an array, an error object, or empty when all were notifications)
+/// with the refused entries' answers added.
+fn merge_batch(answered: &[u8], rejected: &[String]) -> String {
+    let answered = String::from_utf8_lossy(answered);
+    let answered = answered.trim();
+    let mut parts: Vec<&str> = vec![];
+    if let Some(inner) = answered.strip_prefix('[').and_then(|a| a.strip_suffix(']')) {
+        if !inner.trim().is_empty() {
+            parts.push(inner);
+        }
+    } else if !answered.is_empty() {
+        parts.push(answered);
+    }
+    parts.extend(rejected.iter().map(String::as_str));
+    format!("[{}]", parts.join(","))
+}
+
+#[derive(Debug)]
+enum Envelope {
+    /// A call: jsonrpsee answers it.
+    Forward { expensive: bool },
+    /// A notification (no `id`): nothing to answer, and jsonrpsee runs none.
+    Notification,
+    /// Refused: its error answer.
+    Rejected(String),
+}
+
+/// The kind of a JSON value, for messages.
+fn kind(v: &RawValue) -> &'static str {
+    match v.get().as_bytes().first() {
+        Some(b'{') => "an object",
+        Some(b'[') => "an array",
+        Some(b'"') => "a string",
+        Some(b't' | b'f') => "a boolean",
+        Some(b'n') => "null",
+        _ => "a number",
+    }
+}
+
+/// An object's members, in order (duplicates kept).
+struct Members<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'de> Deserialize<'de> for Members<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Members<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON-RPC request object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut members = vec![];
+                while let Some(k) = map.next_key::<String>()? {
+                    members.push((k, map.next_value::<&'de RawValue>()?));
+                }
+                Ok(Members(members))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// Checks one request object: `jsonrpc` is "2.0", `method` a served method's name, `id` a
+/// string, a non-negative integer or null, `params` an array or an object.
+fn envelope(request: &RawValue, shared: &Shared) -> Envelope {
+    let reject =
+        |id: &str, code: i32, message: String| Envelope::Rejected(error_json(id, code, &message));
+    if !request.get().starts_with('{') {
+        return reject(
+            "null",
+            INVALID_REQUEST,
+            format!(
+                "invalid request: expected a JSON-RPC request object, got {}",
+                kind(request)
+            ),
+        );
+    }
+    let Ok(Members(members)) = serde_json::from_str::<Members<'_>>(request.get()) else {
+        return reject(
+            "null",
+            INVALID_REQUEST,
+            "invalid request: unreadable request object".into(),
+        );
+    };
+    let mut seen = HashSet::new();
+    for (k, _) in &members {
+        if !seen.insert(k.as_str()) {
+            return reject(
+                "null",
+                INVALID_REQUEST,
+                format!("invalid request: \"{}\" appears twice", shorten(k, 32)),
+            );
+        }
+    }
+    let get = |name: &str| members.iter().find(|(k, _)| k == name).map(|(_, v)| *v);
+    // The id first: every other error is answered with it.
+    let id = match get("id") {
+        None => None,
+        Some(raw) => match serde_json::from_str::<jsonrpsee::types::Id<'_>>(raw.get()) {
+            Ok(_) => Some(raw.get()),
+            Err(_) => {
+                return reject(
+                    "null",
+                    INVALID_REQUEST,
+                    format!(
+                        "invalid request: \"id\" must be a string, a non-negative integer or null, got {}",
+                        kind(raw)
+                    ),
+                );
+            }
+        },
+    };
+    let answer_id = id.unwrap_or("null");
+    match get("jsonrpc") {
+        None => {
+            return reject(
+                answer_id,
+                INVALID_REQUEST,
+                "invalid request: no \"jsonrpc\": \"2.0\" member (only JSON-RPC 2.0 is served)"
+                    .into(),
+            );
+        }
+        Some(v) if v.get() != r#""2.0""# => {
+            return reject(
+                answer_id,
+                INVALID_REQUEST,
+                format!(
+                    "invalid request: \"jsonrpc\" must be \"2.0\", got {}",
+                    shorten(v.get(), 32)
+                ),
+            );
+        }
+        Some(_) => {}
+    }
+    let method = match get("method").map(|m| (m, serde_json::from_str::<Cow<'_, str>>(m.get()))) {
+        None => {
+            return reject(
+                answer_id,
+                INVALID_REQUEST,
+                "invalid request: no \"method\"".into(),
+            );
+        }
+        Some((m, Err(_))) => {
+            return reject(
+                answer_id,
+                INVALID_REQUEST,
+                format!(
+                    "invalid request: \"method\" must be a string, got {}",
+                    kind(m)
+                ),
+            );
+        }
+        Some((_, Ok(m))) => m,
+    };
+    if let Some(p) = get("params")
+        && !matches!(p.get().as_bytes().first(), Some(b'[' | b'{' | b'n'))
+    {
+        return reject(
+            answer_id,
+            INVALID_PARAMS,
+            format!(
+                "invalid params: \"params\" must be an array (or an object), got {}",
+                kind(p)
+            ),
+        );
+    }
+    if id.is_some() && !shared.methods.contains(method.as_ref()) {
+        return reject(
+            answer_id,
+            METHOD_NOT_FOUND,
+            format!(
+                "method not found: {} is not served by lightprov-node",
+                shorten(&method, 64)
+            ),
+        );
+    }
+    if id.is_none() {
+        return Envelope::Notification;
+    }
+    Envelope::Forward {
+        expensive: lightprov_node::rpc::EXPENSIVE_METHODS.contains(&method.as_ref()),
+    }
+}
+
+/// A socket whose writes fail once they have made no progress for `limit`: a client that stops
+/// reading its answer is disconnected instead of holding the answer in memory.
+struct WriteDeadline {
+    inner: TcpStream,
+    limit: Duration,
+    stalled: Option<Pin<Box<Sleep>>>,
+}
+
+impl WriteDeadline {
+    fn new(inner: TcpStream, limit: Duration) -> Self {
+        Self {
+            inner,
+            limit,
+            stalled: None,
+        }
+    }
+
+    fn track<T>(&mut self, cx: &mut Context<'_>, r: Poll<io::Result<T>>) -> Poll<io::Result<T>> {
+        if r.is_ready() {
+            self.stalled = None;
+            return r;
+        }
+        let limit = self.limit;
+        let sleep = self
+            .stalled
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
+        match sleep.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the client stopped reading",
+            ))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl AsyncRead for WriteDeadline {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for WriteDeadline {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        let r = Pin::new(&mut this.inner).poll_write(cx, buf);
+        this.track(cx, r)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        let r = Pin::new(&mut this.inner).poll_write_vectored(cx, bufs);
+        this.track(cx, r)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        let r = Pin::new(&mut this.inner).poll_flush(cx);
+        this.track(cx, r)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        let r = Pin::new(&mut this.inner).poll_shutdown(cx);
+        this.track(cx, r)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+    use super::*;
+
+    fn shared() -> Shared {
+        Shared {
+            limits: Limits {
+                max_request_bytes: 1 << 20,
+                max_response_bytes: 1 << 20,
+                max_connections: 4,
+                max_batch: 3,
+                request_timeout: Duration::from_secs(1),
+                idle_timeout: Duration::from_secs(1),
+            },
+            methods: ["eth_blockNumber"].into_iter().collect(),
+            calls: Arc::new(Semaphore::new(1)),
+        }
+    }
+
+    /// The error (code, message) of one answer.
+    fn error(answer: &str) -> (i64, String) {
+        let v: serde_json::Value = serde_json::from_str(answer).unwrap();
+        let e = &v["error"];
+        (
+            e["code"].as_i64().unwrap(),
+            e["message"].as_str().unwrap().to_owned(),
+        )
+    }
+
+    fn refused(body: &[u8]) -> (i64, String) {
+        match check(body, &shared()) {
+            Ok(Checked::Rejected(answer)) => error(&answer),
+            Err(r) => (i64::from(r.code), r.message),
+            other => panic!("not refused: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn refusals_name_the_problem() {
+        for (body, code, pattern) in [
+            (&b""[..], -32700, "empty body"),
+            (b"  \n", -32700, "empty body"),
+            (b"{\"a\":", -32700, "EOF while parsing"),
+            (
+                b"{\"method\":\"\xff\"}",
+                -32700,
+                "not UTF-8 (invalid byte at offset 11)",
+            ),
+            (b"hello", -32700, "expected value"),
+            (b"42", -32600, "got a number"),
+            (b"[]", -32600, "empty batch"),
+            (
+                b"[1,2,3,4]",
+                -32010,
+                "4 calls, at most 3 per batch (--max-batch)",
+            ),
+            (
+                b"{\"id\":1,\"method\":\"eth_blockNumber\"}",
+                -32600,
+                "\"jsonrpc\": \"2.0\"",
+            ),
+            (
+                b"{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"m\"}",
+                -32600,
+                "must be \"2.0\"",
+            ),
+            (b"{\"jsonrpc\":\"2.0\",\"id\":1}", -32600, "no \"method\""),
+            (
+                b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":[]}",
+                -32600,
+                "\"method\" must be a string",
+            ),
+            (
+                b"{\"jsonrpc\":\"2.0\",\"id\":[],\"method\":\"m\"}",
+                -32600,
+                "\"id\" must be",
+            ),
+            (
+                b"{\"jsonrpc\":\"2.0\",\"id\":-1,\"method\":\"m\"}",
+                -32600,
+                "\"id\" must be",
+            ),
+            (
+                b"{\"jsonrpc\":\"2.0\",\"id\":1,\"id\":2,\"method\":\"m\"}",
+                -32600,
+                "\"id\" appears twice",
+            ),
+            (
+                b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_blockNumber\",\"params\":7}",
+                -32602,
+                "\"params\" must be an array",
+            ),
+            (
+                b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_nope\"}",
+                -32601,
+                "eth_nope is not served",
+            ),
+        ] {
+            let (c, m) = refused(body);
+            assert_eq!(c, code, "{}: {m}", String::from_utf8_lossy(body));
+            assert!(
+                m.contains(pattern),
+                "{}: {m}",
+                String::from_utf8_lossy(body)
+            );
+        }
+    }
+
+    #[test]
+    fn answers_echo_the_id() {
+        let Ok(Checked::Rejected(a)) =
+            check(br#"{"jsonrpc":"2.0","id":"x7","method":"nope"}"#, &shared())
+        else {
+            panic!("not refused")
+        };
+        let v: serde_json::Value = serde_json::from_str(&a).unwrap();
+        assert_eq!(v["id"], "x7");
+    }
+
+    #[test]
+    fn calls_and_notifications_pass() {
+        let s = shared();
+        assert!(matches!(
+            check(
+                b"  {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_blockNumber\",\"params\":[]}",
+                &s
+            ),
+            Ok(Checked::Forward {
+                start: 2,
+                expensive: false
+            })
+        ));
+        assert!(matches!(
+            check(b"{\"jsonrpc\":\"2.0\",\"method\":\"anything\"}", &s),
+            Ok(Checked::Notification)
+        ));
+        let Ok(Checked::Batch {
+            valid, rejected, ..
+        }) = check(
+            br#"[{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"},{"jsonrpc":"2.0","method":"x"},5]"#,
+            &s,
+        ) else {
+            panic!("not a batch")
+        };
+        assert_eq!(
+            valid.as_deref(),
+            Some(&br#"[{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"}]"#[..])
+        );
+        assert_eq!(rejected.len(), 1);
+    }
+
+    #[test]
+    fn batch_answers_merge() {
+        let e = error_json("2", -32601, "m");
+        assert_eq!(
+            merge_batch(b"[{\"a\":1}]", std::slice::from_ref(&e)),
+            format!("[{{\"a\":1}},{e}]")
+        );
+        assert_eq!(merge_batch(b"", std::slice::from_ref(&e)), format!("[{e}]"));
+        assert_eq!(
+            merge_batch(b"[]", std::slice::from_ref(&e)),
+            format!("[{e}]")
+        );
+        assert_eq!(
+            merge_batch(b"{\"x\":1}", std::slice::from_ref(&e)),
+            format!("[{{\"x\":1}},{e}]")
+        );
+    }
+
+    #[test]
+    fn long_inputs_are_cut_in_messages() {
+        let name = "m".repeat(10_000);
+        let body = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{name}"}}"#);
+        let (_, m) = refused(body.as_bytes());
+        assert!(m.len() < 200, "{m}");
+        assert!(m.contains("(10000 bytes)"), "{m}");
+    }
+
+    #[tokio::test]
+    async fn a_client_that_stops_reading_is_disconnected() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        // The client connects and never reads.
+        let _client = TcpStream::connect(addr).await.unwrap();
+        let (server, _) = listener.accept().await.unwrap();
+        let mut s = WriteDeadline::new(server, Duration::from_millis(300));
+        let chunk = vec![0u8; 1 << 16];
+        let started = std::time::Instant::now();
+        let err = loop {
+            match tokio::time::timeout(Duration::from_secs(10), s.write(&chunk)).await {
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => break e,
+                Err(_) => panic!("a write hung past the deadline"),
+            }
+        };
+        assert_eq!(err.kind(), io::ErrorKind::TimedOut);
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
+}
