@@ -674,7 +674,11 @@ impl ColeEngine {
         for entry in entries.flatten() {
             let name = entry.file_name();
             let name = name.to_string_lossy();
-            let orphan = if let Some(g) = name
+            // Temp files (`MANIFEST.json.tmp`, `roots.bin.tmp`: a crash before their rename)
+            // first, since their names also split into a stem and an extension.
+            let orphan = if name.ends_with(".tmp") {
+                true
+            } else if let Some(g) = name
                 .strip_prefix("wal-")
                 .and_then(|s| s.strip_suffix(".log"))
             {
@@ -683,7 +687,7 @@ impl ColeEngine {
                 ["val", "idx", "mht", "blm"].contains(&ext)
                     && stem.parse::<u64>().is_ok_and(|id| !runs.contains(&id))
             } else {
-                name.ends_with(".tmp")
+                false
             };
             if orphan {
                 fs::remove_file(entry.path()).ctx(|| format!("removing orphan {name}"))?;
