@@ -18,7 +18,9 @@
 //!
 //! The JSON-RPC envelope (`jsonrpc`, `method`, `id`, `params`) is checked here too, so that
 //! every refusal names its problem: jsonrpsee's answers to those are a bare "Parse error" or
-//! "Invalid request".
+//! "Invalid request". [`triage`] runs that check on its own, without sockets — what the front
+//! does with a body once it is in — for tests and the fuzz target; [`merge_batch`] builds a
+//! batch's answer from jsonrpsee's and the refused entries'.
 
 use std::{
     borrow::Cow,
@@ -68,13 +70,20 @@ const INVALID_PARAMS: i32 = -32602;
 
 /// The limits the front enforces (flags of `lightprov-node`).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Limits {
-    pub(crate) max_request_bytes: u32,
-    pub(crate) max_response_bytes: u32,
-    pub(crate) max_connections: u32,
-    pub(crate) max_batch: u32,
-    pub(crate) request_timeout: Duration,
-    pub(crate) idle_timeout: Duration,
+pub struct Limits {
+    /// The largest request body, in bytes (`--max-request-bytes`).
+    pub max_request_bytes: u32,
+    /// The largest answer, in bytes (`--max-response-bytes`; enforced by jsonrpsee).
+    pub max_response_bytes: u32,
+    /// Connections open at once (`--max-connections`).
+    pub max_connections: u32,
+    /// Calls in one batch (`--max-batch`).
+    pub max_batch: u32,
+    /// From a request's head on, the time its body may take to arrive and its call to be
+    /// answered; also how long a client may leave its answer unread (`--request-timeout`).
+    pub request_timeout: Duration,
+    /// The time a connection has to send a complete request head (`--idle-timeout`).
+    pub idle_timeout: Duration,
 }
 
 /// What every connection shares.
@@ -92,8 +101,9 @@ fn calls_in_flight() -> usize {
     std::thread::available_parallelism().map_or(4, |n| (2 * n.get()).max(4))
 }
 
-/// Serves `methods` on `listener` until `stop` fires; returns once every connection is closed.
-pub(crate) async fn serve(
+/// Serves `methods` on `listener` under `limits` until `stop` fires; returns once every
+/// connection is closed.
+pub async fn serve(
     listener: TcpListener,
     methods: impl Into<Methods>,
     limits: Limits,
@@ -274,8 +284,13 @@ impl Refusal {
         self
     }
 
+    /// The JSON-RPC error answered.
+    fn answer(&self) -> String {
+        error_json("null", self.code, &self.message)
+    }
+
     fn response(self) -> Response<HttpBody> {
-        let mut r = json_response(self.status, error_json("null", self.code, &self.message));
+        let mut r = json_response(self.status, self.answer());
         if self.close {
             r.headers_mut()
                 .insert(header::CONNECTION, HeaderValue::from_static("close"));
@@ -392,22 +407,17 @@ impl<S: Rpc> Front<S> {
         }
         // The body is in: from here on a timeout is the call's.
         received.store(u64::MAX, Ordering::Relaxed);
-        let checked = check(&bytes, &self.shared)?;
-        let (forward, rejected, batch, expensive) = match checked {
-            Checked::Forward { start, expensive } => {
-                bytes.drain(..start);
-                (Some(bytes), vec![], false, expensive)
-            }
-            Checked::Batch {
-                valid,
-                rejected,
-                expensive,
-            } => (valid, rejected, true, expensive),
-            Checked::Rejected(one) => {
-                return Ok(json_response(StatusCode::OK, one));
-            }
-            Checked::Notification => (None, vec![], false, false),
-        };
+        let (forward, rejected, batch, expensive) =
+            match triage_owned(bytes, &self.shared.methods, limits.max_batch) {
+                Triage::Forward { body, expensive } => (Some(body), vec![], false, expensive),
+                Triage::Batch {
+                    forward,
+                    refused,
+                    expensive,
+                } => (forward, refused, true, expensive),
+                Triage::Refused { status, answer } => return Ok(json_response(status, answer)),
+                Triage::Notification => (None, vec![], false, false),
+            };
         let mut answer = match forward {
             Some(body) => {
                 let req = Request::from_parts(parts, Full::new(Bytes::from(body)));
@@ -531,8 +541,78 @@ enum Checked {
     },
 }
 
+/// What the front does with a request body once it is in, before any call runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Triage {
+    /// A single call whose envelope is fine: `body` goes to jsonrpsee, and jsonrpsee's answer
+    /// is the front's.
+    Forward {
+        /// The exact bytes jsonrpsee gets: the request without its leading whitespace.
+        body: Vec<u8>,
+        /// A call of `rpc::EXPENSIVE_METHODS`: it waits for one of a few slots to run.
+        expensive: bool,
+    },
+    /// Refused: no call runs, and the front answers `answer`, a JSON-RPC error object, with
+    /// HTTP `status` (`400 Bad Request` for a body that is not JSON, else `200 OK`).
+    Refused {
+        /// The HTTP status of the answer.
+        status: StatusCode,
+        /// The answer's body.
+        answer: String,
+    },
+    /// A single notification (no `id`): nothing runs, and the answer is empty.
+    Notification,
+    /// A batch. `forward` (the entries whose envelope is fine, as a batch body) goes to
+    /// jsonrpsee; the front answers jsonrpsee's answer as it is when `refused` is empty, else
+    /// [`merge_batch`] of it and `refused` (jsonrpsee's answer being empty when there was
+    /// nothing to forward). Notifications get no answer, and are not forwarded.
+    Batch {
+        /// The calls to forward, as a batch body; `None` if there are none.
+        forward: Option<Vec<u8>>,
+        /// The error answers of the entries refused, in order.
+        refused: Vec<String>,
+        /// One of the calls forwarded is expensive.
+        expensive: bool,
+    },
+}
+
+/// What the front does with `body` once it is in — UTF-8, JSON, the envelope of each request,
+/// the batch length — for a node serving `methods` with batches of at most `max_batch` calls.
+/// The front's size limit (`--max-request-bytes`) applies while a body arrives, before this.
+pub fn triage(body: &[u8], methods: &HashSet<&str>, max_batch: u32) -> Triage {
+    triage_owned(body.to_vec(), methods, max_batch)
+}
+
+/// [`triage`], taking the body (a forwarded body is the same buffer, not a copy).
+fn triage_owned(mut body: Vec<u8>, methods: &HashSet<&str>, max_batch: u32) -> Triage {
+    match check(&body, methods, max_batch) {
+        Ok(Checked::Forward { start, expensive }) => {
+            body.drain(..start);
+            Triage::Forward { body, expensive }
+        }
+        Ok(Checked::Rejected(answer)) => Triage::Refused {
+            status: StatusCode::OK,
+            answer,
+        },
+        Ok(Checked::Notification) => Triage::Notification,
+        Ok(Checked::Batch {
+            valid,
+            rejected,
+            expensive,
+        }) => Triage::Batch {
+            forward: valid,
+            refused: rejected,
+            expensive,
+        },
+        Err(refusal) => Triage::Refused {
+            status: refusal.status,
+            answer: refusal.answer(),
+        },
+    }
+}
+
 /// Checks the body: UTF-8, JSON, and each request's envelope.
-fn check(body: &[u8], shared: &Shared) -> Result<Checked, Refusal> {
+fn check(body: &[u8], methods: &HashSet<&str>, max_batch: u32) -> Result<Checked, Refusal> {
     let parse_error = |m: String| {
         Refusal::new(
             StatusCode::BAD_REQUEST,
@@ -546,14 +626,16 @@ fn check(body: &[u8], shared: &Shared) -> Result<Checked, Refusal> {
             e.valid_up_to()
         ))
     })?;
-    let trimmed = text.trim_start();
+    // JSON's whitespace only (RFC 8259): a body of other spaces (a form feed, U+00A0) is not
+    // empty but not JSON either, and serde_json says where.
+    let trimmed = text.trim_start_matches([' ', '\t', '\n', '\r']);
     if trimmed.is_empty() {
         return Err(parse_error("empty body".into()));
     }
     let start = text.len() - trimmed.len();
     let value: &RawValue = serde_json::from_str(text).map_err(|e| parse_error(e.to_string()))?;
     if !value.get().starts_with('[') {
-        return Ok(match envelope(value, shared) {
+        return Ok(match envelope(value, methods) {
             Envelope::Forward { expensive } => Checked::Forward { start, expensive },
             Envelope::Notification => Checked::Notification,
             Envelope::Rejected(e) => Checked::Rejected(e),
@@ -568,13 +650,12 @@ fn check(body: &[u8], shared: &Shared) -> Result<Checked, Refusal> {
             "invalid request: empty batch",
         ));
     }
-    let max = shared.limits.max_batch;
-    if entries.len() > max as usize {
+    if entries.len() > max_batch as usize {
         return Err(Refusal::new(
             StatusCode::OK,
             TOO_BIG_BATCH,
             format!(
-                "batch too large: {} calls, at most {max} per batch (--max-batch)",
+                "batch too large: {} calls, at most {max_batch} per batch (--max-batch)",
                 entries.len()
             ),
         ));
@@ -583,7 +664,7 @@ fn check(body: &[u8], shared: &Shared) -> Result<Checked, Refusal> {
     let mut rejected = vec![];
     let mut expensive = false;
     for entry in entries {
-        match envelope(entry, shared) {
+        match envelope(entry, methods) {
             Envelope::Forward { expensive: e } => {
                 expensive |= e;
                 valid.push(if valid.is_empty() { b'[' } else { b',' });
@@ -603,9 +684,10 @@ fn check(body: &[u8], shared: &Shared) -> Result<Checked, Refusal> {
     })
 }
 
-/// jsonrpsee's batch answer (an array, an error object, or empty when all were notifications)
-/// with the refused entries' answers added.
-fn merge_batch(answered: &[u8], rejected: &[String]) -> String {
+/// A batch's answer when some of its entries were refused ([`Triage::Batch`]): jsonrpsee's
+/// answer to the calls forwarded (an array, an error object, or empty when none was), with the
+/// refused entries' answers added — one array.
+pub fn merge_batch(answered: &[u8], rejected: &[String]) -> String {
     let answered = String::from_utf8_lossy(answered);
     let answered = answered.trim();
     let mut parts: Vec<&str> = vec![];
@@ -667,7 +749,7 @@ impl<'de> Deserialize<'de> for Members<'de> {
 
 /// Checks one request object: `jsonrpc` is "2.0", `method` a served method's name, `id` a
 /// string, a non-negative integer or null, `params` an array or an object.
-fn envelope(request: &RawValue, shared: &Shared) -> Envelope {
+fn envelope(request: &RawValue, methods: &HashSet<&str>) -> Envelope {
     let reject =
         |id: &str, code: i32, message: String| Envelope::Rejected(error_json(id, code, &message));
     if !request.get().starts_with('{') {
@@ -769,7 +851,7 @@ fn envelope(request: &RawValue, shared: &Shared) -> Envelope {
             ),
         );
     }
-    if id.is_some() && !shared.methods.contains(method.as_ref()) {
+    if id.is_some() && !methods.contains(method.as_ref()) {
         return reject(
             answer_id,
             METHOD_NOT_FOUND,
@@ -783,7 +865,7 @@ fn envelope(request: &RawValue, shared: &Shared) -> Envelope {
         return Envelope::Notification;
     }
     Envelope::Forward {
-        expensive: lightprov_node::rpc::EXPENSIVE_METHODS.contains(&method.as_ref()),
+        expensive: crate::rpc::EXPENSIVE_METHODS.contains(&method.as_ref()),
     }
 }
 
@@ -877,19 +959,15 @@ mod tests {
 
     use super::*;
 
-    fn shared() -> Shared {
-        Shared {
-            limits: Limits {
-                max_request_bytes: 1 << 20,
-                max_response_bytes: 1 << 20,
-                max_connections: 4,
-                max_batch: 3,
-                request_timeout: Duration::from_secs(1),
-                idle_timeout: Duration::from_secs(1),
-            },
-            methods: ["eth_blockNumber"].into_iter().collect(),
-            calls: Arc::new(Semaphore::new(1)),
-        }
+    const MAX_BATCH: u32 = 3;
+
+    fn methods() -> HashSet<&'static str> {
+        ["eth_blockNumber", "eth_getProof"].into_iter().collect()
+    }
+
+    /// `check` as the front runs it, with batches of at most [`MAX_BATCH`].
+    fn check(body: &[u8]) -> Result<Checked, Refusal> {
+        super::check(body, &methods(), MAX_BATCH)
     }
 
     /// The error (code, message) of one answer.
@@ -903,7 +981,7 @@ mod tests {
     }
 
     fn refused(body: &[u8]) -> (i64, String) {
-        match check(body, &shared()) {
+        match check(body) {
             Ok(Checked::Rejected(answer)) => error(&answer),
             Err(r) => (i64::from(r.code), r.message),
             other => panic!("not refused: {other:?}"),
@@ -981,10 +1059,28 @@ mod tests {
         }
     }
 
+    /// Found by the `rpc` fuzz target: a body of one form feed was answered "empty body".
+    #[test]
+    fn only_json_whitespace_is_empty() {
+        for body in [&b"\x0c"[..], b" \xc2\xa0", b"\xe2\x80\xa8\n", b"\x0b"] {
+            let (code, m) = refused(body);
+            assert_eq!(code, -32700, "{body:?}");
+            assert!(
+                m.contains("expected value at line 1 column"),
+                "{body:?}: {m}"
+            );
+        }
+        assert_eq!(refused(b" \t\r\n").1, "parse error: empty body");
+        // Other spaces before a request are not cut: it is refused, not forwarded.
+        assert_eq!(
+            refused(b"\x0c{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_blockNumber\"}").0,
+            -32700
+        );
+    }
+
     #[test]
     fn answers_echo_the_id() {
-        let Ok(Checked::Rejected(a)) =
-            check(br#"{"jsonrpc":"2.0","id":"x7","method":"nope"}"#, &shared())
+        let Ok(Checked::Rejected(a)) = check(br#"{"jsonrpc":"2.0","id":"x7","method":"nope"}"#)
         else {
             panic!("not refused")
         };
@@ -994,26 +1090,21 @@ mod tests {
 
     #[test]
     fn calls_and_notifications_pass() {
-        let s = shared();
         assert!(matches!(
-            check(
-                b"  {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_blockNumber\",\"params\":[]}",
-                &s
-            ),
+            check(b"  {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_blockNumber\",\"params\":[]}"),
             Ok(Checked::Forward {
                 start: 2,
                 expensive: false
             })
         ));
         assert!(matches!(
-            check(b"{\"jsonrpc\":\"2.0\",\"method\":\"anything\"}", &s),
+            check(b"{\"jsonrpc\":\"2.0\",\"method\":\"anything\"}"),
             Ok(Checked::Notification)
         ));
         let Ok(Checked::Batch {
             valid, rejected, ..
         }) = check(
             br#"[{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"},{"jsonrpc":"2.0","method":"x"},5]"#,
-            &s,
         ) else {
             panic!("not a batch")
         };
@@ -1022,6 +1113,55 @@ mod tests {
             Some(&br#"[{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"}]"#[..])
         );
         assert_eq!(rejected.len(), 1);
+    }
+
+    #[test]
+    fn triage_is_what_the_front_does() {
+        let m = methods();
+        let t = |body: &[u8]| triage(body, &m, MAX_BATCH);
+        assert_eq!(
+            t(b"\r\n {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_getProof\"}"),
+            Triage::Forward {
+                body: b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_getProof\"}".to_vec(),
+                expensive: true
+            }
+        );
+        assert_eq!(
+            t(b"{\"jsonrpc\":\"2.0\",\"method\":\"eth_getProof\"}"),
+            Triage::Notification
+        );
+        // A body that is not JSON: HTTP 400; a refused request: 200, with its id.
+        let Triage::Refused { status, answer } = t(b"\xef\xbb\xbf{}") else {
+            panic!("a BOM is not JSON")
+        };
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert_eq!(error(&answer).0, -32700);
+        let Triage::Refused { status, answer } =
+            t(br#"{"jsonrpc":"1.0","id":"a","method":"eth_blockNumber"}"#)
+        else {
+            panic!("JSON-RPC 1.0 is refused")
+        };
+        assert_eq!(status, StatusCode::OK);
+        let v: serde_json::Value = serde_json::from_str(&answer).unwrap();
+        assert_eq!(
+            (&v["id"], error(&answer).0),
+            (&serde_json::json!("a"), -32600)
+        );
+        assert_eq!(
+            t(br#" [{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"}, [], {"jsonrpc":"2.0","method":"x"}]"#),
+            Triage::Batch {
+                forward: Some(br#"[{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"}]"#.to_vec()),
+                refused: vec![error_json(
+                    "null",
+                    -32600,
+                    "invalid request: expected a JSON-RPC request object, got an array"
+                )],
+                expensive: false,
+            }
+        );
+        assert!(
+            matches!(t(b"[1,2,3,4]"), Triage::Refused { status, .. } if status == StatusCode::OK)
+        );
     }
 
     #[test]

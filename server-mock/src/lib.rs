@@ -3,6 +3,7 @@
 
 pub mod chain;
 pub mod dishonest;
+pub mod front;
 pub mod lvmt;
 pub mod rpc;
 pub mod workload;

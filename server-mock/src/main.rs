@@ -1,8 +1,6 @@
 //! `lightprov-node`: a mock full node — a proof-of-authority chain whose state lives in
 //! lightprov's engines, served over Ethereum and lightprov JSON-RPC.
 
-mod front;
-
 use std::{net::SocketAddr, path::PathBuf, sync::Arc, time::Duration};
 
 use alloy_primitives::{B256, hex};
@@ -13,6 +11,7 @@ use tokio::sync::Notify;
 
 use lightprov_node::{
     chain::{self, Chain, Config, Dishonest},
+    front,
     lvmt::{self, SetupSource},
     rpc::{self, Node},
     workload,

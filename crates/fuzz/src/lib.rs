@@ -1,6 +1,6 @@
 //! Fuzz targets for lightprov: one per decoder + verifier (MPT account and trie proofs, headers
 //! with Clique seals, COLE histories, LVMT proofs and histories, LVMT parameters) and one for the
-//! node's JSON-RPC request handling.
+//! node's JSON-RPC request handling: its HTTP front's request parser, then the handlers.
 //!
 //! Each target is seeded from the shared vectors (`tests/vectors/*/valid`) or, for the RPC
 //! target and Clique headers, from a small dev chain built in a temporary directory. The

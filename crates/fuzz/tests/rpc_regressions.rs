@@ -1,6 +1,7 @@
 //! Replays the request bodies the `rpc` fuzz target saved in
-//! `server-mock/tests/fuzz-regressions/` (one JSON file each, `requestHex` the exact bytes):
-//! every one must now get a well-formed JSON-RPC answer, without a panic.
+//! `server-mock/tests/fuzz-regressions/` (one JSON file each, `requestHex` the exact bytes)
+//! through the node's HTTP front parser and then its handlers, as the target runs them: every
+//! one must now pass the target's checks, without a panic.
 
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
 
