@@ -92,6 +92,10 @@ struct Shared {
     methods: HashSet<&'static str>,
     /// Expensive calls (or batches with one) being answered.
     calls: Arc<Semaphore>,
+    /// Every call being answered, `--max-connections` at most. A call keeps its permit until it
+    /// ends, even when its client left or timed out (a handler cannot be interrupted), so a
+    /// client that disconnects and reconnects cannot pile up calls beyond the limit.
+    work: Arc<Semaphore>,
 }
 
 /// Expensive calls (`rpc::EXPENSIVE_METHODS`, or batches with one) answered at once: twice the
@@ -114,6 +118,7 @@ pub async fn serve(
         limits,
         methods: methods.method_names().collect(),
         calls: Arc::new(Semaphore::new(calls_in_flight())),
+        work: Arc::new(Semaphore::new(limits.max_connections as usize)),
     });
     let config = ServerConfig::builder()
         .max_request_body_size(limits.max_request_bytes)
@@ -129,9 +134,12 @@ pub async fn serve(
     // Refusals in flight (each lives at most REFUSAL_TIME); past that, sockets are just closed.
     let refusals = Arc::new(Semaphore::new(limits.max_connections as usize));
     let mut accept_errors: u64 = 0;
+    // The connections, reaped as they end, and awaited at shutdown.
+    let mut connections = tokio::task::JoinSet::new();
     loop {
         let accepted = tokio::select! {
             r = listener.accept() => r,
+            Some(_) = connections.join_next(), if !connections.is_empty() => continue,
             () = stop.clone().shutdown() => break,
         };
         let socket = match accepted {
@@ -162,11 +170,12 @@ pub async fn serve(
         let service = rpc.clone().build(methods.clone(), stop.clone());
         let shared = shared.clone();
         let stop = stop.clone();
-        tokio::spawn(async move {
+        connections.spawn(async move {
             connection(socket, service, shared, stop).await;
             drop(slot);
         });
     }
+    while connections.join_next().await.is_some() {}
 }
 
 /// What jsonrpsee's service is to the front.
@@ -225,7 +234,7 @@ async fn connection(socket: TcpStream, rpc: impl Rpc, shared: Arc<Shared>, stop:
 }
 
 /// How long a refused connection may take to be told so.
-const REFUSAL_TIME: Duration = Duration::from_secs(2);
+const REFUSAL_TIME: Duration = Duration::from_millis(250);
 
 /// Tells a connection over the limit so, with an HTTP 503 and a JSON-RPC error, and closes it.
 async fn refuse(mut socket: TcpStream, max: u32) {
@@ -379,8 +388,14 @@ impl<S: Rpc> Front<S> {
         let cap = drain_cap(max);
         if let Some(refusal) = early {
             // Read the body before answering (up to a cap): a client still sending it would
-            // otherwise see the connection reset and might lose the answer.
-            let drained = announced.is_none_or(|n| n <= cap) && drain(&mut body, 0, cap).await;
+            // otherwise see the connection reset and might lose the answer. Not when the client
+            // waits for `100 Continue`: reading would invite the body; it is refused unsent.
+            let expects = parts
+                .headers
+                .get(header::EXPECT)
+                .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+            let drained =
+                !expects && announced.is_none_or(|n| n <= cap) && drain(&mut body, 0, cap).await;
             return Err(if drained { refusal } else { refusal.closing() });
         }
         let mut bytes = Vec::new();
@@ -422,8 +437,10 @@ impl<S: Rpc> Front<S> {
             Some(body) => {
                 let req = Request::from_parts(parts, Full::new(Bytes::from(body)));
                 // The handlers are synchronous: they run on the blocking pool, so that no call
-                // or batch holds up the sockets; expensive ones at most `calls_in_flight()` at
-                // once.
+                // or batch holds up the sockets; at most `--max-connections` at once, expensive
+                // ones at most `calls_in_flight()`. Both permits wait within the request
+                // timeout and are held until the call ends.
+                let work = self.shared.work.clone().acquire_owned().await;
                 let permit = if expensive {
                     Some(self.shared.calls.clone().acquire_owned().await)
                 } else {
@@ -431,12 +448,20 @@ impl<S: Rpc> Front<S> {
                 };
                 let runtime = tokio::runtime::Handle::current();
                 let mut rpc = self.rpc.clone();
-                let call = tokio::task::spawn_blocking(move || {
-                    let answer = runtime.block_on(rpc.call(req));
-                    drop(permit);
-                    answer
+                let (done, answered) = tokio::sync::oneshot::channel();
+                tokio::task::spawn_blocking(move || {
+                    let _held = (work, permit);
+                    // The client left, or its request timed out, while the call queued.
+                    if done.is_closed() {
+                        return;
+                    }
+                    let _ = done.send(runtime.block_on(rpc.call(req)));
                 });
-                match call.await.map_err(|e| e.to_string().into()).and_then(|r| r) {
+                let answer = answered
+                    .await
+                    .map_err(|_| "the call ended without an answer".into())
+                    .and_then(|r| r);
+                match answer {
                     Ok(r) => r,
                     Err(e) => {
                         tracing::error!("JSON-RPC service failed: {e}");

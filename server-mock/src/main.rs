@@ -147,8 +147,14 @@ async fn main() -> anyhow::Result<()> {
     if args.max_history_range == 0 {
         anyhow::bail!("--max-history-range must be at least 1");
     }
-    if args.request_timeout.is_zero() || args.idle_timeout.is_zero() {
-        anyhow::bail!("--request-timeout and --idle-timeout must be positive");
+    const DAY: Duration = Duration::from_secs(24 * 3600);
+    for (flag, d) in [
+        ("--request-timeout", args.request_timeout),
+        ("--idle-timeout", args.idle_timeout),
+    ] {
+        if d.is_zero() || d > DAY {
+            anyhow::bail!("{flag} must be between 1 ms and one day (24 h)");
+        }
     }
     let workload = args.workload.map(|kind| workload::Workload {
         kind,

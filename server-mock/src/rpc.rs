@@ -279,12 +279,14 @@ fn included(chain: &Chain, hash: &B256) -> RpcResult<Option<Included>> {
     }))
 }
 
-/// The methods whose calls can take long (proofs over many blocks or keys): the server answers
+/// The methods whose calls can take long (proofs over many blocks or keys; the status walks the
+/// engines' files): the server answers
 /// only a few of them at once, and other calls need not wait for them.
 pub const EXPENSIVE_METHODS: &[&str] = &[
     "eth_getProof",
     "lightprov_getHistory",
     "lightprov_getLvmtProof",
+    "lightprov_status",
 ];
 
 /// Builds the RPC module.

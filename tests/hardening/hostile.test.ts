@@ -556,6 +556,49 @@ describe('hostile RPC input', () => {
     figures['idle'] = { connections: total, refused503: refused.length, closedAfterIdleTimeout: closedSilently.length, honestServedAgainAfterMs: Math.round(servedAfterMs) };
   }, 60_000);
 
+  it('clients that send a heavy batch and hang up cannot pile up calls beyond --max-connections', async () => {
+    // Each round: connect, send a batch of 200 evm_mine calls (a call that is not on the
+    // expensive list, and slow: each produces a block under the chain's write lock), hang up
+    // 50 ms later. A handler cannot be interrupted, so a call outlives its client; the node must
+    // still bound how many run or wait (--max-connections), however fast clients come back.
+    const CAP = 4;
+    const ROUNDS_HANGUP = sized(40, 120);
+    const own = await startNode({ args: ['--engines', 'mpt', '--max-connections', String(CAP), '--request-timeout', '3s'] });
+    try {
+      const { hostname, port: p } = new URL(own.url);
+      const threads = () => Number(/Threads:\s+(\d+)/.exec(fs.readFileSync(`/proc/${own.pid}/status`, 'utf8'))?.[1] ?? NaN);
+      const batch = JSON.stringify(Array.from({ length: 200 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'evm_mine', params: [] })));
+      const request = `POST / HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(batch)}\r\n\r\n${batch}`;
+      const before = rssMb(own.pid);
+      const sampler = rssSampler(own.pid);
+      let maxThreads = threads();
+      for (let i = 0; i < ROUNDS_HANGUP; i++) {
+        await new Promise<void>((resolve) => {
+          // Leave 50 ms after sending: long enough for the node to read the body and start.
+          const s = net.connect(Number(p), hostname, () => s.write(request, () => setTimeout(() => s.destroy(), 50)));
+          s.on('close', () => resolve());
+          s.on('error', () => resolve());
+        });
+        maxThreads = Math.max(maxThreads, threads());
+      }
+      // An honest call is answered within its request timeout while the abandoned ones drain.
+      const t0 = performance.now();
+      const res = await fetch(own.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: call('eth_blockNumber', []) });
+      const honestMs = performance.now() - t0;
+      const v = (await res.json()) as { result?: string; error?: { code: number } };
+      expect(res.status === 200 ? v.result : v.error?.code, `status ${res.status}`).toBeDefined();
+      const peak = sampler.stop();
+      maxThreads = Math.max(maxThreads, threads());
+      // Unbounded, every abandoned batch holds a blocking thread (40 rounds: 40+ threads);
+      // bounded, at most CAP calls are alive at once.
+      expect(peak - before, `RSS ${before.toFixed(0)} → peak ${peak.toFixed(0)} MB`).toBeLessThan(60);
+      expect(maxThreads, 'threads of the node').toBeLessThan(30);
+      figures['hangups'] = { rounds: ROUNDS_HANGUP, maxConnections: CAP, rssBeforeMb: Math.round(before), rssPeakMb: Math.round(peak), maxThreads, honestMs: Math.round(honestMs) };
+    } finally {
+      await own.stop();
+    }
+  }, 120_000);
+
   it('the node is still up, answering, and its memory stayed bounded', async () => {
     const a = await blockNumber();
     expect(a.status).toBe(200);
@@ -575,6 +618,12 @@ describe('hostile RPC input', () => {
       `slow clients: ${slow.clients} dribbling bodies timed out with -32005 after ${REQUEST_TIMEOUT_S} s while ${slow.honestCalls} honest calls took at most ${slow.honestMaxMs} ms; ${idle.refused503} connections over the cap refused with 503/-32005, honest client served again after ${(idle.honestServedAgainAfterMs / 1000).toFixed(1)} s`,
       `expensive calls: ${heavy.clients} clients sent ${heavy.calls} eth_getProof of 1024 keys while honest calls took at most ${heavy.honestMaxMs} ms (${seconds.toFixed(0)} s in all, ${MODE})`,
     );
+    const hang = figures['hangups'] as { rounds: number; maxConnections: number; rssBeforeMb: number; rssPeakMb: number; maxThreads: number } | undefined;
+    if (hang) {
+      lines.push(
+        `hang-ups: ${hang.rounds} clients sent a slow batch and left (--max-connections ${hang.maxConnections}): RSS ${hang.rssBeforeMb} → peak ${hang.rssPeakMb} MB, at most ${hang.maxThreads} threads`,
+      );
+    }
     Object.assign(figures, {
       requestsSent: tally.sent,
       answeredWithNamedError: tally.answered,
