@@ -39,13 +39,26 @@ export class VerificationError extends Error {
   override readonly name = 'VerificationError';
   /** Stable reason, e.g. `ROOT_MISMATCH`. */
   readonly code: ErrorCode;
-  /** The input field at fault (`accountProof`, `storageProof[1]`, `balance`, …), if known. */
+  /**
+   * The input field at fault, as a path (`accountProof`, `storageProof[1]`, `balance`,
+   * `proof.parts[2].tree`, `proof.levels[1].commitment`, `history.tuples[0]`), if known.
+   */
   readonly field: string | undefined;
+  /** What the check expected at `field`, when it compares one value with another. */
+  readonly expected: string | undefined;
+  /** What it found there. */
+  readonly found: string | undefined;
 
-  constructor(code: ErrorCode, message: string, options: { field?: string; cause?: unknown } = {}) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { field?: string; expected?: string; found?: string; cause?: unknown } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.field = options.field;
+    this.expected = options.expected;
+    this.found = options.found;
   }
 }
 
@@ -74,18 +87,20 @@ function isErrorCode(c: unknown): c is ErrorCode {
 }
 
 /**
- * Runs a wasm call and turns the JS `Error` it throws (which carries `code` and `field`)
- * into a {@link VerificationError}.
+ * Runs a wasm call and turns the JS `Error` it throws (which carries `code`, `field` and, where
+ * there are, `expected` and `found`) into a {@link VerificationError}.
  */
 export function wasmCall<T>(f: () => T): T {
   try {
     return f();
   } catch (e) {
     if (e instanceof Error) {
-      const { code, field } = e as Error & { code?: unknown; field?: unknown };
+      const { code, field, expected, found } = e as Error & Record<'code' | 'field' | 'expected' | 'found', unknown>;
       if (isErrorCode(code)) {
         throw new VerificationError(code, e.message, {
           ...(typeof field === 'string' ? { field } : {}),
+          ...(typeof expected === 'string' ? { expected } : {}),
+          ...(typeof found === 'string' ? { found } : {}),
           cause: e,
         });
       }

@@ -26,7 +26,7 @@ use lightprov_engine_api::{
 use lightprov_engine_cole::{ColeEngine, Params as ColeParams};
 use lightprov_engine_lvmt::{amt::Proofs, setup::Setup, tree::Lvmt};
 use lightprov_engine_mpt::MptEngine;
-use lightprov_types::{Word, cole::hash::header_root};
+use lightprov_types::{Word, cole::hash::header_root, family};
 
 use crate::workload::Workload;
 
@@ -45,8 +45,9 @@ pub const TRANSFER_GAS: u64 = 21_000;
 pub const BASE_FEE: u64 = 1_000_000_000;
 /// Block gas limit.
 pub const GAS_LIMIT: u64 = 30_000_000;
-/// Bytes of extraData before the seal: coleRoot, lvmtRoot, lvmtHistoryRoot.
-pub const EXTRA_ROOTS: usize = 96;
+/// Bytes of extraData before the seal: coleRoot, lvmtRoot, lvmtHistoryRoot (where each sits:
+/// the commitment table of `lightprov_types::family`).
+pub const EXTRA_ROOTS: usize = family::EXTRA_COMMITMENTS_LEN;
 /// Genesis timestamp (fixed, so the genesis hash depends only on the configuration).
 const GENESIS_TIME: u64 = 1_700_000_000;
 /// Balance of each dev account at genesis: 1,000,000 ETH.
@@ -440,23 +441,17 @@ impl Chain {
         self.lvmt.as_ref()
     }
 
-    /// The `lvmtRoot` and `lvmtHistoryRoot` fields of a header's extraData (bytes 32..96).
+    /// The `lvmtRoot` and `lvmtHistoryRoot` commitments of a header (zero if absent).
     pub fn lvmt_roots_of(header: &Header) -> ([u8; 32], B256) {
         let extra = &header.extra_data;
-        let aroot = extra
-            .get(32..64)
-            .and_then(|b| <[u8; 32]>::try_from(b).ok())
-            .unwrap_or_default();
-        let history = extra.get(64..96).map_or(B256::ZERO, B256::from_slice);
-        (aroot, history)
+        let aroot = family::LVMT_ROOT.read(extra).unwrap_or_default();
+        let history = family::LVMT_HISTORY_ROOT.read(extra).unwrap_or_default();
+        (aroot, B256::from(history))
     }
 
-    /// The `coleRoot` field of a header's extraData.
+    /// The `coleRoot` commitment of a header (zero if absent).
     pub fn cole_root_of(header: &Header) -> B256 {
-        header
-            .extra_data
-            .get(..32)
-            .map_or(B256::ZERO, B256::from_slice)
+        B256::from(family::COLE_ROOT.read(&header.extra_data).unwrap_or_default())
     }
 
     /// The key a state key hashes, if the chain ever wrote it.
@@ -737,15 +732,13 @@ impl Chain {
             None => None,
         };
         let mut extra_roots = vec![0u8; EXTRA_ROOTS];
-        if let (Some((aroot, history)), Some(dst)) = (lvmt_roots, extra_roots.get_mut(32..96)) {
-            let (a, h) = dst.split_at_mut(32);
-            a.copy_from_slice(&aroot);
-            h.copy_from_slice(history.as_slice());
+        // Each commitment at its place in the table; `write` cannot fail on EXTRA_ROOTS bytes.
+        if let Some((aroot, history)) = lvmt_roots {
+            family::LVMT_ROOT.write(&mut extra_roots, &aroot);
+            family::LVMT_HISTORY_ROOT.write(&mut extra_roots, &history.0);
         }
-        if (self.cole.is_some() || self.cole_star.is_some())
-            && let Some(dst) = extra_roots.get_mut(..32)
-        {
-            dst.copy_from_slice(header_root(&cole_root, &cole_star_root).as_slice());
+        if self.cole.is_some() || self.cole_star.is_some() {
+            family::COLE_ROOT.write(&mut extra_roots, &header_root(&cole_root, &cole_star_root).0);
         }
         let txs: Vec<TxEnvelope> = included.iter().map(|p| p.tx.clone()).collect();
         let mut cumulative = 0;

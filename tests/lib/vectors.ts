@@ -26,7 +26,7 @@ export interface Vector {
 
 const quantity = (v: bigint): string => '0x' + v.toString(16);
 
-function run(v: Vector): unknown {
+export function run(v: Vector): unknown {
   const i = v.inputs;
   if ('lvmtRoot' in i) {
     const hex = i['params'] as string;

@@ -68,7 +68,7 @@ fn scheme(v: Variant) -> &'static str {
 
 fn check(ctx: &Ctx, key: &B256, lo: u64, hi: u64, proof: &[u8]) -> Result<Value, ErrorCode> {
     let h = verify_history_in_header(&ctx.header, ctx.variant, &ctx.sibling, key, lo, hi, proof)
-        .map_err(|e| e.code)?;
+        .map_err(|e| e.code())?;
     let v = |x: &lightprov_verifier::cole::Version| json!({ "block": format!("0x{:x}", x.block), "value": hex::encode(&x.value) });
     Ok(json!({
         "ok": true,

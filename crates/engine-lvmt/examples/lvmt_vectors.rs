@@ -122,7 +122,7 @@ fn main() {
             let mut x = p.clone();
             if f(&mut x) {
                 let b = x.encode();
-                let got = verify(&t, k, &b).map_err(|e| e.code).err();
+                let got = verify(&t, k, &b).map_err(|e| e.code()).err();
                 // A level added below a full level reaches the next level's tuple check first.
                 let code = if what == "level-added" && got == Some(ErrorCode::HistoryMismatch) {
                     ErrorCode::HistoryMismatch
@@ -226,7 +226,7 @@ fn main() {
             x.tuples.remove(1);
             let b = x.encode();
             assert_eq!(
-                verify_history(&t, &hk, lo, hi, &b).unwrap_err().code,
+                verify_history(&t, &hk, lo, hi, &b).unwrap_err().code(),
                 ErrorCode::HistoryMismatch
             );
             let mut inp = inputs.clone();

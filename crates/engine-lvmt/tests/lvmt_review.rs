@@ -81,12 +81,12 @@ fn a_carry_between_packed_versions_is_refused() {
 
     for (what, forged) in [("absent", absent), ("stale", stale), ("wrapped", wrapped)] {
         assert_eq!(
-            verify_proof(&tr, &k, &forged).map_err(|e| e.code),
+            verify_proof(&tr, &k, &forged).map_err(|e| e.code()),
             Err(ErrorCode::BadEncoding),
             "{what}"
         );
         assert_eq!(
-            verify(&tr, &k, &forged.encode()).map_err(|e| e.code),
+            verify(&tr, &k, &forged.encode()).map_err(|e| e.code()),
             Err(ErrorCode::BadEncoding),
             "{what}"
         );
@@ -146,7 +146,7 @@ fn history_edge_forgeries_are_rejected() {
     assert_eq!(honest.tuples.len(), 4);
     assert_eq!(h(0, 5, &honest).unwrap().versions.len(), 4);
 
-    let code = |p: &LvmtHistory| h(0, 5, p).map_err(|e| e.code).unwrap_err();
+    let code = |p: &LvmtHistory| h(0, 5, p).map_err(|e| e.code()).unwrap_err();
     let mut p = honest.clone();
     p.tuples.insert(1, p.tuples[0].clone());
     assert_eq!(code(&p), ErrorCode::HistoryMismatch);
@@ -169,13 +169,13 @@ fn history_edge_forgeries_are_rejected() {
     p.tuples.clone_from(&honest.tuples);
     p.first = 1;
     assert_eq!(
-        verify_history(&tr, &ghost, 0, 5, &p.encode()).map_err(|e| e.code),
+        verify_history(&tr, &ghost, 0, 5, &p.encode()).map_err(|e| e.code()),
         Err(ErrorCode::ExtraResults)
     );
     // lo > hi, even as the proof's own range.
     let p = t.prove_history(&k, 3, 1).unwrap();
     assert_eq!(
-        h(3, 1, &p).map_err(|e| e.code),
+        h(3, 1, &p).map_err(|e| e.code()),
         Err(ErrorCode::RangeMismatch)
     );
 }

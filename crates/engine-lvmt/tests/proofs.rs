@@ -73,7 +73,7 @@ fn trusted(w: &World) -> Trusted<'_> {
 }
 
 fn check(w: &World, key: &B256, proof: &LvmtProof) -> Result<Proven, ErrorCode> {
-    verify(&trusted(w), key, &proof.encode()).map_err(|e| e.code)
+    verify(&trusted(w), key, &proof.encode()).map_err(|e| e.code())
 }
 
 #[test]
@@ -196,7 +196,7 @@ fn a_top_commitment_other_than_the_trusted_root_is_rejected() {
     };
     // Same history as when it was made, but the root AMT moved on.
     assert_ne!(lvmt.aroot(), old_aroot);
-    let got = verify(&t, &k, &old.encode()).map_err(|e| e.code);
+    let got = verify(&t, &k, &old.encode()).map_err(|e| e.code());
     assert_eq!(got, Err(ErrorCode::PairingCheckFailed));
 }
 
@@ -292,7 +292,7 @@ proptest::proptest! {
 }
 
 fn history(w: &World, key: &B256, lo: u64, hi: u64, bytes: &[u8]) -> Result<History, ErrorCode> {
-    verify_history(&trusted(w), key, lo, hi, bytes).map_err(|e| e.code)
+    verify_history(&trusted(w), key, lo, hi, bytes).map_err(|e| e.code())
 }
 
 #[test]

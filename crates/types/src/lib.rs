@@ -5,16 +5,21 @@
 extern crate alloc;
 
 pub mod codec;
-pub mod cole;
 pub mod error_code;
-pub mod header;
+pub mod family;
 pub mod hex;
+
+// The proof families, one module each with the same files (`mod.rs`, `codec.rs`, `error.rs`);
+// registered in `family::FAMILIES`.
+pub mod cole;
+pub mod header;
 pub mod lvmt;
 pub mod mpt;
 
 pub use alloy_primitives::{Address, B256};
 pub use codec::DecodeError;
 pub use error_code::ErrorCode;
+pub use family::{Evidence, FAMILIES, Family, Rejection};
 
 /// A 256-bit unsigned integer as 32 big-endian bytes (balances, storage values, difficulty).
 ///

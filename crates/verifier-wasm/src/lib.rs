@@ -2,8 +2,8 @@
 
 use std::{string::ToString, vec::Vec};
 
-use js_sys::{Error, Reflect};
-use lightprov_types::{B256, DecodeError, ErrorCode, codec::Reader, mpt::decode_nodes};
+use js_sys::{Array, Error, Object, Reflect};
+use lightprov_types::{B256, DecodeError, ErrorCode, Rejection};
 use wasm_bindgen::prelude::*;
 
 #[cfg(all(feature = "inspect", any(feature = "cole", feature = "lvmt")))]
@@ -19,8 +19,83 @@ fn error(code: ErrorCode, field: &str, message: &str) -> JsValue {
     e.into()
 }
 
+/// Any family's rejection as a JS error: `code`, `field` (the path in the input at fault) and,
+/// where the check compares one value with another, `expected` and `found`.
+fn reject(e: &impl Rejection) -> JsValue {
+    let ev = e.evidence();
+    let err = error(e.code(), &ev.field, &e.to_string());
+    for (name, v) in [("expected", ev.expected), ("found", ev.found)] {
+        if let Some(v) = v {
+            let _ = Reflect::set(&err, &name.into(), &v.into());
+        }
+    }
+    err
+}
+
 fn decode_error(e: &DecodeError) -> JsValue {
-    error(e.code(), &e.field, &e.to_string())
+    reject(e)
+}
+
+fn set(o: &Object, key: &str, v: JsValue) {
+    // Setting a property on a fresh plain object cannot fail.
+    let _ = Reflect::set(o, &key.into(), &v);
+}
+
+/// Where each header commitment sits: `[{name, field, offset, length, genesisOnly}]`, in header
+/// order. The SDK reads commitments from headers with this table only.
+#[wasm_bindgen(js_name = headerCommitments)]
+pub fn header_commitments() -> Array {
+    use lightprov_types::family::{COMMITMENTS, Commitment};
+    COMMITMENTS
+        .iter()
+        .map(|c| {
+            let o = Object::new();
+            set(&o, "name", c.name.into());
+            set(&o, "field", c.field.name().into());
+            set(&o, "offset", (c.offset as u32).into());
+            set(&o, "length", (Commitment::LEN as u32).into());
+            set(&o, "genesisOnly", c.genesis_only.into());
+            JsValue::from(o)
+        })
+        .collect()
+}
+
+/// The proof families: `[{name, about, commitments: [name], codes: [code], tampers: [{name,
+/// code, alt?, about}]}]`. The SDK, the demo and the tests iterate this list.
+#[wasm_bindgen]
+pub fn families() -> Array {
+    lightprov_types::FAMILIES
+        .iter()
+        .map(|f| {
+            let o = Object::new();
+            set(&o, "name", f.name.into());
+            set(&o, "about", f.about.into());
+            let names: Array = f
+                .commitments
+                .iter()
+                .map(|c| JsValue::from(c.name))
+                .collect();
+            set(&o, "commitments", names.into());
+            let codes: Array = f.codes.iter().map(|c| JsValue::from(c.as_str())).collect();
+            set(&o, "codes", codes.into());
+            let tampers: Array = f
+                .tampers
+                .iter()
+                .map(|t| {
+                    let x = Object::new();
+                    set(&x, "name", t.name.into());
+                    set(&x, "code", t.code.as_str().into());
+                    if let Some(a) = t.alt {
+                        set(&x, "alt", a.as_str().into());
+                    }
+                    set(&x, "about", t.about.into());
+                    JsValue::from(x)
+                })
+                .collect();
+            set(&o, "tampers", tampers.into());
+            JsValue::from(o)
+        })
+        .collect()
 }
 
 fn hash32(b: &[u8], field: &str) -> Result<B256, JsValue> {
@@ -47,7 +122,7 @@ pub fn verify_account_proof(proof: &[u8], state_root: &[u8]) -> Result<bool, JsV
     let proof = AccountProofRef::decode(proof).map_err(|e| decode_error(&e))?;
     lightprov_verifier::mpt::verify_account_proof(&root, &proof)
         .map(|a| a.exists)
-        .map_err(|e| error(e.code(), &e.field(), &e.to_string()))
+        .map_err(|e| reject(&e))
 }
 
 /// Verifies one trie proof: `nodes` in the `Nodes` wire format, `key` the trie path (at most
@@ -61,16 +136,16 @@ pub fn verify_mpt_proof(
     nodes: &[u8],
     value: Option<Vec<u8>>,
 ) -> Result<(), JsValue> {
+    use lightprov_verifier::{
+        Verify,
+        mpt::{TrieKey, TrieQuery},
+    };
     let root = hash32(root, "root")?;
-    if key.len() > 32 {
-        // The node-count limit of the wire format (65) is sized for 32-byte keys.
-        return Err(decode_error(&DecodeError::new("key", "at most 32 bytes")));
-    }
-    let mut r = Reader::new(nodes);
-    let nodes = decode_nodes(&mut r, "proof").map_err(|e| decode_error(&e))?;
-    r.finish("proof").map_err(|e| decode_error(&e))?;
-    lightprov_verifier::mpt::verify_proof(&root, key, value.as_deref(), &nodes)
-        .map_err(|e| error(e.code(), "proof", &e.to_string()))
+    let query = TrieQuery {
+        key: key.to_vec(),
+        value,
+    };
+    TrieKey::verify(&root, &query, nodes).map_err(|e| reject(&e))
 }
 
 /// Verifies a COLE provenance proof for `state_key` over blocks `lo..=hi` against a header's
@@ -90,7 +165,10 @@ pub fn verify_cole_history(
     hi: u64,
     proof: &[u8],
 ) -> Result<Vec<u8>, JsValue> {
-    use lightprov_verifier::cole::{Variant, verify_history_in_header};
+    use lightprov_verifier::{
+        Verify,
+        cole::{Commitment, HistoryQuery, KeyHistory, Variant},
+    };
     let root = hash32(cole_root, "coleRoot")?;
     let sibling = hash32(sibling, "siblingRoot")?;
     let key = hash32(state_key, "stateKey")?;
@@ -104,8 +182,13 @@ pub fn verify_cole_history(
             )));
         }
     };
-    let h = verify_history_in_header(&root, variant, &sibling, &key, lo, hi, proof)
-        .map_err(|e| error(e.code, "proof", &e.to_string()))?;
+    let commitment = Commitment {
+        cole_root: root,
+        variant,
+        sibling,
+    };
+    let h = KeyHistory::verify(&commitment, &HistoryQuery { key, lo, hi }, proof)
+        .map_err(|e| reject(&e))?;
     let mut out = Vec::with_capacity(45 + h.versions.len() * 40);
     match h.at_lo {
         Some(v) => {
@@ -195,7 +278,7 @@ pub fn verify_lvmt_proof(
     proof: &[u8],
 ) -> Result<Vec<u8>, JsValue> {
     lvmt_check(
-        lightprov_verifier::lvmt::proof::verify,
+        <lightprov_verifier::lvmt::proof::LatestValue as lightprov_verifier::Verify>::verify,
         params,
         aroot,
         history_root,
@@ -225,7 +308,7 @@ fn lvmt_check(
 ) -> Result<Vec<u8>, JsValue> {
     let t = lvmt_trusted(params, aroot, history_root, blocks)?;
     let key = hash32(state_key, "stateKey")?;
-    let proven = check(&t, &key, proof).map_err(|e| error(e.code, "proof", &e.to_string()))?;
+    let proven = check(&t, &key, proof).map_err(|e| reject(&e))?;
     Ok(lvmt_proven(proven))
 }
 
@@ -289,11 +372,13 @@ pub fn verify_lvmt_history(
     hi: u64,
     proof: &[u8],
 ) -> Result<Vec<u8>, JsValue> {
-    use lightprov_verifier::lvmt::proof::{Version, verify_history};
+    use lightprov_verifier::{
+        Verify,
+        lvmt::proof::{HistoryQuery, KeyHistory, Version},
+    };
     let t = lvmt_trusted(params, aroot, history_root, blocks)?;
     let key = hash32(state_key, "stateKey")?;
-    let h = verify_history(&t, &key, lo, hi, proof)
-        .map_err(|e| error(e.code, "proof", &e.to_string()))?;
+    let h = KeyHistory::verify(&t, &HistoryQuery { key, lo, hi }, proof).map_err(|e| reject(&e))?;
     let put = |out: &mut Vec<u8>, v: &Version| {
         out.extend_from_slice(&v.block.to_be_bytes());
         out.extend_from_slice(&v.version.to_be_bytes());
@@ -321,22 +406,7 @@ pub fn verify_header_rlp(rlp: &[u8], expected: &[u8]) -> Result<(), JsValue> {
     let expected = hash32(expected, "expectedHash")?;
     lightprov_verifier::header::verify_header_rlp(rlp, &expected)
         .map(|_| ())
-        .map_err(|e| header_error(&e))
-}
-
-/// A header failure as a JS error, naming the header field at fault.
-#[cfg(feature = "header")]
-fn header_error(e: &lightprov_verifier::header::HeaderVerifyError) -> JsValue {
-    use lightprov_types::header::HeaderError;
-    use lightprov_verifier::header::HeaderVerifyError as E;
-    let field = match e {
-        E::Header(HeaderError::Decode(d)) => d.field.as_str(),
-        E::Header(HeaderError::Layout { .. }) => "header",
-        E::HashMismatch { .. } => "hash",
-        E::ParentMismatch { .. } => "parentHash",
-        E::BadSeal { .. } | E::UnknownSigner { .. } => "extraData",
-    };
-    error(e.code(), field, &e.to_string())
+        .map_err(|e| reject(&e))
 }
 
 /// keccak256 of `data` (for checking code against a proven code hash).
@@ -362,5 +432,5 @@ pub fn verify_header_link(rlp: &[u8], parent: &[u8], signers: &[u8]) -> Result<V
     })?;
     clique::verify_link(rlp, parent.as_ref(), &signers)
         .map(|(_, h)| h.to_vec())
-        .map_err(|e| header_error(&e))
+        .map_err(|e| reject(&e))
 }

@@ -24,11 +24,11 @@
 //! Results are never taken from the prover as a list: they are the revealed leaves of trees
 //! whose roots are bound into `H_state`, so an appended or unauthenticated result cannot exist.
 
-use alloc::{string::String, vec::Vec};
-use core::fmt;
+use alloc::vec::Vec;
 
+pub use lightprov_types::cole::{ColeError, Gap, ShapeFault};
 use lightprov_types::{
-    B256, ErrorCode, Word,
+    B256, Word,
     cole::{Entry, HistoryProof, Part, StructureKind, Tree, hash},
 };
 use sha2::{Digest, Sha256};
@@ -66,33 +66,6 @@ impl History {
     }
 }
 
-/// Why a provenance proof was rejected.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ColeError {
-    /// The stable code.
-    pub code: ErrorCode,
-    /// What exactly failed, naming the structure.
-    pub detail: String,
-}
-
-impl ColeError {
-    fn new(code: ErrorCode, detail: impl Into<String>) -> Self {
-        Self {
-            code,
-            detail: detail.into(),
-        }
-    }
-}
-
-impl fmt::Display for ColeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.code, self.detail)
-    }
-}
-
-#[cfg(feature = "std")]
-impl std::error::Error for ColeError {}
-
 /// Decodes and verifies a provenance proof for `key` over `lo..=hi` against `root`.
 pub fn verify_history(
     root: &B256,
@@ -101,8 +74,7 @@ pub fn verify_history(
     hi: u64,
     proof: &[u8],
 ) -> Result<History, ColeError> {
-    let proof = HistoryProof::decode(proof)
-        .map_err(|e| ColeError::new(ErrorCode::BadEncoding, alloc::format!("{e}")))?;
+    let proof = HistoryProof::decode(proof)?;
     verify_history_proof(root, key, lo, hi, &proof)
 }
 
@@ -126,15 +98,14 @@ pub fn verify_history_in_header(
     hi: u64,
     proof: &[u8],
 ) -> Result<History, ColeError> {
-    let proof = HistoryProof::decode(proof)
-        .map_err(|e| ColeError::new(ErrorCode::BadEncoding, alloc::format!("{e}")))?;
+    let proof = HistoryProof::decode(proof)?;
     verify_inner(
         |h| {
-            let expect = match variant {
+            let found = match variant {
                 Variant::Cole => hash::header_root(h, sibling),
                 Variant::ColeStar => hash::header_root(sibling, h),
             };
-            expect == *cole_root
+            (*cole_root, found)
         },
         key,
         lo,
@@ -151,37 +122,31 @@ pub fn verify_history_proof(
     hi: u64,
     proof: &HistoryProof,
 ) -> Result<History, ColeError> {
-    verify_inner(|h| h == root, key, lo, hi, proof)
+    verify_inner(|h| (*root, *h), key, lo, hi, proof)
 }
 
 fn verify_inner(
-    accept: impl FnOnce(&B256) -> bool,
+    // The trusted root and the root the proof's `H_state` gives in its place.
+    accept: impl FnOnce(&B256) -> (B256, B256),
     key: &B256,
     lo: u64,
     hi: u64,
     proof: &HistoryProof,
 ) -> Result<History, ColeError> {
     if lo > hi {
-        return Err(ColeError::new(
-            ErrorCode::RangeMismatch,
-            "the range's first block is after its last",
-        ));
+        return Err(ColeError::EmptyRange { lo, hi });
     }
     if proof.key != *key {
-        return Err(ColeError::new(
-            ErrorCode::KeyMismatch,
-            "the proof is for another state key",
-        ));
+        return Err(ColeError::KeyMismatch {
+            expected: *key,
+            found: proof.key,
+        });
     }
     if (proof.lo, proof.hi) != (lo, hi) {
-        return Err(ColeError::new(
-            ErrorCode::RangeMismatch,
-            alloc::format!(
-                "the proof answers blocks {}..={}, not {lo}..={hi}",
-                proof.lo,
-                proof.hi
-            ),
-        ));
+        return Err(ColeError::RangeMismatch {
+            expected: (lo, hi),
+            found: (proof.lo, proof.hi),
+        });
     }
     let mut digests = Vec::with_capacity(proof.parts.len());
     // Versions per structure, newest structure first.
@@ -193,13 +158,7 @@ fn verify_inner(
         let s = match part {
             Part::Skipped(d) => {
                 if at_lo.is_none() {
-                    return Err(ColeError::new(
-                        ErrorCode::WrongEarlyStop,
-                        alloc::format!(
-                            "structure {i} is skipped before the version in force at block {lo} \
-                             was found"
-                        ),
-                    ));
+                    return Err(ColeError::StoppedEarly { part: i, lo });
                 }
                 digests.push(*d);
                 continue;
@@ -207,26 +166,18 @@ fn verify_inner(
             Part::Searched(s) => s,
         };
         if at_lo.is_some() {
-            return Err(ColeError::new(
-                ErrorCode::WrongEarlyStop,
-                alloc::format!(
-                    "structure {i} is searched after the version in force at block {lo} was found"
-                ),
-            ));
+            return Err(ColeError::SearchedAfterStop { part: i, lo });
         }
         if let StructureKind::Run { .. } = s.kind {
             let want = hash::complete_height(s.n, proof.fanout);
             if s.height != want {
-                return Err(ColeError::new(
-                    ErrorCode::BadShape,
-                    alloc::format!(
-                        "structure {i}: a run of {} entries with fanout {} has height {want}, \
-                         not {}",
-                        s.n,
-                        proof.fanout,
-                        s.height
-                    ),
-                ));
+                return Err(ColeError::RunHeight {
+                    part: i,
+                    entries: s.n,
+                    fanout: proof.fanout,
+                    expected: want,
+                    found: s.height,
+                });
             }
         }
         let mut walk = Walk {
@@ -248,13 +199,11 @@ fn verify_inner(
         if let (Some(newest_here), Some(old)) = (found.newest, oldest)
             && newest_here >= old
         {
-            return Err(ColeError::new(
-                ErrorCode::ResultsOutOfOrder,
-                alloc::format!(
-                    "structure {i} holds block {newest_here}, not older than block {old} of a \
-                     newer structure"
-                ),
-            ));
+            return Err(ColeError::OlderStructureNewer {
+                part: i,
+                block: newest_here,
+                newer: old,
+            });
         }
         if let Some(o) = found.oldest {
             oldest = Some(o);
@@ -263,11 +212,9 @@ fn verify_inner(
         per_structure.push(found.in_range);
     }
     let computed = hash::state(proof.fanout, digests.iter());
-    if !accept(&computed) {
-        return Err(ColeError::new(
-            ErrorCode::RootMismatch,
-            "H_state recomputed from the proof differs from the trusted root",
-        ));
+    let (expected, found) = accept(&computed);
+    if expected != found {
+        return Err(ColeError::RootMismatch { expected, found });
     }
     let searched = per_structure.len();
     let versions = per_structure.into_iter().rev().flatten().collect();
@@ -306,8 +253,18 @@ struct Found {
 }
 
 impl<'a> Walk<'a> {
-    fn err(&self, code: ErrorCode, what: &str) -> ColeError {
-        ColeError::new(code, alloc::format!("structure {}: {what}", self.structure))
+    fn shape(&self, fault: ShapeFault) -> ColeError {
+        ColeError::Shape {
+            part: self.structure,
+            fault,
+        }
+    }
+
+    fn gap(&self, gap: Gap) -> ColeError {
+        ColeError::Incomplete {
+            part: self.structure,
+            gap,
+        }
     }
 
     /// Hashes the partial tree, checking its shape and the contiguity of its entries.
@@ -315,13 +272,10 @@ impl<'a> Walk<'a> {
         match t {
             Tree::Leaf(e) => {
                 if depth != self.height {
-                    return Err(self.err(ErrorCode::BadShape, "an entry above the tree's leaves"));
+                    return Err(self.shape(ShapeFault::EntryAboveLeaves));
                 }
                 if self.state == Side::After {
-                    return Err(self.err(
-                        ErrorCode::IncompleteRange,
-                        "a pruned subtree lies between revealed entries",
-                    ));
+                    return Err(self.gap(Gap::PrunedBetweenEntries));
                 }
                 self.state = Side::Inside;
                 self.leaves.push(e);
@@ -329,7 +283,7 @@ impl<'a> Walk<'a> {
             }
             Tree::Hash(h) => {
                 if depth > self.height {
-                    return Err(self.err(ErrorCode::BadShape, "a subtree below the tree's leaves"));
+                    return Err(self.shape(ShapeFault::SubtreeBelowLeaves));
                 }
                 match self.state {
                     Side::Before => self.pruned_left = true,
@@ -340,10 +294,13 @@ impl<'a> Walk<'a> {
             }
             Tree::Node(children) => {
                 if depth >= self.height {
-                    return Err(self.err(ErrorCode::BadShape, "an inner node at the leaves' level"));
+                    return Err(self.shape(ShapeFault::InnerNodeAtLeaves));
                 }
                 if children.len() > usize::from(self.fanout) {
-                    return Err(self.err(ErrorCode::BadShape, "a node wider than the fanout"));
+                    return Err(self.shape(ShapeFault::NodeTooWide {
+                        arity: children.len(),
+                        fanout: self.fanout,
+                    }));
                 }
                 let before = self.leaves.len();
                 let mut h = Sha256::new();
@@ -353,10 +310,7 @@ impl<'a> Walk<'a> {
                 }
                 if self.leaves.len() == before {
                     // Its hash would do: a second encoding of the same proof.
-                    return Err(self.err(
-                        ErrorCode::BadShape,
-                        "an inner node that reveals no entry (it must be pruned to its hash)",
-                    ));
+                    return Err(self.shape(ShapeFault::NodeRevealsNothing));
                 }
                 Ok(B256::from(<[u8; 32]>::from(h.finalize())))
             }
@@ -367,19 +321,21 @@ impl<'a> Walk<'a> {
     fn check_range(&self, key: &B256, lo: u64, hi: u64, n: u64) -> Result<Found, ColeError> {
         let leaves = &self.leaves;
         if leaves.is_empty() {
-            return Err(self.err(ErrorCode::IncompleteRange, "no entry is revealed"));
+            return Err(self.gap(Gap::NothingRevealed));
         }
         if leaves.len() as u64 > n {
-            return Err(self.err(ErrorCode::BadShape, "more entries than the structure holds"));
+            return Err(self.shape(ShapeFault::MoreEntriesThanStructure {
+                revealed: leaves.len(),
+                entries: n,
+            }));
         }
         if leaves
             .windows(2)
             .any(|w| matches!(w, [a, b] if a.compound() >= b.compound()))
         {
-            return Err(self.err(
-                ErrorCode::ResultsOutOfOrder,
-                "revealed entries are not strictly increasing",
-            ));
+            return Err(ColeError::EntriesOutOfOrder {
+                part: self.structure,
+            });
         }
         let ql = (*key, lo);
         let qu = (*key, hi);
@@ -390,22 +346,17 @@ impl<'a> Walk<'a> {
             .take_while(|e| e.compound() > qu)
             .count();
         if below > 1 || above > 1 {
-            return Err(self.err(
-                ErrorCode::ExtraResults,
-                "more than one neighbour entry on a side of the range",
-            ));
+            return Err(ColeError::ExtraNeighbours {
+                part: self.structure,
+                before: below,
+                after: above,
+            });
         }
         if below == 0 && self.pruned_left {
-            return Err(self.err(
-                ErrorCode::IncompleteRange,
-                "no neighbour entry before the range, and the range does not start the structure",
-            ));
+            return Err(self.gap(Gap::NoLeftNeighbour));
         }
         if above == 0 && self.state == Side::After {
-            return Err(self.err(
-                ErrorCode::IncompleteRange,
-                "no neighbour entry after the range, and the range does not end the structure",
-            ));
+            return Err(self.gap(Gap::NoRightNeighbour));
         }
         let version = |e: &Entry| Version {
             block: e.block,
@@ -437,5 +388,52 @@ impl<'a> Walk<'a> {
             newest,
             oldest,
         })
+    }
+}
+
+/// What a COLE proof is checked against: a verified header's `coleRoot`, which engine's proof it
+/// is, and the other engine's `H_state` (the header commits to both).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Commitment {
+    /// The header's `coleRoot`.
+    pub cole_root: B256,
+    /// The engine.
+    pub variant: Variant,
+    /// The other engine's `H_state`, as the node reports it.
+    pub sibling: B256,
+}
+
+/// A state key's history over `lo..=hi`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HistoryQuery {
+    /// The state key.
+    pub key: B256,
+    /// First block.
+    pub lo: u64,
+    /// Last block.
+    pub hi: u64,
+}
+
+/// COLE provenance proofs in the one verify shape.
+#[derive(Clone, Copy, Debug)]
+pub struct KeyHistory;
+
+impl crate::Verify for KeyHistory {
+    const FAMILY: &'static lightprov_types::Family = &lightprov_types::cole::FAMILY;
+    type Commitment<'a> = Commitment;
+    type Query = HistoryQuery;
+    type Verified = History;
+    type Error = ColeError;
+
+    fn verify(c: &Commitment, q: &HistoryQuery, proof: &[u8]) -> Result<History, ColeError> {
+        verify_history_in_header(
+            &c.cole_root,
+            c.variant,
+            &c.sibling,
+            &q.key,
+            q.lo,
+            q.hi,
+            proof,
+        )
     }
 }

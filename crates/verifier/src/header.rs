@@ -1,87 +1,8 @@
 //! Block header check: keccak256(RLP(header)) must equal the trusted block hash.
 
-use core::fmt;
-
 use crate::keccak256;
 use alloy_primitives::B256;
-use lightprov_types::{
-    ErrorCode,
-    header::{Header, HeaderError},
-};
-
-/// Why a header was rejected.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum HeaderVerifyError {
-    /// The header is malformed or of no known layout.
-    Header(HeaderError),
-    /// keccak256(RLP(header)) is `got`, not the trusted `expected`.
-    HashMismatch {
-        /// The trusted hash.
-        expected: B256,
-        /// The header's hash.
-        got: B256,
-    },
-    /// The header's parentHash is not the verified parent's hash.
-    ParentMismatch {
-        /// The verified parent's hash.
-        expected: B256,
-        /// The header's parentHash.
-        got: B256,
-    },
-    /// The seal is malformed or does not recover.
-    BadSeal {
-        /// What is wrong.
-        reason: &'static str,
-    },
-    /// The seal recovers a key that is not trusted.
-    UnknownSigner {
-        /// The address that signed.
-        signer: alloy_primitives::Address,
-    },
-}
-
-impl HeaderVerifyError {
-    /// The stable error code.
-    pub const fn code(&self) -> ErrorCode {
-        match self {
-            Self::Header(e) => e.code(),
-            Self::HashMismatch { .. } => ErrorCode::HeaderHashMismatch,
-            Self::ParentMismatch { .. } => ErrorCode::ParentMismatch,
-            Self::BadSeal { .. } => ErrorCode::BadSeal,
-            Self::UnknownSigner { .. } => ErrorCode::UnknownSigner,
-        }
-    }
-}
-
-impl From<HeaderError> for HeaderVerifyError {
-    fn from(e: HeaderError) -> Self {
-        Self::Header(e)
-    }
-}
-
-impl fmt::Display for HeaderVerifyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Header(e) => e.fmt(f),
-            Self::HashMismatch { expected, got } => {
-                write!(f, "the header hashes to {got}, not to {expected}")
-            }
-            Self::ParentMismatch { expected, got } => {
-                write!(
-                    f,
-                    "the header's parentHash is {got}, not the verified parent {expected}"
-                )
-            }
-            Self::BadSeal { reason } => write!(f, "bad seal: {reason}"),
-            Self::UnknownSigner { signer } => {
-                write!(f, "sealed by {signer}, which is not a trusted signer")
-            }
-        }
-    }
-}
-
-#[cfg(feature = "std")]
-impl std::error::Error for HeaderVerifyError {}
+pub use lightprov_types::header::{Header, HeaderError, HeaderVerifyError};
 
 /// Checks that `header` hashes to `expected`.
 pub fn verify_header(header: &Header, expected: &B256) -> Result<(), HeaderVerifyError> {
@@ -308,5 +229,21 @@ mod tests {
         assert_ne!(signer(&tampered).ok(), Some(address(&key)));
         assert_eq!(signers_from_bytes(&[0; 41]), None);
         assert_eq!(signers_from_bytes(&[0; 40]).map(|v| v.len()), Some(2));
+    }
+}
+
+/// A header (canonical RLP) against the block hash it must hash to, in the one verify shape.
+#[derive(Clone, Copy, Debug)]
+pub struct HeaderRlp;
+
+impl crate::Verify for HeaderRlp {
+    const FAMILY: &'static lightprov_types::Family = &lightprov_types::header::FAMILY;
+    type Commitment<'a> = B256;
+    type Query = ();
+    type Verified = Header;
+    type Error = HeaderVerifyError;
+
+    fn verify(hash: &B256, _: &(), rlp: &[u8]) -> Result<Header, HeaderVerifyError> {
+        verify_header_rlp(rlp, hash)
     }
 }

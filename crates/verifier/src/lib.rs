@@ -6,6 +6,7 @@
 #[allow(unused_extern_crates)]
 extern crate alloc;
 
+mod family;
 mod keccak;
 
 #[cfg(feature = "cole")]
@@ -17,5 +18,6 @@ pub mod lvmt;
 #[cfg(feature = "mpt")]
 pub mod mpt;
 
+pub use family::Verify;
 pub use keccak::keccak256;
-pub use lightprov_types::ErrorCode;
+pub use lightprov_types::{ErrorCode, Evidence, FAMILIES, Family, Rejection};

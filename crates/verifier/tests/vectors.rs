@@ -118,7 +118,7 @@ fn run_cole(i: &Value) -> Outcome {
         block("toBlock"),
         &proof,
     )
-    .map_err(|e| (e.code, "proof".to_string()))?;
+    .map_err(|e| (e.code(), "proof".to_string()))?;
     let v = |x: &Version| serde_json::json!({ "block": format!("0x{:x}", x.block), "value": hex::encode(&x.value) });
     Ok(serde_json::json!({
         "ok": true,
@@ -145,7 +145,7 @@ fn run_lvmt(i: &Value) -> Outcome {
     let key = b256(&i["stateKey"]);
     let proof = hex::data(s("proof"), "proof").unwrap();
     let q = |v: u64| format!("0x{v:x}");
-    let err = |e: lightprov_verifier::lvmt::proof::LvmtError| (e.code, "proof".to_string());
+    let err = |e: lightprov_verifier::lvmt::proof::LvmtError| (e.code(), "proof".to_string());
     if i.get("fromBlock").is_some() {
         let lo = hex::u64(s("fromBlock"), "fromBlock").unwrap();
         let hi = hex::u64(s("toBlock"), "toBlock").unwrap();
@@ -236,4 +236,116 @@ fn error_codes_match_the_shared_list() {
         .collect();
     let ours: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
     assert_eq!(ours, shared);
+}
+
+/// The tamper class of an invalid vector: the longest class of its family that the file name
+/// ends with (after `-`).
+fn tamper_of(
+    family: &lightprov_types::Family,
+    name: &str,
+) -> Option<&'static lightprov_types::family::Tamper> {
+    let stem = name.strip_suffix(".json")?;
+    family
+        .tampers
+        .iter()
+        .filter(|t| stem == t.name || stem.ends_with(&format!("-{}", t.name)))
+        .max_by_key(|t| t.name.len())
+}
+
+/// The registry is the list of families: each has valid and invalid vectors counted in
+/// `counts.json`, every invalid vector belongs to one of its tamper classes and fails with that
+/// class's code, and every class has vectors. A family registered without vectors, or vectors of
+/// a class nobody registered, fail here.
+#[test]
+fn every_registered_family_has_vectors_for_every_tamper_class() {
+    let counts: Value =
+        serde_json::from_str(&fs::read_to_string(root().join("counts.json")).unwrap()).unwrap();
+    let listed: Vec<&String> = counts.as_object().unwrap().keys().collect();
+    let registered: Vec<&str> = lightprov_types::FAMILIES.iter().map(|f| f.name).collect();
+    assert_eq!(
+        listed
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<std::collections::BTreeSet<_>>(),
+        registered.iter().copied().collect(),
+        "counts.json lists exactly the registered families"
+    );
+    for family in lightprov_types::FAMILIES {
+        assert!(
+            !load(family.name, "valid").is_empty(),
+            "{}: no valid vector",
+            family.name
+        );
+        let mut seen = std::collections::BTreeSet::new();
+        for (name, v) in load(family.name, "invalid") {
+            let t = tamper_of(family, &name)
+                .unwrap_or_else(|| panic!("{}/{name}: no registered tamper class", family.name));
+            let code = v["expected"]["error"].as_str().unwrap();
+            let code = ErrorCode::from_code(code).unwrap();
+            assert!(
+                t.answers(code),
+                "{}/{name}: {code} is not an answer of class {}",
+                family.name,
+                t.name
+            );
+            assert!(
+                family.codes.contains(&code),
+                "{}/{name}: {code} not listed by the family",
+                family.name
+            );
+            seen.insert(t.name);
+        }
+        for t in family.tampers {
+            assert!(
+                seen.contains(t.name),
+                "{}: tamper class {} has no vector",
+                family.name,
+                t.name
+            );
+        }
+    }
+}
+
+/// Rejections name the real field of the input, not a catch-all: for COLE and LVMT vectors the
+/// evidence points into the proof (or the query) and never is the bare word `proof`.
+#[test]
+fn rejections_name_the_field_at_fault() {
+    use lightprov_types::Rejection;
+    use lightprov_verifier::cole::{Variant, verify_history_in_header};
+    let mut n = 0;
+    for (name, v) in load("cole", "invalid") {
+        let i = &v["inputs"];
+        let s = |f: &str| i[f].as_str().unwrap();
+        let variant = if s("scheme") == "cole-star" {
+            Variant::ColeStar
+        } else {
+            Variant::Cole
+        };
+        let e = verify_history_in_header(
+            &b256(&i["coleRoot"]),
+            variant,
+            &b256(&i["siblingRoot"]),
+            &b256(&i["stateKey"]),
+            hex::u64(s("fromBlock"), "fromBlock").unwrap(),
+            hex::u64(s("toBlock"), "toBlock").unwrap(),
+            &hex::data(s("proof"), "proof").unwrap(),
+        )
+        .unwrap_err();
+        let ev = e.evidence();
+        assert!(
+            ev.field.starts_with("proof.") || ev.field == "root",
+            "{name}: field {}",
+            ev.field
+        );
+        if e.code() == ErrorCode::RootMismatch {
+            assert_eq!(
+                ev.expected.as_deref(),
+                Some(b256(&i["coleRoot"]).to_string().as_str()),
+                "{name}"
+            );
+            assert_ne!(ev.expected, ev.found, "{name}");
+        }
+        n += 1;
+    }
+    assert!(n > 200);
 }

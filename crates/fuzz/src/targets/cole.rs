@@ -160,14 +160,18 @@ impl Target for Cole {
                 Ok(o)
             }
             Err(e) => {
-                let depth = match e.code {
+                let depth = match e.code() {
                     lightprov_types::ErrorCode::BadEncoding => Depth::Undecoded,
                     lightprov_types::ErrorCode::RootMismatch => Depth::Final,
                     _ => Depth::Decoded,
                 };
                 Ok(Outcome::new(
                     depth,
-                    format!("{}:{}", e.code, strip_digits(&e.detail)),
+                    format!(
+                        "{}:{}",
+                        e.code(),
+                        strip_digits(&lightprov_types::Rejection::evidence(&e).field)
+                    ),
                 ))
             }
         }

@@ -225,7 +225,7 @@ impl Target for LvmtTarget {
             }
             Err(e) => {
                 use lightprov_types::ErrorCode as C;
-                let depth = match e.code {
+                let depth = match e.code() {
                     C::BadEncoding if !decodes => Depth::Undecoded,
                     C::BadEncoding => Depth::Decoded,
                     C::PairingCheckFailed => Depth::Final,
@@ -233,7 +233,11 @@ impl Target for LvmtTarget {
                 };
                 Ok(Outcome::new(
                     depth,
-                    format!("{}:{}", e.code, strip_digits(&e.detail)),
+                    format!(
+                        "{}:{}",
+                        e.code(),
+                        strip_digits(&lightprov_types::Rejection::evidence(&e).field)
+                    ),
                 ))
             }
         }

@@ -172,6 +172,7 @@ fn alloy_accepts_account(root: B256, p: &AccountProofRef<'_>, a: &VerifiedAccoun
 
 fn mpt_class(e: &MptError) -> String {
     let (name, index) = match e {
+        MptError::Decode(d) => (d.reason, 0),
         MptError::MalformedNode { index, reason } => (*reason, *index),
         MptError::RootMismatch { .. } => ("root", 0),
         MptError::NodeHashMismatch { index, .. } => ("hash", *index),
@@ -303,6 +304,11 @@ impl Mpt {
                         Depth::Final,
                         format!("storage{}:{}", index.min(&3), mpt_class(error)),
                     ),
+                    // Neither arises from a decoded proof checked on its own.
+                    AccountProofError::Decode(d) => {
+                        (Depth::Undecoded, format!("decode:{}", d.reason))
+                    }
+                    AccountProofError::Address { .. } => (Depth::Final, "address".into()),
                 };
                 return Ok(Outcome::new(depth, class));
             }

@@ -418,7 +418,7 @@ pub(super) fn forge(kind: &str, proof: &[u8]) -> Result<Forged, ForgeError> {
     // What the verifier says against the root the honest proof recomputes — the header's, for
     // an honest proof.
     let code = match verify_history(&h_state(&honest), &key, honest.lo, honest.hi, &forged) {
-        Err(e) => e.code.as_str(),
+        Err(e) => e.code().as_str(),
         Ok(_) => return not_applicable("the verifier accepts this tamper of this proof"),
     };
     Ok(Forged {

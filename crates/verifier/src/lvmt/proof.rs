@@ -20,11 +20,11 @@
 //! A stale tuple fails 3 (the version in its leaf is the one the AMT proves now); a proof
 //! without a value cannot be encoded.
 
-use alloc::{string::String, vec::Vec};
-use core::fmt;
+use alloc::{format, string::String, vec::Vec};
 
+pub use lightprov_types::lvmt::{LevelFault, ListFault, LvmtError};
 use lightprov_types::{
-    B256, ErrorCode, Word,
+    B256, DecodeError, Word,
     lvmt::{self, Kind, LvmtProof, TuplePath, index_at, prefix_at},
 };
 
@@ -60,40 +60,9 @@ pub enum Proven {
     Absent,
 }
 
-/// Why an LVMT proof was rejected.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LvmtError {
-    /// The stable code.
-    pub code: ErrorCode,
-    /// What failed.
-    pub detail: String,
-}
-
-impl LvmtError {
-    fn new(code: ErrorCode, detail: impl Into<String>) -> Self {
-        Self {
-            code,
-            detail: detail.into(),
-        }
-    }
-}
-
-impl fmt::Display for LvmtError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.code, self.detail)
-    }
-}
-
-#[cfg(feature = "std")]
-impl std::error::Error for LvmtError {}
-
-fn encoding(e: &lightprov_types::DecodeError) -> LvmtError {
-    LvmtError::new(ErrorCode::BadEncoding, alloc::format!("{e}"))
-}
-
 /// Decodes and verifies an LVMT proof for `key`.
 pub fn verify(t: &Trusted<'_>, key: &B256, proof: &[u8]) -> Result<Proven, LvmtError> {
-    let p = LvmtProof::decode(proof).map_err(|e| encoding(&e))?;
+    let p = LvmtProof::decode(proof)?;
     verify_proof(t, key, &p)
 }
 
@@ -105,12 +74,17 @@ pub fn verify_separate_pairings(
     key: &B256,
     proof: &[u8],
 ) -> Result<Proven, LvmtError> {
-    let p = LvmtProof::decode(proof).map_err(|e| encoding(&e))?;
+    let p = LvmtProof::decode(proof)?;
     verify_with(t, key, &p, super::baseline::verify_separate)
 }
 
 /// Checks a tuple's leaf against the history root.
-fn in_history(t: &Trusted<'_>, leaf: &B256, path: &TuplePath, what: &str) -> Result<(), LvmtError> {
+fn in_history(
+    t: &Trusted<'_>,
+    leaf: &B256,
+    path: &TuplePath,
+    field: impl FnOnce() -> String,
+) -> Result<(), LvmtError> {
     let block_root = lvmt::root_from_path(
         leaf,
         u64::from(path.index),
@@ -126,10 +100,7 @@ fn in_history(t: &Trusted<'_>, leaf: &B256, path: &TuplePath, what: &str) -> Res
         )
     });
     if root != Some(t.history_root) {
-        return Err(LvmtError::new(
-            ErrorCode::HistoryMismatch,
-            alloc::format!("{what}: the tuple does not lead to the trusted history root"),
-        ));
+        return Err(LvmtError::HistoryMismatch { field: field() });
     }
     Ok(())
 }
@@ -147,66 +118,71 @@ fn verify_with(
     check: fn(&Params, &[Opening]) -> Result<(), amt::AmtError>,
 ) -> Result<Proven, LvmtError> {
     if p.key != *key {
-        return Err(LvmtError::new(
-            ErrorCode::KeyMismatch,
-            "the proof is for another key",
-        ));
+        return Err(LvmtError::KeyMismatch {
+            expected: *key,
+            found: p.key,
+        });
     }
     let depth = t.params.depth();
     if p.depth != depth {
-        return Err(LvmtError::new(
-            ErrorCode::BadEncoding,
-            alloc::format!(
-                "depth: the proof is for AMTs of depth {}, the parameters {depth}",
-                p.depth
-            ),
-        ));
+        return Err(LvmtError::DepthMismatch {
+            expected: depth,
+            found: p.depth,
+        });
     }
     let hash = keccak256(key);
     let last = p.levels.len().saturating_sub(1);
     let mut openings = Vec::with_capacity(p.levels.len());
     for (l, level) in p.levels.iter().enumerate() {
-        let lu = u8::try_from(l)
-            .map_err(|_| LvmtError::new(ErrorCode::LevelMismatch, "too many levels"))?;
-        let field = |name: &str| alloc::format!("levels[{l}].{name}");
+        let field = |name: &str| format!("proof.levels[{l}].{name}");
+        let level_error = |fault| LvmtError::Level {
+            field: format!("proof.levels[{l}]"),
+            fault,
+        };
+        let lu = u8::try_from(l).map_err(|_| level_error(LevelFault::TooManyLevels))?;
         // A version of 40 bits or more would carry into the next slot of the packed value (or
         // wrap modulo r): `[v0 + v1·2^40, 0, …]` opens like `[v0, v1, …]`. The decoder refuses
         // it; a proof built another way must be refused here too.
         if level.versions.iter().any(|v| *v >= 1 << 40) {
-            return Err(LvmtError::new(
-                ErrorCode::BadEncoding,
-                field("versions: a version is 40 bits"),
-            ));
+            return Err(LvmtError::Decode(DecodeError::new(
+                field("versions"),
+                "a version is 40 bits",
+            )));
         }
-        let index = index_at(&hash, lu, depth)
-            .ok_or_else(|| LvmtError::new(ErrorCode::LevelMismatch, "deeper than the key hash"))?;
+        let index =
+            index_at(&hash, lu, depth).ok_or_else(|| level_error(LevelFault::DeeperThanHash))?;
         let keys_full = level.versions.iter().skip(1).all(|v| *v > 0);
         let has_sub = level.versions.first().is_some_and(|v| *v > 0);
         if l < last && !(keys_full && has_sub) {
-            return Err(LvmtError::new(
-                ErrorCode::LevelMismatch,
-                alloc::format!(
-                    "level {l} has a vacant key slot or no sub-AMT, yet the path goes on"
-                ),
-            ));
+            return Err(level_error(LevelFault::PathGoesOn));
         }
         // This AMT's commitment: the trusted root at level 0, else proven by its tuple.
         let commitment = match (&level.commitment, l.checked_sub(1)) {
-            (None, None) => g1_from_bytes(&t.aroot, "lvmtRoot").map_err(|e| encoding(&e))?,
+            (None, None) => g1_from_bytes(&t.aroot, "lvmtRoot")?,
             (Some((c, path)), Some(up)) => {
                 let parent = p.levels.get(up).map(|x| x.versions[0]).unwrap_or_default();
                 let leaf = lvmt::amt_tuple(lu, &prefix_at(&hash, lu, depth), parent, c);
-                in_history(t, &leaf, path, &alloc::format!("level {l}'s sub-AMT"))?;
-                g1_from_bytes(c, &field("commitment")).map_err(|e| encoding(&e))?
+                in_history(t, &leaf, path, || field("commitment"))?;
+                g1_from_bytes(c, &field("commitment"))?
             }
-            _ => return Err(LvmtError::new(ErrorCode::BadEncoding, field("commitment"))),
+            (Some(_), None) => {
+                return Err(LvmtError::Decode(DecodeError::new(
+                    field("commitment"),
+                    "the root AMT's commitment is the header's, never the proof's",
+                )));
+            }
+            (None, Some(_)) => {
+                return Err(LvmtError::Decode(DecodeError::new(
+                    field("commitment"),
+                    "a sub-AMT without its commitment",
+                )));
+            }
         };
         let quotients = level
             .quotients
             .iter()
             .map(|q| g1_from_bytes(q, &field("quotients")))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| encoding(&e))?;
+            .collect::<Result<Vec<_>, _>>()?;
         openings.push(Opening {
             commitment,
             index: u64::from(index),
@@ -214,10 +190,10 @@ fn verify_with(
             quotients,
         });
     }
-    let last_level = p
-        .levels
-        .last()
-        .ok_or_else(|| LvmtError::new(ErrorCode::LevelMismatch, "no level"))?;
+    let last_level = p.levels.last().ok_or_else(|| LvmtError::Level {
+        field: "proof.levels".into(),
+        fault: LevelFault::NoLevel,
+    })?;
     let last_u8 = u8::try_from(last).unwrap_or(u8::MAX);
     let proven = match &p.kind {
         Kind::Presence { slot, value, path } => {
@@ -231,13 +207,13 @@ fn verify_with(
                 0
             };
             if version == 0 {
-                return Err(LvmtError::new(
-                    ErrorCode::LevelMismatch,
-                    "the key's slot holds no version at the last level",
-                ));
+                return Err(LvmtError::Level {
+                    field: format!("proof.levels[{last}].versions[{slot}]"),
+                    fault: LevelFault::SlotEmpty,
+                });
             }
             let leaf = lvmt::key_tuple(key, version, value, last_u8, *slot);
-            in_history(t, &leaf, path, "the key's tuple")?;
+            in_history(t, &leaf, path, || "proof.value".into())?;
             Proven::Present {
                 version,
                 value: *value,
@@ -247,12 +223,12 @@ fn verify_with(
         Kind::Absence { others } => {
             let vacant = last_level.versions.iter().skip(1).any(|v| *v == 0);
             if !vacant && last_level.versions[0] > 0 {
-                return Err(LvmtError::new(
-                    ErrorCode::LevelMismatch,
-                    "the last level is full and has a sub-AMT: the path goes on",
-                ));
+                return Err(LvmtError::Level {
+                    field: format!("proof.levels[{last}]"),
+                    fault: LevelFault::LastLevelFull,
+                });
             }
-            let mut it = others.iter();
+            let mut it = others.iter().enumerate();
             for (l, level) in p.levels.iter().enumerate() {
                 let lu = u8::try_from(l).unwrap_or(u8::MAX);
                 let want = usize::from(lu) * usize::from(depth) + usize::from(depth);
@@ -260,43 +236,40 @@ fn verify_with(
                     if *v == 0 {
                         continue;
                     }
-                    let o = it.next().ok_or_else(|| {
-                        LvmtError::new(ErrorCode::BadEncoding, "an occupant is missing")
+                    let (k, o) = it.next().ok_or_else(|| {
+                        LvmtError::Decode(DecodeError::new(
+                            "proof.others",
+                            "an occupant is missing",
+                        ))
                     })?;
+                    let occupant = || format!("proof.others[{k}]");
                     if o.key == *key {
-                        return Err(LvmtError::new(
-                            ErrorCode::KeyMismatch,
-                            "an occupant of the path is the key itself: it is present",
-                        ));
+                        return Err(LvmtError::OccupantIsKey { field: occupant() });
                     }
                     let oh = keccak256(o.key);
                     if !same_bits(&hash, &oh, want) {
-                        return Err(LvmtError::new(
-                            ErrorCode::LevelMismatch,
-                            alloc::format!(
-                                "the occupant of level {l} slot {s} hashes to another path"
-                            ),
-                        ));
+                        return Err(LvmtError::Level {
+                            field: occupant(),
+                            fault: LevelFault::OccupantOffPath,
+                        });
                     }
                     let leaf = lvmt::key_tuple(&o.key, *v, &o.value, lu, s as u8);
-                    in_history(
-                        t,
-                        &leaf,
-                        &o.path,
-                        &alloc::format!("level {l} slot {s}'s occupant"),
-                    )?;
+                    in_history(t, &leaf, &o.path, occupant)?;
                 }
             }
             if it.next().is_some() {
-                return Err(LvmtError::new(
-                    ErrorCode::BadEncoding,
+                return Err(LvmtError::Decode(DecodeError::new(
+                    "proof.others",
                     "more occupants than slots",
-                ));
+                )));
             }
             Proven::Absent
         }
     };
-    check(t.params, &openings).map_err(|e| LvmtError::new(e.code(), alloc::format!("{e}")))?;
+    check(t.params, &openings).map_err(|e| match e {
+        amt::AmtError::Encoding(d) => LvmtError::Decode(d),
+        amt::AmtError::PairingCheckFailed => LvmtError::PairingCheckFailed,
+    })?;
     Ok(proven)
 }
 
@@ -337,62 +310,52 @@ pub fn verify_history(
     hi: u64,
     proof: &[u8],
 ) -> Result<History, LvmtError> {
-    let h = lvmt::LvmtHistory::decode(proof).map_err(|e| encoding(&e))?;
+    let h = lvmt::LvmtHistory::decode(proof)?;
     if (h.lo, h.hi) != (lo, hi) || lo > hi {
-        return Err(LvmtError::new(
-            ErrorCode::RangeMismatch,
-            alloc::format!(
-                "the proof answers blocks {}..={}, not {lo}..={hi}",
-                h.lo,
-                h.hi
-            ),
-        ));
+        return Err(LvmtError::RangeMismatch {
+            expected: (lo, hi),
+            found: (h.lo, h.hi),
+        });
     }
     if hi >= t.blocks {
-        return Err(LvmtError::new(
-            ErrorCode::RangeMismatch,
-            alloc::format!("block {hi} is after the trusted header"),
-        ));
+        return Err(LvmtError::AfterHeader {
+            hi,
+            blocks: t.blocks,
+        });
     }
+    let list = |field: String, fault| LvmtError::List { field, fault };
+    let tuples = || String::from("history.tuples");
     let latest = verify_proof(t, key, &h.latest)?;
     let (current, slot) = match (&latest, &h.latest.kind) {
         (Proven::Absent, _) => {
             if !h.tuples.is_empty() {
-                return Err(LvmtError::new(
-                    ErrorCode::ExtraResults,
-                    "versions listed for an absent key",
-                ));
+                return Err(list(tuples(), ListFault::ListedForAbsentKey));
             }
             return Ok(History::default());
         }
         (Proven::Present { version, .. }, Kind::Presence { slot, .. }) => (*version, *slot),
         (Proven::Present { .. }, Kind::Absence { .. }) => {
-            return Err(LvmtError::new(ErrorCode::BadEncoding, "kind"));
+            return Err(LvmtError::Decode(DecodeError::new(
+                "history.latest.kind",
+                "an absence proof that proves presence",
+            )));
         }
     };
     let level = u8::try_from(h.latest.levels.len().saturating_sub(1)).unwrap_or(u8::MAX);
     if h.tuples.is_empty() || h.first == 0 {
-        return Err(LvmtError::new(
-            ErrorCode::IncompleteRange,
-            "no version listed",
-        ));
+        return Err(list(tuples(), ListFault::NothingListed));
     }
     let mut listed: Vec<Version> = Vec::with_capacity(h.tuples.len());
     for (i, (value, path)) in h.tuples.iter().enumerate() {
         let version = h.first.saturating_add(i as u64);
+        let at = || format!("history.tuples[{i}]");
         if version > current {
-            return Err(LvmtError::new(
-                ErrorCode::ExtraResults,
-                alloc::format!("version {version} is after the latest, {current}"),
-            ));
+            return Err(list(at(), ListFault::AfterLatest));
         }
         let leaf = lvmt::key_tuple(key, version, value, level, slot);
-        in_history(t, &leaf, path, &alloc::format!("version {version}"))?;
+        in_history(t, &leaf, path, at)?;
         if listed.last().is_some_and(|p| p.block >= path.block) {
-            return Err(LvmtError::new(
-                ErrorCode::ResultsOutOfOrder,
-                "versions are not in strictly increasing blocks",
-            ));
+            return Err(list(at(), ListFault::BlocksNotIncreasing));
         }
         listed.push(Version {
             block: path.block,
@@ -406,16 +369,10 @@ pub fn verify_history(
         && f.version > 1
         && f.block > lo
     {
-        return Err(LvmtError::new(
-            ErrorCode::IncompleteRange,
-            "the version before the first listed may be in the range",
-        ));
+        return Err(list("history.tuples[0]".into(), ListFault::MissingBefore));
     }
     if second.is_some_and(|s| s.block <= lo) {
-        return Err(LvmtError::new(
-            ErrorCode::ExtraResults,
-            "more than one version listed before the range",
-        ));
+        return Err(list("history.tuples[1]".into(), ListFault::ExtraBefore));
     }
     // The right edge: the latest version, or the first one after hi.
     let n = listed.len();
@@ -423,15 +380,15 @@ pub fn verify_history(
         && l.version < current
         && l.block <= hi
     {
-        return Err(LvmtError::new(
-            ErrorCode::IncompleteRange,
-            "the version after the last listed may be in the range",
+        return Err(list(
+            format!("history.tuples[{}]", listed.len().saturating_sub(1)),
+            ListFault::MissingAfter,
         ));
     }
     if n >= 2 && listed.get(n - 2).is_some_and(|p| p.block > hi) {
-        return Err(LvmtError::new(
-            ErrorCode::ExtraResults,
-            "more than one version listed after the range",
+        return Err(list(
+            format!("history.tuples[{}]", n - 1),
+            ListFault::ExtraAfter,
         ));
     }
     let at_lo = listed.first().filter(|v| v.block <= lo).copied();
@@ -443,4 +400,47 @@ pub fn verify_history(
             .collect(),
         at_lo,
     })
+}
+
+/// LVMT value proofs (presence or absence) in the one verify shape.
+#[derive(Clone, Copy, Debug)]
+pub struct LatestValue;
+
+impl crate::Verify for LatestValue {
+    const FAMILY: &'static lightprov_types::Family = &lightprov_types::lvmt::FAMILY;
+    type Commitment<'a> = Trusted<'a>;
+    type Query = B256;
+    type Verified = Proven;
+    type Error = LvmtError;
+
+    fn verify(t: &Trusted<'_>, key: &B256, proof: &[u8]) -> Result<Proven, LvmtError> {
+        verify(t, key, proof)
+    }
+}
+
+/// A key's history over `lo..=hi`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HistoryQuery {
+    /// The state key.
+    pub key: B256,
+    /// First block.
+    pub lo: u64,
+    /// Last block.
+    pub hi: u64,
+}
+
+/// LVMT history proofs in the one verify shape.
+#[derive(Clone, Copy, Debug)]
+pub struct KeyHistory;
+
+impl crate::Verify for KeyHistory {
+    const FAMILY: &'static lightprov_types::Family = &lightprov_types::lvmt::FAMILY;
+    type Commitment<'a> = Trusted<'a>;
+    type Query = HistoryQuery;
+    type Verified = History;
+    type Error = LvmtError;
+
+    fn verify(t: &Trusted<'_>, q: &HistoryQuery, proof: &[u8]) -> Result<History, LvmtError> {
+        verify_history(t, &q.key, q.lo, q.hi, proof)
+    }
 }

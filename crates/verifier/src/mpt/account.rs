@@ -2,14 +2,13 @@
 //! against the account's storage root.
 
 use alloc::vec::Vec;
-use core::fmt;
 
 use crate::keccak256;
 use alloy_primitives::B256;
 use alloy_rlp::Header;
-use lightprov_types::{EMPTY_ROOT_HASH, ErrorCode, KECCAK_EMPTY, Word, mpt::AccountProofRef};
+use lightprov_types::{EMPTY_ROOT_HASH, KECCAK_EMPTY, Word, mpt::AccountProofRef};
 
-use super::{MptError, Proven, prove};
+use super::{AccountField, AccountProofError, MptError, Proven, prove};
 
 /// An account as proven against a state root.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,103 +27,6 @@ pub struct VerifiedAccount {
     /// Each requested slot with its proven value, in the proof's order.
     pub storage: Vec<(B256, Word)>,
 }
-
-/// Which claim of an account proof disagrees with the trie.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AccountField {
-    /// `nonce`.
-    Nonce,
-    /// `balance`.
-    Balance,
-    /// `codeHash`.
-    CodeHash,
-    /// `storageHash`.
-    StorageHash,
-}
-
-impl AccountField {
-    /// The JSON field name.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Self::Nonce => "nonce",
-            Self::Balance => "balance",
-            Self::CodeHash => "codeHash",
-            Self::StorageHash => "storageHash",
-        }
-    }
-}
-
-/// Why an account proof was rejected.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum AccountProofError {
-    /// The account part failed.
-    Account(MptError),
-    /// A claimed account field differs from the proven account.
-    Field {
-        /// The field.
-        field: AccountField,
-        /// True when the proof shows the account absent (the claim must then be empty).
-        absent: bool,
-    },
-    /// Storage proof `index` failed.
-    Storage {
-        /// Position in `storageProof`.
-        index: usize,
-        /// Why.
-        error: MptError,
-    },
-}
-
-impl AccountProofError {
-    /// The stable error code.
-    pub const fn code(&self) -> ErrorCode {
-        match self {
-            Self::Account(e) | Self::Storage { error: e, .. } => e.code(),
-            Self::Field { .. } => ErrorCode::ValueMismatch,
-        }
-    }
-
-    /// The part of the proof at fault, as a JSON path (`accountProof`, `storageProof[2]`, `balance`).
-    pub fn field(&self) -> alloc::string::String {
-        match self {
-            Self::Account(_) => "accountProof".into(),
-            Self::Field { field, .. } => field.name().into(),
-            Self::Storage { index, .. } => alloc::format!("storageProof[{index}]"),
-        }
-    }
-}
-
-impl fmt::Display for AccountProofError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Account(e) => write!(f, "accountProof: {e}"),
-            Self::Field {
-                field,
-                absent: false,
-            } => {
-                write!(
-                    f,
-                    "{}: the claim differs from the proven account",
-                    field.name()
-                )
-            }
-            Self::Field {
-                field,
-                absent: true,
-            } => {
-                write!(
-                    f,
-                    "{}: the account is absent but the claim is not empty",
-                    field.name()
-                )
-            }
-            Self::Storage { index, error } => write!(f, "storageProof[{index}]: {error}"),
-        }
-    }
-}
-
-#[cfg(feature = "std")]
-impl std::error::Error for AccountProofError {}
 
 struct Account {
     nonce: u64,

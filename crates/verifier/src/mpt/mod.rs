@@ -2,13 +2,72 @@
 //! account and storage proofs built on it.
 
 mod account;
-mod error;
 mod node;
 mod walk;
 
-pub use account::{AccountField, AccountProofError, VerifiedAccount, verify_account_proof};
-pub use error::MptError;
+pub use account::{VerifiedAccount, verify_account_proof};
+pub use lightprov_types::mpt::{AccountField, AccountProofError, MptError};
 pub use walk::{Absence, Proven, as_slices, prove, verify_proof};
 
 #[cfg(test)]
 mod tests;
+
+/// EIP-1186 account proofs (compact wire format, storage proofs included) in the one verify
+/// shape: checked against a header's `stateRoot`, for the address asked.
+#[derive(Clone, Copy, Debug)]
+pub struct Account;
+
+impl crate::Verify for Account {
+    const FAMILY: &'static lightprov_types::Family = &lightprov_types::mpt::FAMILY;
+    type Commitment<'a> = alloy_primitives::B256;
+    type Query = alloy_primitives::Address;
+    type Verified = VerifiedAccount;
+    type Error = AccountProofError;
+
+    fn verify(
+        state_root: &alloy_primitives::B256,
+        address: &alloy_primitives::Address,
+        proof: &[u8],
+    ) -> Result<VerifiedAccount, AccountProofError> {
+        let proof = lightprov_types::mpt::AccountProofRef::decode(proof)?;
+        if proof.address != *address {
+            return Err(AccountProofError::Address {
+                expected: *address,
+                found: proof.address,
+            });
+        }
+        verify_account_proof(state_root, &proof)
+    }
+}
+
+/// One trie key and the value claimed for it (`None`: claimed absent).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TrieQuery {
+    /// The trie path (at most 32 bytes: the node-count cap of the wire format is sized for it).
+    pub key: alloc::vec::Vec<u8>,
+    /// The raw value claimed.
+    pub value: Option<alloc::vec::Vec<u8>>,
+}
+
+/// Single trie proofs (a `Nodes` list) in the one verify shape.
+#[derive(Clone, Copy, Debug)]
+pub struct TrieKey;
+
+impl crate::Verify for TrieKey {
+    const FAMILY: &'static lightprov_types::Family = &lightprov_types::mpt::FAMILY;
+    type Commitment<'a> = alloy_primitives::B256;
+    type Query = TrieQuery;
+    type Verified = ();
+    type Error = MptError;
+
+    fn verify(root: &alloy_primitives::B256, q: &TrieQuery, proof: &[u8]) -> Result<(), MptError> {
+        use lightprov_types::{DecodeError, codec::Reader, mpt::decode_nodes};
+        if q.key.len() > 32 {
+            return Err(DecodeError::new("key", "at most 32 bytes").into());
+        }
+        let mut r = Reader::new(proof);
+        let nodes = decode_nodes(&mut r, "proof")?;
+        r.finish("proof")?;
+        verify_proof(root, &q.key, q.value.as_deref(), &nodes)
+    }
+}

@@ -162,7 +162,7 @@ fn lvmt_vectors_get_the_same_verdict() {
             assert_eq!(ours.is_ok(), k == 0, "{}", f.path().display());
             if separate
                 .as_ref()
-                .is_err_and(|e| e.code == lightprov_types::ErrorCode::PairingCheckFailed)
+                .is_err_and(|e| e.code() == lightprov_types::ErrorCode::PairingCheckFailed)
             {
                 seen[1] += 1;
             } else if separate.is_ok() {

@@ -1,20 +1,10 @@
-//! Ethereum block headers, Frontier to Prague, as RLP and as `eth_getBlockByNumber` JSON.
-//!
-//! The block hash is keccak256 of the header's RLP list. Each fork appended fields; which
-//! ones are present decides the layout:
-//!
-//! | layout   | fields | appended                                              |
-//! |----------|--------|-------------------------------------------------------|
-//! | Frontier | 15     | —                                                     |
-//! | London   | 16     | baseFeePerGas                                         |
-//! | Shanghai | 17     | withdrawalsRoot                                       |
-//! | Cancun   | 20     | blobGasUsed, excessBlobGas, parentBeaconBlockRoot     |
-//! | Prague   | 21     | requestsHash                                          |
+//! The header family's wire format and hashing rules (documented on the family module).
 
 use alloc::vec::Vec;
 
 use alloy_rlp::{Encodable, Header as RlpHeader};
 
+use super::HeaderError;
 use crate::{Address, B256, DecodeError, Word};
 
 /// The field layouts this crate knows, oldest first.
@@ -82,46 +72,6 @@ pub struct Header {
     pub excess_blob_gas: Option<u64>,
     pub parent_beacon_block_root: Option<B256>,
     pub requests_hash: Option<B256>,
-}
-
-/// Why a header could not be taken.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum HeaderError {
-    /// A field is missing or malformed.
-    Decode(DecodeError),
-    /// Present optional fields do not form a known layout; `fields` is how many there are.
-    Layout {
-        /// Number of fields present.
-        fields: usize,
-    },
-}
-
-impl From<DecodeError> for HeaderError {
-    fn from(e: DecodeError) -> Self {
-        Self::Decode(e)
-    }
-}
-
-impl core::fmt::Display for HeaderError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self {
-            Self::Decode(e) => e.fmt(f),
-            Self::Layout { fields } => write!(
-                f,
-                "no known header layout has {fields} fields in this combination"
-            ),
-        }
-    }
-}
-
-impl HeaderError {
-    /// The stable error code.
-    pub const fn code(&self) -> crate::ErrorCode {
-        match self {
-            Self::Decode(_) => crate::ErrorCode::BadEncoding,
-            Self::Layout { .. } => crate::ErrorCode::BadHeaderLayout,
-        }
-    }
 }
 
 /// RLP of a big-endian word as an integer: leading zero bytes stripped.

@@ -1,14 +1,4 @@
-//! EIP-1186 proofs (`eth_getProof`): the account claim, its trie proof, and storage proofs.
-//!
-//! Wire format (compact binary, all integers big-endian; see docs/proofs.md):
-//!
-//! ```text
-//! AccountProof := version:u8 = 1
-//!                 address:[20] balance:[32] nonce:u64 codeHash:[32] storageHash:[32]
-//!                 accountProof:Nodes
-//!                 count:u16 { key:[32] value:[32] proof:Nodes }*count
-//! Nodes        := count:u16 { len:u32 node:[len] }*count
-//! ```
+//! The mpt family's wire format and hashing rules (documented on the family module).
 
 use alloc::{format, vec::Vec};
 

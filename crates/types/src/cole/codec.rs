@@ -1,39 +1,4 @@
-//! COLE provenance proofs: every version of one state key in a block range, against `H_state`.
-//!
-//! COLE keeps versions under compound keys ⟨stateKey, block⟩ in a list of *structures*, newest
-//! first: the in-memory MB-tree group(s) of level 0, then the on-disk runs of each level. Every
-//! structure is a Merkle tree over its entries in compound-key order, so a provenance proof is,
-//! per structure, a *partial tree*: the entries in the range, the neighbour entry on each side
-//! (which proves nothing between is missing), and a hash for every pruned subtree. Structures
-//! after the one holding the version in force at `lo` are given by their digests only.
-//!
-//! Hashes (SHA-256, one domain byte each):
-//!
-//! | what | preimage |
-//! |---|---|
-//! | entry (leaf) | `0x00 ‖ stateKey(32) ‖ block(u64) ‖ value(32)` |
-//! | inner node | `0x01 ‖ child hash × arity` |
-//! | MB-tree digest | `0x02 ‖ n(u64) ‖ height(u8) ‖ root` |
-//! | run digest | `0x03 ‖ n(u64) ‖ height(u8) ‖ root ‖ bloomHash` |
-//! | `H_state` | `0x04 ‖ fanout(u8) ‖ count(u16) ‖ digest × count` |
-//! | Bloom filter | `0x05 ‖ probes(u8) ‖ bytes(u64) ‖ bits` |
-//! | header `coleRoot` | `0x06 ‖ H_state(COLE) ‖ H_state(COLE*)` |
-//!
-//! Wire format v1 (big-endian integers, nothing after the last part):
-//!
-//! ```text
-//! proof   = 0x01 stateKey(32) lo(u64) hi(u64) fanout(u8) count(u16) part*count
-//! part    = 0x00 n(u64) height(u8) tree                -- MB-tree, searched
-//!         | 0x01 n(u64) height(u8) bloomHash(32) tree  -- run, searched
-//!         | 0x02 digest(32)                            -- structure after the early stop
-//! tree    = 0x00 stateKey(32) block(u64) value(32)     -- entry of another key
-//!         | 0x01 block(u64) value(32)                  -- entry of the proof's key
-//!         | 0x02 hash(32)                              -- pruned subtree
-//!         | 0x03 arity(u8 ≥ 1) tree*arity              -- inner node
-//! ```
-//!
-//! An entry of the proof's own key must use the short form `0x01`; the long form for it is
-//! rejected, so each proof has one encoding.
+//! The cole family's wire format and hashing rules (documented on the family module).
 
 use alloc::vec::Vec;
 

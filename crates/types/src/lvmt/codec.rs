@@ -1,22 +1,4 @@
-//! LVMT: the hashing rules of its per-block tuple trees and of the history root.
-//!
-//! Every block appends one Merkle tree over the tuples it wrote — `(stateKey, version, value,
-//! level, slot)` for keys and `(level, prefix, version, commitment)` for sub-AMTs — and the
-//! history root is a Merkle tree over the per-block roots, block 0 first. Both are RFC 9162
-//! (Certificate Transparency) trees: for `n > 1` leaves, `MTH = H(node ‖ MTH(first k) ‖ MTH(rest))`
-//! with `k` the largest power of two below `n`, so a tree only ever grows on the right and an
-//! inclusion proof is the RFC's audit path. SHA-256 with one domain byte per kind:
-//!
-//! | what | preimage |
-//! |---|---|
-//! | key tuple | `0x20 ‖ stateKey(32) ‖ version(u64) ‖ value(32) ‖ level(u8) ‖ slot(u8)` |
-//! | sub-AMT tuple | `0x21 ‖ level(u8) ‖ prefix(32) ‖ version(u64) ‖ commitment(32)` |
-//! | inner node | `0x22 ‖ left ‖ right` |
-//! | history leaf | `0x23 ‖ block(u64) ‖ block tree root` |
-//! | empty tree | `0x24` |
-//!
-//! A sub-AMT at level `l` is named by `prefix`: keccak256(stateKey) with every bit from `D·l` on
-//! cleared (the bits that choose it level by level).
+//! The lvmt family's wire format and hashing rules (documented on the family module).
 
 use alloc::vec::Vec;
 

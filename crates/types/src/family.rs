@@ -1,0 +1,332 @@
+//! The registry of proof families, and what every family has in common.
+//!
+//! A *family* is one kind of proof with its own wire format, error enum and header commitment:
+//! the block header itself, Ethereum's Merkle-Patricia trie (`eth_getProof`), COLE provenance
+//! proofs and LVMT proofs. Each is one module of this crate (`header`, `mpt`, `cole`, `lvmt`)
+//! with the same files — `codec.rs` (wire format, size caps), `error.rs` (why a proof is
+//! rejected, with evidence), `mod.rs` (the family's [`Family`] entry) — and one line in
+//! [`FAMILIES`]. Tests, the fuzz driver, the wasm glue and the SDK iterate this list, so a family
+//! that is registered but lacks vectors, a conformance run or a tamper list fails the suite.
+//!
+//! Where each family's trusted commitment sits in a block header is data too ([`Commitment`],
+//! [`COMMITMENTS`]): the node writes headers from it and the SDK reads them from it (through
+//! the wasm module), so no offset is written twice.
+
+use alloc::string::String;
+use core::fmt;
+
+use crate::ErrorCode;
+
+/// One proof family.
+#[derive(Debug)]
+pub struct Family {
+    /// The family's name, also its folder in every layer (`crates/types/src/<name>/`,
+    /// `tests/vectors/<name>/`, `sdk/src/families/<name>.ts`).
+    pub name: &'static str,
+    /// One line on what its proofs prove.
+    pub about: &'static str,
+    /// The header commitments its proofs are checked against.
+    pub commitments: &'static [&'static Commitment],
+    /// Every code its verifier can return.
+    pub codes: &'static [ErrorCode],
+    /// Every way of breaking an honest proof that the shared vectors exercise, with the code the
+    /// verifier must answer. Vector files are named `…-<tamper>.json` after these.
+    pub tampers: &'static [Tamper],
+}
+
+impl Tamper {
+    /// A class answered by `code`.
+    pub const fn new(name: &'static str, code: ErrorCode, about: &'static str) -> Self {
+        Self {
+            name,
+            code,
+            alt: None,
+            about,
+        }
+    }
+
+    /// Whether `code` is an answer of this class.
+    pub fn answers(&self, code: ErrorCode) -> bool {
+        self.code == code || self.alt == Some(code)
+    }
+}
+
+impl Family {
+    /// The tamper class named `name`.
+    pub fn tamper(&self, name: &str) -> Option<&'static Tamper> {
+        self.tampers.iter().find(|t| t.name == name)
+    }
+}
+
+/// One class of forgery: how an honest proof is broken, and the code that rejects it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tamper {
+    /// Kebab-case name, the suffix of the vector files of this class.
+    pub name: &'static str,
+    /// The code the verifier answers.
+    pub code: ErrorCode,
+    /// The code it answers instead where the forgery meets an edge case (a wrong root over an
+    /// empty proof is a truncated proof).
+    pub alt: Option<ErrorCode>,
+    /// What the forgery does.
+    pub about: &'static str,
+}
+
+/// Every proof family, in the order documentation lists them.
+pub const FAMILIES: &[&Family] = &[
+    &crate::header::FAMILY,
+    &crate::mpt::FAMILY,
+    &crate::cole::FAMILY,
+    &crate::lvmt::FAMILY,
+];
+
+/// The family named `name`.
+pub fn family(name: &str) -> Option<&'static Family> {
+    FAMILIES.iter().copied().find(|f| f.name == name)
+}
+
+/// The header field a commitment is read from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HeaderField {
+    /// `stateRoot`.
+    StateRoot,
+    /// `extraData` (the commitments of lightprov chains, before the seal).
+    ExtraData,
+    /// `mixHash` (of the genesis header only, on lightprov chains).
+    MixHash,
+}
+
+impl HeaderField {
+    /// The JSON-RPC name of the field.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::StateRoot => "stateRoot",
+            Self::ExtraData => "extraData",
+            Self::MixHash => "mixHash",
+        }
+    }
+}
+
+/// Where a trusted 32-byte commitment sits in a block header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Commitment {
+    /// Its name, as the SDK and the docs call it (`coleRoot`).
+    pub name: &'static str,
+    /// The header field holding it.
+    pub field: HeaderField,
+    /// Its first byte in that field.
+    pub offset: usize,
+    /// Whether only the genesis header carries it (parameters pinned once per chain).
+    pub genesis_only: bool,
+}
+
+impl Commitment {
+    /// Bytes of every commitment.
+    pub const LEN: usize = 32;
+
+    /// The commitment's bytes in `field_bytes` (the bytes of [`Commitment::field`]), or `None` if
+    /// the field is too short to hold it.
+    pub fn read(&self, field_bytes: &[u8]) -> Option<[u8; 32]> {
+        let end = self.offset.checked_add(Self::LEN)?;
+        field_bytes.get(self.offset..end)?.try_into().ok()
+    }
+
+    /// Writes `value` at the commitment's place in `field_bytes`; `false` if it does not fit.
+    pub fn write(&self, field_bytes: &mut [u8], value: &[u8; 32]) -> bool {
+        let Some(end) = self.offset.checked_add(Self::LEN) else {
+            return false;
+        };
+        match field_bytes.get_mut(self.offset..end) {
+            Some(dst) => {
+                dst.copy_from_slice(value);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// The state root every Ethereum header carries (checked against by MPT proofs).
+pub const STATE_ROOT: Commitment = Commitment {
+    name: "stateRoot",
+    field: HeaderField::StateRoot,
+    offset: 0,
+    genesis_only: false,
+};
+
+/// `SHA-256(0x06 ‖ H_state(COLE) ‖ H_state(COLE*))`: extraData bytes 0..32 of a lightprov chain.
+pub const COLE_ROOT: Commitment = Commitment {
+    name: "coleRoot",
+    field: HeaderField::ExtraData,
+    offset: 0,
+    genesis_only: false,
+};
+
+/// The root AMT's commitment (a compressed G1 point): extraData bytes 32..64.
+pub const LVMT_ROOT: Commitment = Commitment {
+    name: "lvmtRoot",
+    field: HeaderField::ExtraData,
+    offset: 32,
+    genesis_only: false,
+};
+
+/// The root of LVMT's history tree over every block's tuple tree: extraData bytes 64..96.
+pub const LVMT_HISTORY_ROOT: Commitment = Commitment {
+    name: "lvmtHistoryRoot",
+    field: HeaderField::ExtraData,
+    offset: 64,
+    genesis_only: false,
+};
+
+/// SHA-256 of the LVMT verifier parameters: the genesis header's mixHash (zero without LVMT).
+pub const LVMT_PARAMS_ID: Commitment = Commitment {
+    name: "lvmtParamsId",
+    field: HeaderField::MixHash,
+    offset: 0,
+    genesis_only: true,
+};
+
+/// Every header commitment, in header order.
+pub const COMMITMENTS: &[&Commitment] = &[
+    &STATE_ROOT,
+    &COLE_ROOT,
+    &LVMT_ROOT,
+    &LVMT_HISTORY_ROOT,
+    &LVMT_PARAMS_ID,
+];
+
+/// Bytes of a lightprov header's extraData before the seal: every extraData commitment.
+// Evaluated at compile time: an index out of bounds fails the build, it cannot panic at run time.
+#[allow(clippy::indexing_slicing)]
+pub const EXTRA_COMMITMENTS_LEN: usize = {
+    let mut end = 0;
+    let mut i = 0;
+    while i < COMMITMENTS.len() {
+        let c = COMMITMENTS[i];
+        if matches!(c.field, HeaderField::ExtraData) && c.offset + Commitment::LEN > end {
+            end = c.offset + Commitment::LEN;
+        }
+        i += 1;
+    }
+    end
+};
+
+/// The commitment named `name`.
+pub fn commitment(name: &str) -> Option<&'static Commitment> {
+    COMMITMENTS.iter().copied().find(|c| c.name == name)
+}
+
+/// What a rejection shows: the field of the input at fault (a dotted path such as
+/// `proof.parts[2].tree` or `storageProof[0].proof[3]`), and what the verifier expected and
+/// found there, when there is one value of each.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Evidence {
+    /// The field path.
+    pub field: String,
+    /// What the check wanted.
+    pub expected: Option<String>,
+    /// What the input holds.
+    pub found: Option<String>,
+}
+
+impl Evidence {
+    /// Evidence naming only a field.
+    pub fn at(field: impl Into<String>) -> Self {
+        Self {
+            field: field.into(),
+            expected: None,
+            found: None,
+        }
+    }
+
+    /// Evidence with the expected and found values.
+    pub fn diff(
+        field: impl Into<String>,
+        expected: impl fmt::Display,
+        found: impl fmt::Display,
+    ) -> Self {
+        Self {
+            field: field.into(),
+            expected: Some(alloc::format!("{expected}")),
+            found: Some(alloc::format!("{found}")),
+        }
+    }
+}
+
+/// What every family's error enum offers: a stable code and the evidence. The wasm glue turns
+/// any rejection into a JS `Error` with `code`, `field`, `expected` and `found` through this
+/// trait alone.
+pub trait Rejection: fmt::Display {
+    /// The stable code.
+    fn code(&self) -> ErrorCode;
+    /// Where and why.
+    fn evidence(&self) -> Evidence;
+}
+
+impl Rejection for crate::DecodeError {
+    fn code(&self) -> ErrorCode {
+        ErrorCode::BadEncoding
+    }
+
+    fn evidence(&self) -> Evidence {
+        Evidence::at(self.field.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_tampers_use_codes_of_their_family() {
+        for (i, f) in FAMILIES.iter().enumerate() {
+            assert!(FAMILIES[..i].iter().all(|o| o.name != f.name), "{}", f.name);
+            assert!(!f.tampers.is_empty(), "{} lists no tamper class", f.name);
+            for (j, t) in f.tampers.iter().enumerate() {
+                assert!(
+                    f.tampers[..j].iter().all(|o| o.name != t.name),
+                    "{}: tamper {} twice",
+                    f.name,
+                    t.name
+                );
+                assert!(
+                    f.codes.contains(&t.code) && t.alt.is_none_or(|a| f.codes.contains(&a)),
+                    "{}: tamper {} answers {} which the family does not list",
+                    f.name,
+                    t.name,
+                    t.code
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn extra_data_commitments_do_not_overlap() {
+        let extra: alloc::vec::Vec<_> = COMMITMENTS
+            .iter()
+            .filter(|c| c.field == HeaderField::ExtraData)
+            .collect();
+        for (i, a) in extra.iter().enumerate() {
+            for b in &extra[..i] {
+                assert!(
+                    a.offset + Commitment::LEN <= b.offset
+                        || b.offset + Commitment::LEN <= a.offset,
+                    "{} overlaps {}",
+                    a.name,
+                    b.name
+                );
+            }
+        }
+        assert_eq!(EXTRA_COMMITMENTS_LEN, 96);
+    }
+
+    #[test]
+    fn commitments_read_what_they_write() {
+        let mut extra = [0u8; 96 + 65];
+        assert!(LVMT_ROOT.write(&mut extra, &[7; 32]));
+        assert_eq!(LVMT_ROOT.read(&extra), Some([7; 32]));
+        assert_eq!(COLE_ROOT.read(&extra), Some([0; 32]));
+        assert_eq!(LVMT_HISTORY_ROOT.read(&extra[..95]), None);
+        assert!(!LVMT_HISTORY_ROOT.write(&mut extra[..90], &[1; 32]));
+    }
+}

@@ -1,0 +1,363 @@
+//! Why an MPT proof is rejected; each error carries its evidence and maps to one stable code.
+
+use alloc::vec::Vec;
+use core::fmt;
+
+use crate::{
+    ErrorCode,
+    family::{Evidence, Rejection},
+};
+use alloy_primitives::B256;
+
+/// Why a trie proof was rejected. `index` is a position in the proof's node list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MptError {
+    /// The node list is not the one accepted encoding (the field names where).
+    Decode(crate::DecodeError),
+    /// Proof node `index` (or an inline node inside it) is not a canonical trie node.
+    MalformedNode {
+        /// The proof node, or the node that embeds the inline node.
+        index: usize,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// The first node does not hash to the trusted root.
+    RootMismatch {
+        /// The trusted root.
+        expected: B256,
+        /// keccak256 of the first node.
+        got: B256,
+    },
+    /// Node `index` does not hash to the reference its parent holds.
+    NodeHashMismatch {
+        /// The node that does not link.
+        index: usize,
+        /// The parent's reference.
+        expected: B256,
+        /// keccak256 of the node.
+        got: B256,
+    },
+    /// Node `index` repeats node `first`.
+    DuplicateNode {
+        /// The repeated node.
+        index: usize,
+        /// Its first occurrence.
+        first: usize,
+    },
+    /// Node `index` is not the child its parent references, but a later node is.
+    NodesOutOfOrder {
+        /// Where the order breaks.
+        index: usize,
+    },
+    /// `count` nodes from `index` on follow the node that ends the path.
+    ExtraNodes {
+        /// The first extra node.
+        index: usize,
+        /// How many there are.
+        count: usize,
+    },
+    /// The proof ends after `nodes` nodes, but the path goes on.
+    TruncatedProof {
+        /// How many nodes the proof has.
+        nodes: usize,
+    },
+    /// The proof follows another key's path from node `index` on. (A path that ends at
+    /// another key's leaf proves absence; a claim of presence then gives `ValueMismatch`.)
+    KeyMismatch {
+        /// The first node of the other key's path.
+        index: usize,
+    },
+    /// The proven value differs from the claim (`None` = absent).
+    ValueMismatch {
+        /// The claimed value.
+        expected: Option<Vec<u8>>,
+        /// The value the proof proves.
+        got: Option<Vec<u8>>,
+    },
+}
+
+impl MptError {
+    /// The stable error code.
+    pub const fn code(&self) -> ErrorCode {
+        match self {
+            Self::Decode(_) => ErrorCode::BadEncoding,
+            Self::MalformedNode { .. } => ErrorCode::MalformedNode,
+            Self::RootMismatch { .. } => ErrorCode::RootMismatch,
+            Self::NodeHashMismatch { .. } => ErrorCode::NodeHashMismatch,
+            Self::DuplicateNode { .. } => ErrorCode::DuplicateNode,
+            Self::NodesOutOfOrder { .. } => ErrorCode::NodesOutOfOrder,
+            Self::ExtraNodes { .. } => ErrorCode::ExtraNodes,
+            Self::TruncatedProof { .. } => ErrorCode::TruncatedProof,
+            Self::KeyMismatch { .. } => ErrorCode::KeyMismatch,
+            Self::ValueMismatch { .. } => ErrorCode::ValueMismatch,
+        }
+    }
+}
+
+struct Opt<'a>(&'a Option<Vec<u8>>);
+
+impl fmt::Display for Opt<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            None => f.write_str("absent"),
+            Some(v) => write!(f, "{}", alloy_primitives::hex::encode_prefixed(v)),
+        }
+    }
+}
+
+impl fmt::Display for MptError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Decode(e) => e.fmt(f),
+            Self::MalformedNode { index, reason } => {
+                write!(f, "node {index} is malformed: {reason}")
+            }
+            Self::RootMismatch { expected, got } => {
+                write!(
+                    f,
+                    "the first node hashes to {got}, not to the root {expected}"
+                )
+            }
+            Self::NodeHashMismatch {
+                index,
+                expected,
+                got,
+            } => {
+                write!(
+                    f,
+                    "node {index} hashes to {got}, but its parent references {expected}"
+                )
+            }
+            Self::DuplicateNode { index, first } => write!(f, "node {index} repeats node {first}"),
+            Self::NodesOutOfOrder { index } => {
+                write!(
+                    f,
+                    "node {index} is out of order: the child its parent references comes later"
+                )
+            }
+            Self::ExtraNodes { index, count } => {
+                write!(
+                    f,
+                    "{count} node(s) from index {index} follow the node that ends the path"
+                )
+            }
+            Self::TruncatedProof { nodes } => write!(
+                f,
+                "the proof ends after {nodes} node(s) but the path goes on"
+            ),
+            Self::KeyMismatch { index } => {
+                write!(f, "from node {index} the proof follows another key's path")
+            }
+            Self::ValueMismatch { expected, got } => {
+                write!(
+                    f,
+                    "claimed {}, but the proof proves {}",
+                    Opt(expected),
+                    Opt(got)
+                )
+            }
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for MptError {}
+
+/// Which claim of an account proof disagrees with the trie.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccountField {
+    /// `nonce`.
+    Nonce,
+    /// `balance`.
+    Balance,
+    /// `codeHash`.
+    CodeHash,
+    /// `storageHash`.
+    StorageHash,
+}
+
+impl AccountField {
+    /// The JSON field name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Nonce => "nonce",
+            Self::Balance => "balance",
+            Self::CodeHash => "codeHash",
+            Self::StorageHash => "storageHash",
+        }
+    }
+}
+
+/// Why an account proof was rejected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AccountProofError {
+    /// The proof is not the one accepted encoding (the field names where).
+    Decode(crate::DecodeError),
+    /// The account part failed.
+    Account(MptError),
+    /// A claimed account field differs from the proven account.
+    Field {
+        /// The field.
+        field: AccountField,
+        /// True when the proof shows the account absent (the claim must then be empty).
+        absent: bool,
+    },
+    /// Storage proof `index` failed.
+    Storage {
+        /// Position in `storageProof`.
+        index: usize,
+        /// Why.
+        error: MptError,
+    },
+    /// The proof answers for another address than the one asked.
+    Address {
+        /// The address asked for.
+        expected: crate::Address,
+        /// The proof's address.
+        found: crate::Address,
+    },
+}
+
+impl AccountProofError {
+    /// The stable error code.
+    pub const fn code(&self) -> ErrorCode {
+        match self {
+            Self::Decode(_) => ErrorCode::BadEncoding,
+            Self::Account(e) | Self::Storage { error: e, .. } => e.code(),
+            Self::Field { .. } => ErrorCode::ValueMismatch,
+            Self::Address { .. } => ErrorCode::KeyMismatch,
+        }
+    }
+
+    /// The part of the proof at fault, as a JSON path (`accountProof`, `storageProof[2]`, `balance`).
+    pub fn field(&self) -> alloc::string::String {
+        match self {
+            Self::Decode(e) => e.field.clone(),
+            Self::Account(_) => "accountProof".into(),
+            Self::Field { field, .. } => field.name().into(),
+            Self::Storage { index, .. } => alloc::format!("storageProof[{index}]"),
+            Self::Address { .. } => "address".into(),
+        }
+    }
+}
+
+impl fmt::Display for AccountProofError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Decode(e) => e.fmt(f),
+            Self::Account(e) => write!(f, "accountProof: {e}"),
+            Self::Field {
+                field,
+                absent: false,
+            } => {
+                write!(
+                    f,
+                    "{}: the claim differs from the proven account",
+                    field.name()
+                )
+            }
+            Self::Field {
+                field,
+                absent: true,
+            } => {
+                write!(
+                    f,
+                    "{}: the account is absent but the claim is not empty",
+                    field.name()
+                )
+            }
+            Self::Storage { index, error } => write!(f, "storageProof[{index}]: {error}"),
+            Self::Address { expected, found } => {
+                write!(f, "address: the proof is for {found}, not {expected}")
+            }
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for AccountProofError {}
+
+impl MptError {
+    /// The evidence, with field paths relative to the node list (`proof[3]`).
+    pub fn evidence_in(&self, list: &str) -> Evidence {
+        let at = |i: &usize| alloc::format!("{list}[{i}]");
+        match self {
+            Self::Decode(e) => Evidence::at(e.field.clone()),
+            Self::MalformedNode { index, .. }
+            | Self::DuplicateNode { index, .. }
+            | Self::NodesOutOfOrder { index }
+            | Self::KeyMismatch { index } => Evidence::at(at(index)),
+            Self::ExtraNodes { index, count } => {
+                Evidence::diff(at(index), "no more nodes", alloc::format!("{count} more"))
+            }
+            Self::RootMismatch { expected, got } => Evidence::diff(at(&0), expected, got),
+            Self::NodeHashMismatch {
+                index,
+                expected,
+                got,
+            } => Evidence::diff(at(index), expected, got),
+            Self::TruncatedProof { nodes } => Evidence::diff(
+                list,
+                "the path's next node",
+                alloc::format!("{nodes} nodes"),
+            ),
+            Self::ValueMismatch { expected, got } => {
+                Evidence::diff("value", Opt(expected), Opt(got))
+            }
+        }
+    }
+}
+
+impl Rejection for MptError {
+    fn code(&self) -> ErrorCode {
+        MptError::code(self)
+    }
+
+    fn evidence(&self) -> Evidence {
+        self.evidence_in("proof")
+    }
+}
+
+impl Rejection for AccountProofError {
+    fn code(&self) -> ErrorCode {
+        AccountProofError::code(self)
+    }
+
+    /// The field is the claim or the proof at fault (`balance`, `accountProof`,
+    /// `storageProof[2]`); what was expected and found there comes from the trie walk.
+    fn evidence(&self) -> Evidence {
+        let inner = match self {
+            Self::Decode(e) => return Evidence::at(e.field.clone()),
+            Self::Account(e) => e.evidence_in("accountProof"),
+            Self::Storage { index, error } => {
+                error.evidence_in(&alloc::format!("storageProof[{index}].proof"))
+            }
+            Self::Field { absent, .. } => Evidence::diff(
+                "",
+                if *absent {
+                    "the empty account's value"
+                } else {
+                    "the proven account's value"
+                },
+                "another value",
+            ),
+            Self::Address { expected, found } => Evidence::diff("", expected, found),
+        };
+        Evidence {
+            field: self.field(),
+            ..inner
+        }
+    }
+}
+
+impl From<crate::DecodeError> for MptError {
+    fn from(e: crate::DecodeError) -> Self {
+        Self::Decode(e)
+    }
+}
+
+impl From<crate::DecodeError> for AccountProofError {
+    fn from(e: crate::DecodeError) -> Self {
+        Self::Decode(e)
+    }
+}

@@ -1,0 +1,253 @@
+//! The MPT family: EIP-1186 account and storage proofs (`eth_getProof`) and single trie
+//! proofs, checked against a header's `stateRoot`.
+//! Rejections are [`MptError`]s and [`AccountProofError`]s.
+//!
+//! EIP-1186 proofs (`eth_getProof`): the account claim, its trie proof, and storage proofs.
+//!
+//! Wire format (compact binary, all integers big-endian; see docs/proofs.md):
+//!
+//! ```text
+//! AccountProof := version:u8 = 1
+//!                 address:[20] balance:[32] nonce:u64 codeHash:[32] storageHash:[32]
+//!                 accountProof:Nodes
+//!                 count:u16 { key:[32] value:[32] proof:Nodes }*count
+//! Nodes        := count:u16 { len:u32 node:[len] }*count
+//! ```
+
+mod codec;
+mod error;
+
+pub use codec::*;
+pub use error::{AccountField, AccountProofError, MptError};
+
+use crate::{
+    ErrorCode as E,
+    family::{Family, STATE_ROOT, Tamper},
+};
+
+const fn t(name: &'static str, code: E, about: &'static str) -> Tamper {
+    Tamper::new(name, code, about)
+}
+
+/// The MPT family's registry entry.
+pub const FAMILY: Family = Family {
+    name: "mpt",
+    about: "an account, its storage slots or any trie key against a header's stateRoot",
+    commitments: &[&STATE_ROOT],
+    codes: &[
+        E::BadEncoding,
+        E::MalformedNode,
+        E::RootMismatch,
+        E::NodeHashMismatch,
+        E::DuplicateNode,
+        E::NodesOutOfOrder,
+        E::ExtraNodes,
+        E::TruncatedProof,
+        E::KeyMismatch,
+        E::ValueMismatch,
+    ],
+    tampers: &[
+        Tamper {
+            alt: Some(E::TruncatedProof),
+            ..t(
+                "wrong-root",
+                E::RootMismatch,
+                "checked against another root (an empty proof: truncated)",
+            )
+        },
+        t(
+            "wrong-state-root",
+            E::RootMismatch,
+            "an account proof checked against another state root",
+        ),
+        t(
+            "flipped-byte-in-root-node",
+            E::RootMismatch,
+            "a byte of the first node flipped",
+        ),
+        t(
+            "flipped-byte-in-last-node",
+            E::NodeHashMismatch,
+            "a byte of the last node flipped",
+        ),
+        t("duplicate-node", E::DuplicateNode, "a node repeated"),
+        t("reordered-nodes", E::NodesOutOfOrder, "two nodes swapped"),
+        t(
+            "extra-node",
+            E::ExtraNodes,
+            "a node appended after the one that ends the path",
+        ),
+        t("truncated", E::TruncatedProof, "the last node dropped"),
+        t("wrong-key", E::KeyMismatch, "checked for another key"),
+        t("wrong-value", E::ValueMismatch, "another value claimed"),
+        t(
+            "claimed-absent",
+            E::ValueMismatch,
+            "a present key claimed absent",
+        ),
+        t(
+            "account-flipped-byte-in-root-node",
+            E::RootMismatch,
+            "a byte of the account proof's first node flipped",
+        ),
+        t(
+            "account-flipped-byte-in-last-node",
+            E::NodeHashMismatch,
+            "a byte of the account proof's last node flipped",
+        ),
+        t(
+            "account-duplicate-node",
+            E::DuplicateNode,
+            "an account proof node repeated",
+        ),
+        t(
+            "account-reordered-nodes",
+            E::NodesOutOfOrder,
+            "two account proof nodes swapped",
+        ),
+        t(
+            "account-extra-node",
+            E::ExtraNodes,
+            "a node appended to the account proof",
+        ),
+        t(
+            "account-truncated",
+            E::TruncatedProof,
+            "the account proof's last node dropped",
+        ),
+        t(
+            "account-wrong-address",
+            E::KeyMismatch,
+            "the proof answered for another address",
+        ),
+        t("wrong-balance", E::ValueMismatch, "another balance claimed"),
+        t("wrong-nonce", E::ValueMismatch, "another nonce claimed"),
+        t(
+            "wrong-code-hash",
+            E::ValueMismatch,
+            "another code hash claimed",
+        ),
+        t(
+            "wrong-storage-hash",
+            E::ValueMismatch,
+            "another storage hash claimed",
+        ),
+        t(
+            "storage-flipped-byte-in-root-node",
+            E::RootMismatch,
+            "a byte of a storage proof's first node flipped",
+        ),
+        t(
+            "storage-flipped-byte-in-last-node",
+            E::NodeHashMismatch,
+            "a byte of a storage proof's last node flipped",
+        ),
+        t(
+            "storage-duplicate-node",
+            E::DuplicateNode,
+            "a storage proof node repeated",
+        ),
+        t(
+            "storage-reordered-nodes",
+            E::NodesOutOfOrder,
+            "two storage proof nodes swapped",
+        ),
+        t(
+            "storage-extra-node",
+            E::ExtraNodes,
+            "a node appended to a storage proof",
+        ),
+        t(
+            "storage-truncated",
+            E::TruncatedProof,
+            "a storage proof's last node dropped",
+        ),
+        t(
+            "storage-wrong-slot",
+            E::KeyMismatch,
+            "a storage proof for another slot",
+        ),
+        t(
+            "storage-wrong-value",
+            E::ValueMismatch,
+            "another storage value claimed",
+        ),
+        t(
+            "storage-missing-key",
+            E::BadEncoding,
+            "a storage proof without its key",
+        ),
+        t(
+            "bad-hex-balance",
+            E::BadEncoding,
+            "a balance that is not hex",
+        ),
+        t("odd-hex-node", E::BadEncoding, "a node of odd hex length"),
+        t("short-address", E::BadEncoding, "an address of 19 bytes"),
+        t(
+            "oversized-proof",
+            E::BadEncoding,
+            "more nodes than any 32-byte key's path",
+        ),
+        t(
+            "trie-forged-bad-hex-prefix-flag",
+            E::MalformedNode,
+            "a hex-prefix flag above 3",
+        ),
+        t(
+            "trie-forged-branch-value-is-a-list",
+            E::MalformedNode,
+            "a branch whose value is a list",
+        ),
+        t(
+            "trie-forged-branch-with-one-child",
+            E::MalformedNode,
+            "a branch with one child and no value",
+        ),
+        t(
+            "trie-forged-child-reference-of-5-bytes",
+            E::MalformedNode,
+            "a child reference neither inline nor 32 bytes",
+        ),
+        t(
+            "trie-forged-even-flag-with-padding-nibble",
+            E::MalformedNode,
+            "an even path with a non-zero padding nibble",
+        ),
+        t(
+            "trie-forged-extension-child-is-a-leaf",
+            E::MalformedNode,
+            "an extension whose child is a leaf",
+        ),
+        t(
+            "trie-forged-junk-inline-child",
+            E::MalformedNode,
+            "an inline child that is no node",
+        ),
+        t(
+            "trie-forged-leaf-with-empty-value",
+            E::MalformedNode,
+            "a leaf with an empty value",
+        ),
+        t(
+            "trie-forged-not-a-list",
+            E::MalformedNode,
+            "a node that is not an RLP list",
+        ),
+        t(
+            "trie-forged-short-node-referenced-by-hash",
+            E::MalformedNode,
+            "a node under 32 bytes referenced by hash",
+        ),
+        t(
+            "trie-forged-three-items",
+            E::MalformedNode,
+            "a list of three items",
+        ),
+        t(
+            "trie-forged-trailing-bytes",
+            E::MalformedNode,
+            "bytes after the node's RLP",
+        ),
+    ],
+};

@@ -1,0 +1,60 @@
+/**
+ * The proof families. Two lists that a test keeps equal:
+ *
+ * - {@link families}: the registry as the Rust core defines it (`lightprov_types::FAMILIES`) —
+ *   each family's name, the header commitments it is checked against, the codes its verifier
+ *   can answer, and the tamper classes the shared vectors and the demo's forgery mode draw
+ *   from. Read from the wasm module; needs `await init()`.
+ * - {@link READERS}: the SDK's reader of each family that proves state (fetch → verify → typed
+ *   result), one file each in this folder. Adding a family here is one line.
+ */
+import type { ErrorCode } from '../errors.js';
+import { verifier } from '../init.js';
+import { cole } from './cole.js';
+import type { Family, HistoryScheme, ValueScheme } from './family.js';
+import { lvmt } from './lvmt.js';
+import { mpt } from './mpt.js';
+
+/** The SDK's family readers, by family name. */
+export const READERS: readonly Family[] = [mpt, cole, lvmt];
+
+/** The reader that answers values by `scheme`. */
+export function valueReader(scheme: unknown): Family {
+  const f = READERS.find((r) => r.valueSchemes.includes(scheme as ValueScheme));
+  if (!f) throw new TypeError(`scheme: expected ${READERS.flatMap((r) => r.valueSchemes).map((s) => `'${s}'`).join(' or ')}, got ${String(scheme)}`);
+  return f;
+}
+
+/** The reader that answers histories by `scheme`. */
+export function historyReader(scheme: unknown): Family {
+  const f = READERS.find((r) => r.historySchemes.includes(scheme as HistoryScheme));
+  if (!f) throw new TypeError(`scheme: expected ${READERS.flatMap((r) => r.historySchemes).map((s) => `'${s}'`).join(', ')}, got ${String(scheme)}`);
+  return f;
+}
+
+/** One way of breaking an honest proof, and the code that rejects it. */
+export interface TamperClass {
+  readonly name: string;
+  readonly code: ErrorCode;
+  /** The code answered instead in an edge case of the class, if any. */
+  readonly alt?: ErrorCode;
+  readonly about: string;
+}
+
+/** One proof family. */
+export interface FamilyInfo {
+  readonly name: string;
+  readonly about: string;
+  /** Names of the header commitments it is checked against (see `headerCommitments()`). */
+  readonly commitments: readonly string[];
+  readonly codes: readonly ErrorCode[];
+  readonly tampers: readonly TamperClass[];
+}
+
+let list: readonly FamilyInfo[] | undefined;
+
+/** Every registered proof family. */
+export function families(): readonly FamilyInfo[] {
+  list ??= Object.freeze(verifier().families() as FamilyInfo[]);
+  return list;
+}
