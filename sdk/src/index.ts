@@ -21,11 +21,10 @@ export {
   parseAccountProof,
   verifyAccountProof,
   verifyMptProof,
-} from './mpt.js';
+} from './families/mpt.js';
 export { type BlockHeaderJson, type HeaderLayout, type VerifiedHeader, encodeHeader, verifyHeader } from './header.js';
 export { type JsonRpcSender, fetchVerifiedAccount } from './provider.js';
 export {
-  type BlockTag,
   type Eip1193Provider,
   type HistoryQuery,
   type HistoryScheme,
@@ -37,18 +36,8 @@ export {
   type VerifiedHistory,
   type VerifiedValue,
 } from './client.js';
-export {
-  type ColeHistory,
-  type ColeScheme,
-  type StateKey,
-  type Version,
-  changesFromValues,
-  changesFromVersions,
-  coleRootOf,
-  stateKeys,
-  verifyColeHistory,
-  wordHex,
-} from './history.js';
+export { type StateKey, type Version, changesFromValues, changesFromVersions, stateKeys, wordHex } from './history.js';
+export { type ColeHistory, type ColeScheme, coleRootOf, verifyColeHistory } from './families/cole.js';
 export {
   type LvmtAnchor,
   LvmtParams,
@@ -56,7 +45,7 @@ export {
   lvmtRootsOf,
   verifyLvmtHistory,
   verifyLvmtProof,
-} from './lvmt.js';
+} from './families/lvmt.js';
 export {
   FORGERIES,
   type ForgeFamily,
@@ -72,3 +61,7 @@ export {
   outlineMptProof,
 } from './inspect.js';
 export { bytesToHex, hexToBytes } from './hex.js';
+export { type HeaderCommitment, commitmentOf, headerCommitments } from './commitments.js';
+export { type FamilyInfo, type TamperClass, families } from './families/index.js';
+export type { Family, FamilyContext } from './families/family.js';
+export { type BlockTag, blockNumberArg, blockTagArg, stateKeyArg } from './args.js';

@@ -19,11 +19,11 @@
 import { RLP } from '@ethereumjs/rlp';
 
 import { type ErrorCode, isVerificationError, wasmCall } from './errors.js';
-import type { ColeScheme } from './history.js';
+import type { ColeScheme } from './families/cole.js';
 import { bytesArg, bytesToHex, hexToBytes } from './hex.js';
 import { verifier } from './init.js';
-import type { LvmtAnchor } from './lvmt.js';
-import { type AccountProofJson, encodeAccountProof, parseAccountProof, verifyAccountProof } from './mpt.js';
+import type { LvmtAnchor } from './families/lvmt.js';
+import { type AccountProofJson, encodeAccountProof, parseAccountProof, verifyAccountProof } from './families/mpt.js';
 
 /** One node of a drawn proof. */
 export interface ProofNode {

@@ -6,7 +6,7 @@ import { RpcError } from './errors.js';
 import { verifyHeader } from './header.js';
 import { bytesArg, bytesToHex, slotToHex } from './hex.js';
 import { init } from './init.js';
-import { type VerifiedAccount, checkAnswerIsFor, verifyAccountProof } from './mpt.js';
+import { type VerifiedAccount, checkAnswerIsFor, verifyAccountProof } from './families/mpt.js';
 
 /** Anything that sends JSON-RPC requests: ethers v6 providers qualify. */
 export interface JsonRpcSender {

@@ -6,9 +6,13 @@
  * Parameters (`depth ‖ [1]₂ ‖ [τ^{2^j}]₂`) are decoded and validated once; pin them by their
  * SHA-256 (`params.id`).
  */
-import { VerificationError, wasmCall } from './errors.js';
-import { bytesArg, bytesToHex, hexToBytes } from './hex.js';
-import { verifier } from './init.js';
+import { commitmentOf } from '../commitments.js';
+import { RpcError, VerificationError, wasmCall } from '../errors.js';
+import { bytesArg, bytesToHex, hexToBigInt, hexToBytes } from '../hex.js';
+import { changesFromVersions } from '../history.js';
+import { verifier } from '../init.js';
+import type { Endpoint } from '../transport.js';
+import { type Family, type FamilyContext, type VerifiedHistory, type VerifiedValue, historyAnswer } from './family.js';
 
 /** Validated LVMT verifier parameters. */
 export class LvmtParams {
@@ -57,11 +61,9 @@ export interface LvmtVersion {
   value: bigint;
 }
 
-/** The lvmtRoot and lvmtHistoryRoot of a header's extraData (bytes 32..64 and 64..96). */
+/** The lvmtRoot and lvmtHistoryRoot held in a header's extraData (where: the core's commitment table). */
 export function lvmtRootsOf(extraData: string): { lvmtRoot: string; lvmtHistoryRoot: string } {
-  const b = hexToBytes(extraData, 'extraData');
-  if (b.length < 96) throw new VerificationError('BAD_HEADER_LAYOUT', 'extraData is too short to hold the LVMT roots', { field: 'extraData' });
-  return { lvmtRoot: bytesToHex(b.subarray(32, 64)), lvmtHistoryRoot: bytesToHex(b.subarray(64, 96)) };
+  return { lvmtRoot: commitmentOf({ extraData }, 'lvmtRoot'), lvmtHistoryRoot: commitmentOf({ extraData }, 'lvmtHistoryRoot') };
 }
 
 function u64(b: Uint8Array, at: number): bigint {
@@ -114,3 +116,89 @@ export function verifyLvmtHistory(args: {
   for (let i = 0; i < count; i++) versions.push(read(53 + i * 48));
   return { versions, atFrom };
 }
+
+/** The LVMT parameters of this client, validated once and pinned (`lvmtParamsId`, or the genesis header's). */
+async function paramsFrom(ctx: FamilyContext, e: Endpoint): Promise<LvmtParams> {
+  const cached = ctx.state.get('lvmt');
+  if (cached instanceof LvmtParams) return cached;
+  let pinned = ctx.options['lvmtParamsId'] as string | undefined;
+  if (pinned === undefined) {
+    const genesis = await ctx.chain.headerAt(e, 0n);
+    const id = commitmentOf(genesis as unknown as Record<string, unknown>, 'lvmtParamsId');
+    if (/^0x0{64}$/.test(id)) {
+      throw new TypeError('lvmtParamsId: this chain\'s genesis does not name LVMT parameters (mixHash is zero); pass lvmtParamsId');
+    }
+    pinned = id;
+  }
+  const raw = (await ctx.net.call(e, 'lightprov_params', [])) as { lvmt?: { params?: unknown } } | null;
+  if (typeof raw !== 'object' || raw === null || typeof raw.lvmt !== 'object' || raw.lvmt === null) {
+    throw new RpcError('lightprov_params', -1, 'malformed response: no lvmt parameters');
+  }
+  const params = LvmtParams.fromBytes(hexToBytes(raw.lvmt.params, 'params'), pinned);
+  ctx.state.set('lvmt', params);
+  return params;
+}
+
+/** A verified LVMT history of `stateKey` over `from..=to`, from one node. */
+async function history(ctx: FamilyContext, e: Endpoint, params: LvmtParams, stateKey: string, from: bigint, to: bigint) {
+  const { raw, at, anchor, proof } = await historyAnswer(ctx, e, stateKey, from, to, 'lvmt');
+  const t0 = performance.now();
+  const h = verifyLvmtHistory({ params, anchor: { ...lvmtRootsOf(anchor.extraData), number: at }, stateKey, fromBlock: from, toBlock: to, proof });
+  const verifyMs = performance.now() - t0;
+  return { ...h, anchor, proofBytes: proof.length, verifyMs, raw };
+}
+
+/** The LVMT family's reader: fetch → verify → typed result. */
+export const lvmt: Family = {
+  name: 'lvmt',
+  valueSchemes: ['lvmt'],
+  historySchemes: ['lvmt'],
+  async value(ctx, e, stateKey, _key, block): Promise<VerifiedValue> {
+    const params = await paramsFrom(ctx, e);
+    const wanted = await ctx.chain.headerAt(e, block);
+    const raw = (await ctx.net.call(e, 'lightprov_getLvmtProof', [stateKey, 'latest'])) as { block?: unknown; proof?: unknown };
+    if (typeof raw !== 'object' || raw === null) throw new RpcError('lightprov_getLvmtProof', -1, 'malformed response');
+    const at = hexToBigInt(raw.block, 'block', 'network', 64);
+    if (at < wanted.number) {
+      throw new RpcError('lightprov_getLvmtProof', -1, `the proof is against block ${at}, before block ${wanted.number} this node already served`);
+    }
+    const anchor = await ctx.chain.headerAt(e, at);
+    const proof = hexToBytes(raw.proof, 'proof');
+    if (at === wanted.number) {
+      const t0 = performance.now();
+      const v = verifyLvmtProof({ params, anchor: { ...lvmtRootsOf(anchor.extraData), number: at }, stateKey, proof });
+      const verifyMs = performance.now() - t0;
+      return {
+        value: v?.value ?? 0n,
+        present: v !== null,
+        ...(v ? { version: v.version, writtenAt: v.block } : {}),
+        scheme: 'lvmt',
+        block: at,
+        anchor,
+        proofBytes: proof.length,
+        verifyMs,
+        raw,
+      };
+    }
+    // An older block: the version in force there, from a one-block history.
+    const h = await history(ctx, e, params, stateKey, wanted.number, wanted.number);
+    const v = h.atFrom;
+    return {
+      value: v?.value ?? 0n,
+      present: v !== null,
+      ...(v ? { version: v.version, writtenAt: v.block } : {}),
+      scheme: 'lvmt',
+      block: wanted.number,
+      anchor: h.anchor,
+      proofBytes: h.proofBytes,
+      verifyMs: h.verifyMs,
+      raw: h.raw,
+    };
+  },
+  async history(ctx, e, stateKey, _key, from, to): Promise<VerifiedHistory> {
+    const params = await paramsFrom(ctx, e);
+    const h = await history(ctx, e, params, stateKey, from, to);
+    const points = changesFromVersions({ versions: h.versions, atFrom: h.atFrom }, from);
+    return { points, scheme: 'lvmt', fromBlock: from, toBlock: to, anchor: h.anchor, proofBytes: h.proofBytes, verifyMs: h.verifyMs, raw: h.raw };
+  },
+};

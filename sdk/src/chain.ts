@@ -1,0 +1,220 @@
+/**
+ * The verified header chain: the trust anchor, and every header linked to it — going forward by
+ * parent hash and a Clique-style seal by a trusted signer, going back by each header hashing to
+ * its child's parentHash. `latest` never moves below the highest verified header, whatever a node
+ * claims, and one call verifies at most `maxHeaderGap` headers.
+ */
+import { type BlockTag, blockNumberArg, blockTagArg } from './args.js';
+import { RpcError, VerificationError, wasmCall } from './errors.js';
+import { type VerifiedHeader, encodeHeader } from './header.js';
+import { bytesArg, bytesToHex, hexToBigInt, hexToBytes } from './hex.js';
+import { verifier } from './init.js';
+import type { Endpoint, Transport } from './transport.js';
+
+/** What the client trusts. */
+export type Trust =
+  | { genesisHash: string; signers: readonly string[] }
+  | { checkpoint: { number: number | bigint; hash: string }; signers?: readonly string[] };
+
+/** The anchor a {@link Trust} names, with the signers packed for the wasm seal check. */
+export interface Anchor {
+  number: bigint;
+  hash: string;
+  /** 20 bytes per trusted signer (empty: hash links only). */
+  signers: Uint8Array;
+}
+
+/** Checks a caller's trust argument. */
+export function anchorArg(trust: unknown): Anchor {
+  const t = trust as Partial<{ genesisHash: string; signers: readonly string[]; checkpoint: { number: number | bigint; hash: string } }>;
+  if (typeof t !== 'object' || t === null) throw new TypeError('trust: expected {genesisHash, signers} or {checkpoint}');
+  const signerList = t.signers ?? [];
+  if (!Array.isArray(signerList)) throw new TypeError('trust.signers: expected an array of addresses');
+  const signers = new Uint8Array(20 * signerList.length);
+  signerList.forEach((s, i) => signers.set(bytesArg(s, `trust.signers[${i}]`, 20), 20 * i));
+  if (t.genesisHash !== undefined) {
+    if (signerList.length === 0) throw new RangeError('trust.signers: a genesis anchor needs at least one signer');
+    return { number: 0n, hash: bytesToHex(bytesArg(t.genesisHash, 'trust.genesisHash', 32)), signers };
+  }
+  if (t.checkpoint !== undefined) {
+    const checkpoint = t.checkpoint as { number?: unknown; hash?: unknown };
+    return {
+      number: blockNumberArg(checkpoint.number, 'trust.checkpoint.number'),
+      hash: bytesToHex(bytesArg(checkpoint.hash, 'trust.checkpoint.hash', 32)),
+      signers,
+    };
+  }
+  throw new TypeError('trust: expected {genesisHash, signers} or {checkpoint: {number, hash}}');
+}
+
+/** Headers verified from the anchor, and how to verify more. */
+export class HeaderChain {
+  /** Hash of every verified block, by number: a contiguous range [lowest, highest]. */
+  private readonly hashes = new Map<bigint, string>();
+  private readonly byHash = new Map<string, bigint>();
+  private lowest = 0n;
+  private highest = -1n;
+  /** The most recently used full headers (the hashes above are what is trusted). */
+  private readonly recent = new Map<bigint, VerifiedHeader>();
+  /** Serialises extensions of the verified range, so concurrent calls do not fetch twice. */
+  private extending: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    private readonly net: Transport,
+    private readonly signers: Uint8Array,
+    private readonly batchSize: number,
+    private readonly maxHeaderGap: bigint,
+  ) {}
+
+  /** Fetches the anchor header (from the first node that serves it) and checks its hash and number. */
+  static async open(net: Transport, anchor: Anchor, batchSize: number, maxHeaderGap: bigint): Promise<HeaderChain> {
+    const chain = new HeaderChain(net, anchor.signers, batchSize, maxHeaderGap);
+    // The anchor is trusted by its hash; its number is part of what that hash covers.
+    const header = await net.withFailover(async (e) => chain.fetchByHash(e, anchor.hash));
+    if (header.number !== anchor.number) {
+      throw new RangeError(`trust: the anchor ${anchor.hash} is block ${header.number}, not ${anchor.number}`);
+    }
+    chain.lowest = anchor.number;
+    chain.highest = anchor.number - 1n;
+    chain.remember(header);
+    return chain;
+  }
+
+  /** The verified header at `block`, extending the verified range as needed. */
+  async headerAt(e: Endpoint, block: BlockTag): Promise<VerifiedHeader> {
+    const tag = blockTagArg(block, 'block');
+    let target: bigint;
+    if (typeof tag === 'object') {
+      const hash = tag.blockHash;
+      const known = this.byHash.get(hash);
+      if (known !== undefined) return this.verifiedAt(e, known);
+      const json = await this.net.call(e, 'eth_getBlockByHash', [hash, false]);
+      if (typeof json !== 'object' || json === null) throw new RpcError('eth_getBlockByHash', -32001, `unknown block ${hash}`);
+      target = hexToBigInt((json as { number?: unknown }).number, 'number', 'network', 64);
+      const onChain = target >= this.lowest && target <= this.highest ? await this.verifiedAt(e, target) : await this.headerAt(e, target);
+      if (onChain.hash !== hash) {
+        // A block off the verified chain (an uncle, a side chain), or a false number: either
+        // way not one this client can vouch for, and not proof of a lie.
+        throw new RpcError('eth_getBlockByHash', -32001, `block ${hash} is not on the verified chain`);
+      }
+      return onChain;
+    }
+    if (tag === 'earliest') target = 0n;
+    else if (typeof tag === 'bigint' || typeof tag === 'number') target = BigInt(tag);
+    else if (this.signers.length === 0) {
+      // Hash links verify only backwards: the newest verifiable header is the checkpoint.
+      target = this.highest;
+    } else {
+      const claimed = hexToBigInt(await this.net.call(e, 'eth_blockNumber', []), 'blockNumber', 'network', 64);
+      if (claimed - this.highest > this.maxHeaderGap) {
+        throw new RpcError('eth_blockNumber', -1, `${e.url} claims head ${claimed}, more than maxHeaderGap past the verified ${this.highest}`);
+      }
+      // A node may be behind, or pretend to be: never go back below what was verified.
+      target = claimed > this.highest ? claimed : this.highest;
+    }
+
+    if (target >= this.lowest && target <= this.highest) return this.verifiedAt(e, target);
+    if (target > this.highest) {
+      if (this.signers.length === 0) {
+        throw new RangeError(
+          `block ${target} is after the newest verified header (${this.highest}); with a checkpoint and no signers, ` +
+            'only blocks up to the checkpoint can be verified: connect with a newer checkpoint',
+        );
+      }
+      if (typeof tag !== 'string') {
+        const head = hexToBigInt(await this.net.call(e, 'eth_blockNumber', []), 'blockNumber', 'network', 64);
+        if (target > head) throw new RpcError('eth_getBlockByNumber', -32001, `unknown block ${target} (${e.url} is at ${head})`);
+      }
+      if (target - this.highest > this.maxHeaderGap) {
+        throw new RangeError(`block ${target} is more than maxHeaderGap headers past the verified ${this.highest}`);
+      }
+      return this.serial(() => this.extendForward(e, target));
+    }
+    if (this.lowest - target > this.maxHeaderGap) {
+      throw new RangeError(`block ${target} is more than maxHeaderGap headers before the verified ${this.lowest}`);
+    }
+    return this.serial(() => this.extendBackward(e, target));
+  }
+
+  /**
+   * Hashes a header's fields; with `link`, also checks that it names `link.parent` as parent and,
+   * when signers are trusted, that a trusted signer sealed it.
+   */
+  private checkHeader(json: unknown, method: string, expectedHash?: string, link?: { parent: string }): VerifiedHeader {
+    if (json === null || json === undefined) throw new RpcError(method, -32001, 'unknown block');
+    const { rlp, header } = encodeHeader(json);
+    const wasm = verifier();
+    const parent = link === undefined ? new Uint8Array(0) : hexToBytes(link.parent, 'parentHash');
+    const signers = link === undefined ? new Uint8Array(0) : this.signers;
+    const hash = bytesToHex(wasmCall(() => wasm.verifyHeaderLink(rlp, parent, signers)));
+    if (expectedHash !== undefined && hash !== expectedHash) {
+      throw new VerificationError('HEADER_HASH_MISMATCH', `the header hashes to ${hash}, not to ${expectedHash}`, { field: 'hash' });
+    }
+    return { hash, ...header };
+  }
+
+  /** Fetches the header with a trusted hash. */
+  private async fetchByHash(e: Endpoint, hash: string): Promise<VerifiedHeader> {
+    return this.checkHeader(await this.net.call(e, 'eth_getBlockByHash', [hash, false]), 'eth_getBlockByHash', hash);
+  }
+
+  private remember(h: VerifiedHeader): void {
+    this.hashes.set(h.number, h.hash);
+    this.byHash.set(h.hash, h.number);
+    if (h.number > this.highest) this.highest = h.number;
+    if (h.number < this.lowest) this.lowest = h.number;
+    this.recent.delete(h.number);
+    this.recent.set(h.number, h);
+    if (this.recent.size > 512) this.recent.delete(this.recent.keys().next().value as bigint);
+  }
+
+  /** The full header of a verified block number (cached, or fetched by its trusted hash). */
+  private async verifiedAt(e: Endpoint, n: bigint): Promise<VerifiedHeader> {
+    const cached = this.recent.get(n);
+    if (cached) return cached;
+    const h = await this.fetchByHash(e, this.hashes.get(n) as string);
+    this.remember(h);
+    return h;
+  }
+
+  /** Runs `f` after any extension of the verified range in progress. */
+  private serial<T>(f: () => Promise<T>): Promise<T> {
+    const run = this.extending.then(f, f);
+    this.extending = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Verifies headers from the highest verified one up to `target`: parent links and seals. */
+  private async extendForward(e: Endpoint, target: bigint): Promise<VerifiedHeader> {
+    let parent = await this.verifiedAt(e, this.highest);
+    while (parent.number < target) {
+      const from = parent.number + 1n;
+      const to = from + BigInt(this.batchSize) - 1n < target ? from + BigInt(this.batchSize) - 1n : target;
+      const list: unknown[][] = [];
+      for (let n = from; n <= to; n++) list.push(['0x' + n.toString(16), false]);
+      for (const json of await this.net.batch(e, 'eth_getBlockByNumber', list)) {
+        const h = this.checkHeader(json, 'eth_getBlockByNumber', undefined, { parent: parent.hash });
+        if (h.number !== parent.number + 1n) {
+          throw new VerificationError('PARENT_MISMATCH', `expected block ${parent.number + 1n}, got ${h.number}`, { field: 'number' });
+        }
+        this.remember(h);
+        parent = h;
+      }
+    }
+    return parent;
+  }
+
+  /** Verifies headers back from the lowest verified one to `target`: each must hash to its child's parentHash. */
+  private async extendBackward(e: Endpoint, target: bigint): Promise<VerifiedHeader> {
+    let child = await this.verifiedAt(e, this.lowest);
+    while (child.number > target) {
+      const h = await this.fetchByHash(e, child.parentHash);
+      if (h.number !== child.number - 1n) {
+        throw new VerificationError('PARENT_MISMATCH', `block ${child.number}'s parent claims number ${h.number}`, { field: 'number' });
+      }
+      this.remember(h);
+      child = h;
+    }
+    return child;
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * The shape every proof family takes in the SDK: a reader that fetches an answer from one node,
+ * verifies it against a verified header, and returns a typed result. `LightClient` dispatches
+ * `getValue` / `getHistory` by scheme to the family that answers it (see `families/index.ts`).
+ */
+import type { BlockTag } from '../args.js';
+import type { HeaderChain } from '../chain.js';
+import { RpcError, VerificationError } from '../errors.js';
+import type { VerifiedHeader } from '../header.js';
+import { hexToBigInt, hexToBytes } from '../hex.js';
+import type { StateKey, Version } from '../history.js';
+import type { Endpoint, Transport } from '../transport.js';
+
+/** The schemes a history can be proven by. */
+export type HistoryScheme = 'cole' | 'cole-star' | 'lvmt' | 'mpt';
+
+/** The schemes a single value can be proven by. */
+export type ValueScheme = 'lvmt' | 'mpt';
+
+/** A verified value with what it took to verify it. */
+export interface VerifiedValue {
+  /** The value (0 for a key never written). */
+  value: bigint;
+  /** LVMT: whether the key was ever written by `block` (MPT cannot tell a zero from absence). */
+  present?: boolean;
+  /** LVMT: the key's version (writes so far) and the block that wrote the value. */
+  version?: bigint;
+  writtenAt?: bigint;
+  scheme: ValueScheme;
+  /** The block the value is for. */
+  block: bigint;
+  /** The header the proof was checked against. */
+  anchor: VerifiedHeader;
+  proofBytes: number;
+  verifyMs: number;
+  raw: unknown;
+}
+
+/** A verified history with what it took to verify it. */
+export interface VerifiedHistory {
+  /** The value at `fromBlock`, then one point per block where the value changed. */
+  points: Version[];
+  scheme: HistoryScheme;
+  fromBlock: bigint;
+  toBlock: bigint;
+  /** The header the proof was checked against (COLE: the node's head; MPT: `toBlock`). */
+  anchor: VerifiedHeader;
+  /** Bytes of proof verified (COLE: the provenance proof; MPT: the encoded account proofs). */
+  proofBytes: number;
+  /** Milliseconds spent in verification (wasm), excluding the network. */
+  verifyMs: number;
+  /** The raw proof response(s), for inspection. */
+  raw: unknown;
+}
+
+/** What a family reader gets from the client: the nodes, the verified headers, its settings. */
+export interface FamilyContext {
+  readonly net: Transport;
+  readonly chain: HeaderChain;
+  /** Headers and proofs fetched per JSON-RPC batch. */
+  readonly batchSize: number;
+  /** Per-client state a family keeps between calls (validated parameters…), by family name. */
+  readonly state: Map<string, unknown>;
+  /** The client's options, for settings a family reads (`lvmtParamsId`). */
+  readonly options: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * One proof family: which schemes it answers, and how. `stateKey` is checked 32-byte hex;
+ * `key` is the caller's `StateKey` when given (MPT needs the account it names).
+ */
+export interface Family {
+  readonly name: string;
+  readonly valueSchemes: readonly ValueScheme[];
+  readonly historySchemes: readonly HistoryScheme[];
+  value?(ctx: FamilyContext, e: Endpoint, stateKey: string, key: StateKey | undefined, block: BlockTag): Promise<VerifiedValue>;
+  history?(
+    ctx: FamilyContext,
+    e: Endpoint,
+    stateKey: string,
+    key: StateKey | undefined,
+    from: bigint,
+    to: bigint,
+    scheme: HistoryScheme,
+  ): Promise<VerifiedHistory>;
+}
+
+/**
+ * A `lightprov_getHistory` answer, its proof's bytes and the verified header it is against
+ * (which must cover the range).
+ */
+export async function historyAnswer(ctx: FamilyContext, e: Endpoint, stateKey: string, from: bigint, to: bigint, scheme: HistoryScheme) {
+  const hex = (v: bigint) => '0x' + v.toString(16);
+  const raw = (await ctx.net.call(e, 'lightprov_getHistory', [stateKey, hex(from), hex(to), scheme])) as { block?: unknown; siblingRoot?: unknown; proof?: unknown };
+  if (typeof raw !== 'object' || raw === null) throw new RpcError('lightprov_getHistory', -1, 'malformed response');
+  const at = hexToBigInt(raw.block, 'block', 'network', 64);
+  if (at < to) {
+    throw new VerificationError('INCOMPLETE_RANGE', `the proof is against block ${at}, before the range's end ${to}`, { field: 'block' });
+  }
+  const anchor = await ctx.chain.headerAt(e, at);
+  return { raw, at, anchor, proof: hexToBytes(raw.proof, 'proof') };
+}

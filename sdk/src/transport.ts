@@ -1,0 +1,110 @@
+/**
+ * JSON-RPC to untrusted nodes: single calls and batches over `fetch` with a timeout, and
+ * failover across nodes. A node that errs or times out is skipped for the call; a node whose
+ * data fails verification is marked faulty for the transport's life and not asked again.
+ */
+import { RpcError, VerificationError, isVerificationError } from './errors.js';
+
+/** One node. */
+export interface Endpoint {
+  readonly url: string;
+  /** The verification failure that marked it faulty, if any. */
+  faulty: VerificationError | undefined;
+}
+
+let nextId = 1;
+
+/** The nodes a client talks to. */
+export class Transport {
+  readonly endpoints: Endpoint[];
+
+  constructor(
+    urls: readonly string[],
+    private readonly timeoutMs: number,
+    private readonly fetchFn: typeof fetch,
+  ) {
+    if (urls.length === 0 || !urls.every((u) => typeof u === 'string' && /^https?:\/\//.test(u))) {
+      throw new TypeError('rpc: expected one or more http(s) URLs');
+    }
+    this.endpoints = urls.map((url) => ({ url, faulty: undefined }));
+  }
+
+  /** URLs that served data that did not verify, with the error. */
+  faultyNodes(): { url: string; error: VerificationError }[] {
+    return this.endpoints.flatMap((e) => (e.faulty ? [{ url: e.url, error: e.faulty }] : []));
+  }
+
+  /** Runs `f` against each usable endpoint until one succeeds. */
+  async withFailover<T>(f: (e: Endpoint) => Promise<T>): Promise<T> {
+    let last: unknown;
+    let verification: VerificationError | undefined;
+    for (const e of this.endpoints) {
+      if (e.faulty) continue;
+      try {
+        return await f(e);
+      } catch (err) {
+        if (isVerificationError(err)) {
+          e.faulty = err;
+          verification = err;
+        } else if (!(err instanceof RpcError)) {
+          throw err; // a bug or bad argument: do not hide it behind failover
+        }
+        last = err;
+      }
+    }
+    if (verification) throw verification;
+    if (last) throw last;
+    throw new RpcError('request', -1, 'every node is marked faulty: ' + this.faultyNodes().map((f) => `${f.url} (${f.error.code})`).join(', '));
+  }
+
+  /** One call to one node; the result, or an `RpcError`. */
+  async call(e: Endpoint, method: string, params: unknown[]): Promise<unknown> {
+    return unwrap(method, await this.post(e, { jsonrpc: '2.0', id: nextId++, method, params }, method));
+  }
+
+  /** One batch of calls of `method` to one node; the results in the order of `paramsList`. */
+  async batch(e: Endpoint, method: string, paramsList: unknown[][]): Promise<unknown[]> {
+    const first = nextId;
+    nextId += paramsList.length;
+    const body = paramsList.map((params, i) => ({ jsonrpc: '2.0', id: first + i, method, params }));
+    const res = await this.post(e, body, method);
+    if (!Array.isArray(res)) throw new RpcError(method, -1, 'malformed JSON-RPC batch response');
+    const byId = new Map(res.map((r: { id?: unknown }) => [r?.id, r]));
+    return paramsList.map((_, i) => unwrap(method, byId.get(first + i)));
+  }
+
+  private async post(e: Endpoint, body: unknown, method: string): Promise<unknown> {
+    const ctl = new AbortController();
+    const timer = setTimeout(() => ctl.abort(), this.timeoutMs);
+    try {
+      const res = await this.fetchFn(e.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: ctl.signal,
+      });
+      if (!res.ok) {
+        // A node refusing at the HTTP level (busy, too big, too slow) may say why in a JSON-RPC
+        // error object: keep its code and message.
+        const why = (await res.json().catch(() => undefined)) as { error?: { code?: unknown; message?: unknown } } | undefined;
+        const code = typeof why?.error?.code === 'number' ? why.error.code : -1;
+        const message = typeof why?.error?.message === 'string' ? `: ${why.error.message.slice(0, 200)}` : '';
+        throw new RpcError(method, code, `HTTP ${res.status} from ${e.url}${message}`);
+      }
+      return await res.json();
+    } catch (err) {
+      if (err instanceof RpcError) throw err;
+      throw new RpcError(method, -1, `${e.url}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+function unwrap(method: string, r: unknown): unknown {
+  if (typeof r !== 'object' || r === null) throw new RpcError(method, -1, 'malformed JSON-RPC response');
+  const { result, error } = r as { result?: unknown; error?: { code?: unknown; message?: unknown } };
+  if (error) throw new RpcError(method, typeof error.code === 'number' ? error.code : -1, String(error.message ?? 'error'));
+  if (result === undefined) throw new RpcError(method, -1, 'JSON-RPC response without a result');
+  return result;
+}
