@@ -4,7 +4,7 @@
  * against lvmtHistoryRoot) or MPT (one eth_getProof per block, fetched in chunks so the page can
  * show progress).
  */
-import type { HistoryScheme, LightClient, StateKey, Version, VerifiedHeader, VerifiedHistory } from '@lightprov/sdk';
+import { type HistoryScheme, type LightClient, type StateKey, type Version, type VerifiedHeader, type VerifiedHistory, historySchemes } from '@lightprov/sdk';
 import { formatEther } from 'ethers';
 
 import { pickAddress, pickedFromControls } from './accounts.js';
@@ -12,12 +12,8 @@ import { Chart, SCHEME_COLORS } from './charts.js';
 import { type PickedKey, app, client } from './state.js';
 import { type Busy, busy, byId, bytes, errorBox, formatValue, h, ms, num, verifiedMark, withButton } from './ui.js';
 
-export const SCHEMES: { id: HistoryScheme; label: string; what: string }[] = [
-  { id: 'cole', label: 'COLE', what: 'one COLE provenance proof (Merkle range paths of L0 and the runs) against coleRoot' },
-  { id: 'cole-star', label: 'COLE*', what: 'one COLE* provenance proof (asynchronous merges) against coleRoot' },
-  { id: 'lvmt', label: 'LVMT', what: 'one LVMT history proof (AMT openings + Merkle tuples) against lvmtRoot / lvmtHistoryRoot' },
-  { id: 'mpt', label: 'MPT', what: 'one eth_getProof per block, each against its own header’s stateRoot (the baseline)' },
-];
+/** The schemes, from the SDK's family registry. */
+export const SCHEMES: { id: HistoryScheme; label: string; what: string }[] = historySchemes();
 
 export function schemeLabel(s: HistoryScheme): string {
   return SCHEMES.find((x) => x.id === s)?.label ?? s;

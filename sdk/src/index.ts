@@ -62,6 +62,6 @@ export {
 } from './inspect.js';
 export { bytesToHex, hexToBytes } from './hex.js';
 export { type HeaderCommitment, commitmentOf, headerCommitments } from './commitments.js';
-export { type FamilyInfo, type TamperClass, families } from './families/index.js';
-export type { Family, FamilyContext } from './families/family.js';
+export { type FamilyInfo, READERS, type TamperClass, families, historySchemes } from './families/index.js';
+export type { Family, FamilyContext, SchemeInfo } from './families/family.js';
 export { type BlockTag, blockNumberArg, blockTagArg, stateKeyArg } from './args.js';

@@ -451,7 +451,11 @@ impl Chain {
 
     /// The `coleRoot` commitment of a header (zero if absent).
     pub fn cole_root_of(header: &Header) -> B256 {
-        B256::from(family::COLE_ROOT.read(&header.extra_data).unwrap_or_default())
+        B256::from(
+            family::COLE_ROOT
+                .read(&header.extra_data)
+                .unwrap_or_default(),
+        )
     }
 
     /// The key a state key hashes, if the chain ever wrote it.
@@ -738,7 +742,10 @@ impl Chain {
             family::LVMT_HISTORY_ROOT.write(&mut extra_roots, &history.0);
         }
         if self.cole.is_some() || self.cole_star.is_some() {
-            family::COLE_ROOT.write(&mut extra_roots, &header_root(&cole_root, &cole_star_root).0);
+            family::COLE_ROOT.write(
+                &mut extra_roots,
+                &header_root(&cole_root, &cole_star_root).0,
+            );
         }
         let txs: Vec<TxEnvelope> = included.iter().map(|p| p.tx.clone()).collect();
         let mut cumulative = 0;

@@ -217,7 +217,7 @@ fn check(
     lo: u64,
     hi: u64,
 ) -> Result<History, ErrorCode> {
-    verify_history(&state.root(), &key(k), lo, hi, &proof.encode()).map_err(|e| e.code)
+    verify_history(&state.root(), &key(k), lo, hi, &proof.encode()).map_err(|e| e.code())
 }
 
 #[test]
@@ -316,11 +316,11 @@ fn rich() -> (RefState, HistoryProof) {
 
 fn expect(state: &RefState, proof: &HistoryProof, code: ErrorCode) {
     let got = verify_history_proof(&state.root(), &proof.key, 20, 40, proof).map(|_| ());
-    assert_eq!(got.map_err(|e| e.code), Err(code));
+    assert_eq!(got.map_err(|e| e.code()), Err(code));
     // The same through the wire, when the encoding still decodes.
     if let Ok(decoded) = HistoryProof::decode(&proof.encode()) {
         let got = verify_history_proof(&state.root(), &proof.key, 20, 40, &decoded);
-        assert_eq!(got.map(|_| ()).map_err(|e| e.code), Err(code));
+        assert_eq!(got.map(|_| ()).map_err(|e| e.code()), Err(code));
     }
 }
 
@@ -466,7 +466,7 @@ fn forgery_run_proofs_swapped() {
     );
     proof.parts.swap(searched_parts[0], searched_parts[1]);
     let got = verify_history_proof(&state.root(), &key(5), 20, 40, &proof).map(|_| ());
-    let code = got.unwrap_err().code;
+    let code = got.unwrap_err().code();
     assert!(
         [
             ErrorCode::ResultsOutOfOrder,
@@ -485,7 +485,7 @@ fn forgery_run_proofs_swapped() {
         verify_history_proof(&state.root(), &key(2), 10, 12, &p)
             .map(|_| ())
             .unwrap_err()
-            .code,
+            .code(),
         ErrorCode::RootMismatch
     );
 }
@@ -536,12 +536,12 @@ fn forgery_other_key_and_range() {
     let (state, _) = rich();
     let other = state.prove(key(3), 20, 40);
     let got = verify_history_proof(&state.root(), &key(5), 20, 40, &other);
-    assert_eq!(got.unwrap_err().code, ErrorCode::KeyMismatch);
+    assert_eq!(got.unwrap_err().code(), ErrorCode::KeyMismatch);
     let narrower = state.prove(key(5), 21, 40);
     let got = verify_history_proof(&state.root(), &key(5), 20, 40, &narrower);
-    assert_eq!(got.unwrap_err().code, ErrorCode::RangeMismatch);
+    assert_eq!(got.unwrap_err().code(), ErrorCode::RangeMismatch);
     let got = verify_history_proof(&state.root(), &key(5), 40, 20, &narrower);
-    assert_eq!(got.unwrap_err().code, ErrorCode::RangeMismatch);
+    assert_eq!(got.unwrap_err().code(), ErrorCode::RangeMismatch);
 }
 
 #[test]
@@ -549,12 +549,12 @@ fn forgery_wrong_fanout_and_shape() {
     let (state, mut proof) = rich();
     proof.fanout = 3;
     let got = verify_history_proof(&state.root(), &key(5), 20, 40, &proof);
-    assert_eq!(got.unwrap_err().code, ErrorCode::BadShape);
+    assert_eq!(got.unwrap_err().code(), ErrorCode::BadShape);
     // Fanout 2 does not even decode (no balanced B+-tree has it).
     let (state, mut proof) = rich();
     proof.fanout = 2;
     let got = verify_history(&state.root(), &key(5), 20, 40, &proof.encode());
-    assert_eq!(got.unwrap_err().code, ErrorCode::BadEncoding);
+    assert_eq!(got.unwrap_err().code(), ErrorCode::BadEncoding);
 
     let (state, mut proof) = rich();
     let i = first_searched_with_results(&proof);
@@ -602,7 +602,7 @@ fn forgery_dropped_or_added_structure_and_wrong_root() {
     expect(&state, &proof, ErrorCode::RootMismatch);
     let (state, proof) = rich();
     let got = verify_history_proof(&B256::ZERO, &key(5), 20, 40, &proof);
-    assert_eq!(got.unwrap_err().code, ErrorCode::RootMismatch);
+    assert_eq!(got.unwrap_err().code(), ErrorCode::RootMismatch);
     let _ = state;
 }
 
@@ -634,7 +634,7 @@ fn forgery_older_structure_with_newer_version() {
     };
     let proof = state.prove(key(5), 9, 20);
     let got = verify_history_proof(&state.root(), &key(5), 9, 20, &proof);
-    assert_eq!(got.unwrap_err().code, ErrorCode::ResultsOutOfOrder);
+    assert_eq!(got.unwrap_err().code(), ErrorCode::ResultsOutOfOrder);
 }
 
 #[test]
@@ -647,14 +647,16 @@ fn non_canonical_and_malformed_encodings() {
     let mut t = bytes.clone();
     t.push(0);
     assert_eq!(
-        verify_history(&root, &key(5), 20, 40, &t).unwrap_err().code,
+        verify_history(&root, &key(5), 20, 40, &t)
+            .unwrap_err()
+            .code(),
         ErrorCode::BadEncoding
     );
     // Every truncation.
     for len in 0..bytes.len() {
         let r = verify_history(&root, &key(5), 20, 40, &bytes[..len]);
         assert_eq!(
-            r.unwrap_err().code,
+            r.unwrap_err().code(),
             ErrorCode::BadEncoding,
             "truncated to {len}"
         );
@@ -663,7 +665,7 @@ fn non_canonical_and_malformed_encodings() {
     assert_eq!(
         verify_history(&root, &key(5), 20, 40, &[1])
             .unwrap_err()
-            .code,
+            .code(),
         ErrorCode::BadEncoding
     );
     // The long form of an own-key entry.
@@ -679,8 +681,8 @@ fn non_canonical_and_malformed_encodings() {
     w.extend_from_slice(&20u64.to_be_bytes());
     w.extend_from_slice(&[0; 32]);
     let e = verify_history(&root, &key(5), 20, 40, &w).unwrap_err();
-    assert_eq!(e.code, ErrorCode::BadEncoding);
-    assert!(e.detail.contains("short form"), "{}", e.detail);
+    assert_eq!(e.code(), ErrorCode::BadEncoding);
+    assert!(e.to_string().contains("short form"), "{e}");
 }
 
 #[test]
@@ -821,7 +823,7 @@ fn a_node_revealing_nothing_is_a_second_encoding_and_refused() {
     assert!(done);
     assert_ne!(proof.encode(), forged.encode());
     let e = verify_history(&state.root(), &key(5), 20, 40, &forged.encode()).unwrap_err();
-    assert_eq!(e.code, ErrorCode::BadShape);
+    assert_eq!(e.code(), ErrorCode::BadShape);
 }
 
 #[test]

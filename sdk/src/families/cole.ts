@@ -76,6 +76,10 @@ export const cole: Family = {
   name: 'cole',
   valueSchemes: [],
   historySchemes: ['cole', 'cole-star'],
+  describe: {
+    cole: { label: 'COLE', what: 'one COLE provenance proof (Merkle range paths of L0 and the runs) against coleRoot' },
+    'cole-star': { label: 'COLE*', what: 'one COLE* provenance proof (asynchronous merges) against coleRoot' },
+  },
   async history(ctx: FamilyContext, e, stateKey, _key, from, to, scheme): Promise<VerifiedHistory> {
     const colescheme = scheme as ColeScheme;
     const { raw, anchor, proof } = await historyAnswer(ctx, e, stateKey, from, to, colescheme);

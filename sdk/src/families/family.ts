@@ -17,6 +17,14 @@ export type HistoryScheme = 'cole' | 'cole-star' | 'lvmt' | 'mpt';
 /** The schemes a single value can be proven by. */
 export type ValueScheme = 'lvmt' | 'mpt';
 
+/** How a page names a scheme. */
+export interface SchemeInfo {
+  /** Short label (`COLE*`). */
+  readonly label: string;
+  /** What one answer consists of and what it is checked against. */
+  readonly what: string;
+}
+
 /** A verified value with what it took to verify it. */
 export interface VerifiedValue {
   /** The value (0 for a key never written). */
@@ -73,6 +81,8 @@ export interface Family {
   readonly name: string;
   readonly valueSchemes: readonly ValueScheme[];
   readonly historySchemes: readonly HistoryScheme[];
+  /** A short label and a one-line account of each of its schemes, for pages that list them. */
+  readonly describe: Readonly<Partial<Record<HistoryScheme, SchemeInfo>>>;
   value?(ctx: FamilyContext, e: Endpoint, stateKey: string, key: StateKey | undefined, block: BlockTag): Promise<VerifiedValue>;
   history?(
     ctx: FamilyContext,

@@ -15,8 +15,15 @@ import type { Family, HistoryScheme, ValueScheme } from './family.js';
 import { lvmt } from './lvmt.js';
 import { mpt } from './mpt.js';
 
-/** The SDK's family readers, by family name. */
-export const READERS: readonly Family[] = [mpt, cole, lvmt];
+/** The SDK's family readers (the MPT baseline last, as pages list the schemes). */
+export const READERS: readonly Family[] = [cole, lvmt, mpt];
+
+/** Every scheme a history can be proven by, with its family and how to name it. */
+export function historySchemes(): { id: HistoryScheme; family: string; label: string; what: string }[] {
+  return READERS.flatMap((f) =>
+    f.historySchemes.map((id) => ({ id, family: f.name, label: f.describe[id]?.label ?? id, what: f.describe[id]?.what ?? '' })),
+  );
+}
 
 /** The reader that answers values by `scheme`. */
 export function valueReader(scheme: unknown): Family {

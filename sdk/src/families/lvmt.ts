@@ -153,6 +153,9 @@ export const lvmt: Family = {
   name: 'lvmt',
   valueSchemes: ['lvmt'],
   historySchemes: ['lvmt'],
+  describe: {
+    lvmt: { label: 'LVMT', what: 'one LVMT history proof (AMT openings + Merkle tuples) against lvmtRoot / lvmtHistoryRoot' },
+  },
   async value(ctx, e, stateKey, _key, block): Promise<VerifiedValue> {
     const params = await paramsFrom(ctx, e);
     const wanted = await ctx.chain.headerAt(e, block);

@@ -280,6 +280,9 @@ export const mpt: Family = {
   name: 'mpt',
   valueSchemes: ['mpt'],
   historySchemes: ['mpt'],
+  describe: {
+    mpt: { label: 'MPT', what: 'one eth_getProof per block, each against its own header’s stateRoot (the baseline)' },
+  },
   async value(ctx, e, _stateKey, k, block): Promise<VerifiedValue> {
     const { addr, slots, key } = accountArgs(k);
     const { account, header, raw, verifyMs } = await fetchAccount(ctx, e, addr, slots, block);
