@@ -114,6 +114,11 @@ fn main() {
     let ops: usize = env("LIGHTPROV_BENCH_OPS").unwrap_or(100);
     let mix_blocks: u64 =
         env("LIGHTPROV_BENCH_MIX_BLOCKS").unwrap_or(if smoke { 5 } else { 2_000 });
+    // Each mix is run this many times, engines interleaved; the figure is the median and the
+    // spread (min–max) is printed and kept, since one run of a 2-core machine's fsyncs varies.
+    let mix_repeat: usize = env("LIGHTPROV_BENCH_MIX_REPEAT")
+        .unwrap_or(if smoke { 1 } else { 3 })
+        .max(1);
     let samples: u64 = env("LIGHTPROV_BENCH_SAMPLES").unwrap_or(20).max(1);
     let depth: u8 = env("LIGHTPROV_BENCH_LVMT_DEPTH").unwrap_or(if smoke { 4 } else { 16 });
     let run_id = std::env::var("LIGHTPROV_BENCH_RUN").unwrap_or_default();
@@ -244,7 +249,7 @@ fn main() {
         }
     }
 
-    let mixes = run_mixes(ops, mix_blocks);
+    let mixes = run_mixes(ops, mix_blocks, mix_repeat);
 
     if let Some(file) = json_out {
         let doc = json!({
@@ -430,92 +435,140 @@ fn mix_matches_the_workload(ops: usize) {
 /// Throughput under the three mixes: each engine fresh from the kvstore genesis, `blocks`
 /// blocks of `ops` operations; a read is `get` of the record at the head, the writes are one
 /// synced commit per block. Operations per second count reads and writes alike.
-fn run_mixes(ops: usize, blocks: u64) -> Value {
+///
+/// Every (engine, mix) runs `repeat` times after one untimed warm-up run of 50 blocks per
+/// engine; the repetitions are interleaved (engine order rotated each round), so a slow spell of
+/// the machine's disk falls on every engine alike. The figure is the median; min and max are kept.
+fn run_mixes(ops: usize, blocks: u64, repeat: usize) -> Value {
     let mixes = [("read-only", 1.0), ("read-write", 0.5), ("write-only", 0.0)];
+    let engines = ["mpt (fjall)", "mpt (redb)", "cole", "cole*"];
     println!(
-        "Throughput by workload mix — kvstore records, {ops} ops per block, {blocks} blocks from genesis, seed {SEED}; reads served by the engine at the head; one synced commit per block\n"
+        "Throughput by workload mix — kvstore records, {ops} ops per block, {blocks} blocks from genesis, seed {SEED}; reads served by the engine at the head; one synced commit per block; median of {repeat} interleaved runs (min–max)\n"
     );
-    println!("| engine | read-only ops/s | read-write ops/s | write-only ops/s |");
-    println!("|--------|----------------:|-----------------:|-----------------:|");
     let genesis = Workload {
         kind: Kind::Kvstore,
         seed: SEED,
         ops_per_block: ops,
     }
     .genesis();
+    let run = |name: &str, fraction: f64, blocks: u64| -> (u64, u64, f64) {
+        let dir = tempfile::tempdir().unwrap();
+        match name {
+            "mpt (fjall)" => run_mix(
+                MptEngine::open(Arc::new(FjallStore::open(dir.path()).unwrap())).unwrap(),
+                &genesis,
+                ops,
+                fraction,
+                blocks,
+            ),
+            "mpt (redb)" => run_mix(
+                MptEngine::open(Arc::new(RedbStore::open(dir.path()).unwrap())).unwrap(),
+                &genesis,
+                ops,
+                fraction,
+                blocks,
+            ),
+            "cole" => run_mix(
+                ColeEngine::open(dir.path(), Params::cole(), Options::default()).unwrap(),
+                &genesis,
+                ops,
+                fraction,
+                blocks,
+            ),
+            _ => run_mix(
+                ColeEngine::open(dir.path(), Params::cole_star(), Options::default()).unwrap(),
+                &genesis,
+                ops,
+                fraction,
+                blocks,
+            ),
+        }
+    };
+    // Warm-up: code paths, allocator and page cache, untimed.
+    for name in engines {
+        run(name, 0.5, blocks.min(50));
+    }
+    // samples[engine][mix] = ops/s of each round.
+    let mut samples = vec![vec![Vec::<f64>::new(); mixes.len()]; engines.len()];
+    let mut counts = vec![vec![(0u64, 0u64); mixes.len()]; engines.len()];
+    for round in 0..repeat {
+        for k in 0..engines.len() {
+            let e = (k + round) % engines.len();
+            for (m, (_, fraction)) in mixes.iter().enumerate() {
+                let (reads, writes, secs) = run(engines[e], *fraction, blocks);
+                samples[e][m].push((reads + writes) as f64 / secs);
+                counts[e][m] = (reads, writes);
+            }
+        }
+    }
+    let stats = |xs: &[f64]| -> (f64, f64, f64) {
+        let mut v = xs.to_vec();
+        v.sort_by(f64::total_cmp);
+        (v[v.len() / 2], v[0], v[v.len() - 1])
+    };
+    println!("| engine | read-only ops/s | read-write ops/s | write-only ops/s |");
+    println!("|--------|----------------:|-----------------:|-----------------:|");
     let mut rows = Vec::new();
-    let mut table: Vec<(String, Vec<f64>)> = Vec::new();
-    for name in ["mpt (fjall)", "mpt (redb)", "cole", "cole*"] {
-        let mut rates = Vec::new();
-        for (mix, fraction) in mixes {
-            let dir = tempfile::tempdir().unwrap();
-            let r = match name {
-                "mpt (fjall)" => run_mix(
-                    MptEngine::open(Arc::new(FjallStore::open(dir.path()).unwrap())).unwrap(),
-                    &genesis,
-                    ops,
-                    fraction,
-                    blocks,
-                ),
-                "mpt (redb)" => run_mix(
-                    MptEngine::open(Arc::new(RedbStore::open(dir.path()).unwrap())).unwrap(),
-                    &genesis,
-                    ops,
-                    fraction,
-                    blocks,
-                ),
-                "cole" => run_mix(
-                    ColeEngine::open(dir.path(), Params::cole(), Options::default()).unwrap(),
-                    &genesis,
-                    ops,
-                    fraction,
-                    blocks,
-                ),
-                _ => run_mix(
-                    ColeEngine::open(dir.path(), Params::cole_star(), Options::default()).unwrap(),
-                    &genesis,
-                    ops,
-                    fraction,
-                    blocks,
-                ),
-            };
-            let (reads, writes, secs) = r;
-            let rate = (reads + writes) as f64 / secs;
-            rates.push(rate);
+    for (e, name) in engines.iter().enumerate() {
+        let cells: Vec<String> = (0..mixes.len())
+            .map(|m| {
+                let (med, lo, hi) = stats(&samples[e][m]);
+                format!("{med:.0} ({lo:.0}–{hi:.0})")
+            })
+            .collect();
+        println!("| {name} | {} |", cells.join(" | "));
+        for (m, (mix, fraction)) in mixes.iter().enumerate() {
+            let (med, lo, hi) = stats(&samples[e][m]);
             rows.push(json!({
                 "engine": name,
                 "mix": mix,
                 "readFraction": fraction,
-                "reads": reads,
-                "writes": writes,
-                "secs": secs,
-                "opsPerS": rate,
+                "reads": counts[e][m].0,
+                "writes": counts[e][m].1,
+                "opsPerS": med,
+                "minOpsPerS": lo,
+                "maxOpsPerS": hi,
+                "samples": samples[e][m],
             }));
         }
-        println!(
-            "| {name} | {:.0} | {:.0} | {:.0} |",
-            rates[0], rates[1], rates[2]
-        );
-        table.push((name.to_string(), rates));
     }
-    if let [mpt, _, cole, star] = &table[..] {
+    // Ratios per round (each round's engines ran back to back), then their median and spread.
+    let ratio = |e: usize, m: usize| -> (f64, f64, f64) {
+        let r: Vec<f64> = samples[e][m]
+            .iter()
+            .zip(&samples[0][m])
+            .map(|(a, b)| a / b)
+            .collect();
+        stats(&r)
+    };
+    let mut ratios = Vec::new();
+    for (e, label) in [(2, "COLE"), (3, "COLE*")] {
+        let parts: Vec<String> = mixes
+            .iter()
+            .enumerate()
+            .map(|(m, (mix, _))| {
+                let (med, lo, hi) = ratio(e, m);
+                ratios.push(
+                    json!({"engine": engines[e], "mix": mix, "median": med, "min": lo, "max": hi}),
+                );
+                format!("{med:.1}× ({lo:.1}–{hi:.1}) {mix}")
+            })
+            .collect();
         println!(
-            "\nratios (same run): COLE / MPT (fjall) = {:.1}× read-only, {:.1}× read-write, {:.1}× write-only; COLE* / MPT (fjall) = {:.1}×, {:.1}×, {:.1}×\n",
-            cole.1[0] / mpt.1[0],
-            cole.1[1] / mpt.1[1],
-            cole.1[2] / mpt.1[2],
-            star.1[0] / mpt.1[0],
-            star.1[1] / mpt.1[1],
-            star.1[2] / mpt.1[2],
+            "\nratios (same rounds): {label} / MPT (fjall) = {}",
+            parts.join(", ")
         );
     }
+    println!();
     json!({
         "workload": "kvstore",
         "blocks": blocks,
         "opsPerBlock": ops,
         "seed": SEED,
+        "repeat": repeat,
         "mixes": mixes.iter().map(|(m, f)| json!({"mix": m, "readFraction": f})).collect::<Vec<_>>(),
         "rows": rows,
+        "ratios": ratios,
     })
 }
 

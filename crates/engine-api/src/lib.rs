@@ -20,7 +20,7 @@ pub enum Key {
 }
 
 impl Key {
-    /// The 32-byte state key (DESIGN.md): `keccak256(0x01 ‖ addr)` for balances,
+    /// The 32-byte state key (docs/architecture.md): `keccak256(0x01 ‖ addr)` for balances,
     /// `keccak256(0x02 ‖ addr)` for nonces, `keccak256(0x03 ‖ addr ‖ slot)` for storage.
     pub fn state_key(&self) -> B256 {
         let mut h = Keccak256::new();

@@ -424,125 +424,53 @@ fn build_run(dir: &Path, id: u64, params: Params, source: &MergeSource) -> io::R
     }
 }
 
+/// What replaying the logs recovers besides the trees: the head and the last root logged.
+#[derive(Debug)]
+struct Recovered {
+    head: Option<u64>,
+    last_root: Option<B256>,
+}
+
 impl ColeEngine {
     /// Opens (creating) the engine in `dir` with `params`; reopening with other parameters is
-    /// refused. Recovers from a crash at any point: orphaned files are removed, interrupted
-    /// merges restarted, and level 0 rebuilt from its log.
+    /// refused. Recovers from a crash at any point, in this order: read the manifest (the last
+    /// durable list of runs) and remove files it does not name; read the synced roots; open the
+    /// runs; rebuild level 0 from its logs; restart interrupted merges; redo the checkpoints the
+    /// manifest missed; check the recovered root against the last one logged.
     pub fn open(dir: &Path, params: Params, opts: Options) -> Result<Self, Error> {
         params.check()?;
         fs::create_dir_all(dir).ctx(|| format!("creating {}", dir.display()))?;
-        let manifest_path = dir.join(MANIFEST);
-        let mut fresh = false;
-        let manifest = match fs::read(&manifest_path) {
-            Ok(bytes) => {
-                let m: Manifest = serde_json::from_slice(&bytes)
-                    .map_err(|e| Error::Corrupt(format!("{MANIFEST}: {e}")))?;
-                if m.format != FORMAT {
-                    return Err(Error::Corrupt(format!(
-                        "{MANIFEST}: format {} is not {FORMAT}",
-                        m.format
-                    )));
-                }
-                if m.params != params {
-                    return Err(Error::Params(
-                        "the directory was created with other COLE parameters",
-                    ));
-                }
-                m
-            }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                fresh = true;
-                Manifest {
-                    format: FORMAT,
-                    params,
-                    head: None,
-                    next_id: 1,
-                    w0_gen: 1,
-                    m0_gen: None,
-                    m0_merging_into: None,
-                    levels: Vec::new(),
-                }
-            }
-            Err(e) => return Err(e).ctx(|| format!("reading {MANIFEST}")),
-        };
+        let (manifest, fresh) = Self::read_manifest(dir, params)?;
         Self::remove_orphans(dir, &manifest)?;
-
-        // Roots: the synced file, then whatever the logs hold beyond it.
-        let mut roots_file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .open(dir.join(ROOTS))
-            .ctx(|| format!("opening {ROOTS}"))?;
-        let mut raw = Vec::new();
-        roots_file
-            .read_to_end(&mut raw)
-            .ctx(|| format!("reading {ROOTS}"))?;
-        let mut roots: Vec<B256> = Vec::new();
-        for rec in raw.chunks_exact(40) {
-            let (b, r) = rec.split_at(8);
-            let block = u64::from_be_bytes(b.try_into().unwrap_or([0xff; 8]));
-            if block == roots.len() as u64 {
-                roots.push(B256::from_slice(r));
+        let (roots_file, mut roots, roots_len) = Self::read_roots(dir)?;
+        let levels = Self::open_levels(dir, params, &manifest)?;
+        let mut recovered = Recovered {
+            head: manifest.head,
+            last_root: None,
+        };
+        let m0 = match manifest.m0_gen {
+            Some(g) => {
+                let mut t = MbTree::new(params.fanout);
+                Self::replay_generation(dir, g, opts, &mut t, &mut roots, &mut recovered)?;
+                Some((Arc::new(t), g))
             }
-        }
-
-        let mut levels: Vec<Level> = Vec::new();
-        for (i, l) in manifest.levels.iter().enumerate() {
-            let open = |metas: &[RunMeta]| -> Result<Vec<Arc<Run>>, Error> {
-                metas
-                    .iter()
-                    .map(|m| {
-                        Run::open(dir, *m, params.fanout)
-                            .map(Arc::new)
-                            .ctx(|| format!("opening run {} of level {}", m.id, i + 1))
-                    })
-                    .collect()
-            };
-            levels.push(Level {
-                w: open(&l.w)?,
-                m: open(&l.m)?,
-                pending: None,
-            });
-        }
-
-        let mut head = manifest.head;
-        let mut last_root = None;
-        let mut m0 = None;
-        if let Some(g) = manifest.m0_gen {
-            let mut t = MbTree::new(params.fanout);
-            let (_, records) =
-                Wal::open(dir, g, !opts.no_sync).ctx(|| format!("opening WAL generation {g}"))?;
-            replay(&mut t, &mut roots, &mut head, &mut last_root, g, records)?;
-            let _ = t.root_hash();
-            m0 = Some((Arc::new(t), g));
-        }
+            None => None,
+        };
         let mut w0_tree = MbTree::new(params.fanout);
-        let (wal, records) = Wal::open(dir, manifest.w0_gen, !opts.no_sync)
-            .ctx(|| format!("opening WAL generation {}", manifest.w0_gen))?;
-        replay(
+        let wal = Self::replay_generation(
+            dir,
+            manifest.w0_gen,
+            opts,
             &mut w0_tree,
             &mut roots,
-            &mut head,
-            &mut last_root,
-            manifest.w0_gen,
-            records,
+            &mut recovered,
         )?;
-        let raw_len = raw.len();
-        let writer = ManifestWriter::start(
-            dir.to_path_buf(),
-            roots_file
-                .try_clone()
-                .ctx(|| format!("opening {ROOTS} for the manifest writer"))?,
-            !opts.no_sync,
-            opts.manifest_delay,
-        );
-
+        let writer = Self::start_writer(dir, &roots_file, opts)?;
         let mut engine = Self {
             dir: dir.to_path_buf(),
             params,
             opts,
-            head,
+            head: recovered.head,
             roots,
             roots_file,
             next_id: manifest.next_id,
@@ -560,60 +488,16 @@ impl ColeEngine {
             staged: None,
             writer,
         };
-        // Restart interrupted merges; they rebuild the same runs.
-        if let (Some(id), Some((tree, _))) = (manifest.m0_merging_into, &engine.m0) {
-            engine.pending0 = Some(spawn_merge(
-                engine.dir.clone(),
-                id,
-                params,
-                opts,
-                MergeSource::Tree(tree.clone()),
-            ));
-        }
-        for (i, l) in manifest.levels.iter().enumerate() {
-            if let (Some(id), Some(level)) = (l.merging_into, engine.levels.get_mut(i)) {
-                level.pending = Some(spawn_merge(
-                    engine.dir.clone(),
-                    id,
-                    params,
-                    opts,
-                    MergeSource::Runs(level.m.clone()),
-                ));
-            }
-        }
-        // The manifest is written in the background, so it may lag the logs by checkpoints:
-        // redo each missed checkpoint's maintenance (deterministic: the same runs, the same
-        // roots), then replay the log generation that followed it.
-        while engine.maintain()? {
-            let g = engine.w0.generation;
-            let (wal, records) =
-                Wal::open(dir, g, !opts.no_sync).ctx(|| format!("opening WAL generation {g}"))?;
-            engine.wal = wal;
-            replay(
-                &mut engine.w0.tree,
-                &mut engine.roots,
-                &mut engine.head,
-                &mut last_root,
-                g,
-                records,
-            )?;
-        }
-        engine.trim_roots(raw_len)?;
+        engine.restart_merges(&manifest);
+        engine.redo_missed_checkpoints(&mut recovered)?;
+        engine.trim_roots(roots_len)?;
         // The writer syncs the roots file it was given: give it the current one.
-        engine.writer = ManifestWriter::start(
-            dir.to_path_buf(),
-            engine
-                .roots_file
-                .try_clone()
-                .ctx(|| format!("opening {ROOTS} for the manifest writer"))?,
-            !opts.no_sync,
-            opts.manifest_delay,
-        );
+        engine.writer = Self::start_writer(dir, &engine.roots_file, opts)?;
         let _ = engine.w0.tree.root_hash();
         if fresh {
             engine.dirty = true;
         }
-        if let (Some(want), Some(got)) = (last_root, engine.compute_root())
+        if let (Some(want), Some(got)) = (recovered.last_root, engine.compute_root())
             && want != got
         {
             return Err(Error::Corrupt(format!(
@@ -625,6 +509,173 @@ impl ColeEngine {
             engine.writer.flush()?;
         }
         Ok(engine)
+    }
+
+    /// The manifest in `dir` (checked against `params`), or a fresh one; `true` if fresh.
+    fn read_manifest(dir: &Path, params: Params) -> Result<(Manifest, bool), Error> {
+        match fs::read(dir.join(MANIFEST)) {
+            Ok(bytes) => {
+                let m: Manifest = serde_json::from_slice(&bytes)
+                    .map_err(|e| Error::Corrupt(format!("{MANIFEST}: {e}")))?;
+                if m.format != FORMAT {
+                    return Err(Error::Corrupt(format!(
+                        "{MANIFEST}: format {} is not {FORMAT}",
+                        m.format
+                    )));
+                }
+                if m.params != params {
+                    return Err(Error::Params(
+                        "the directory was created with other COLE parameters",
+                    ));
+                }
+                Ok((m, false))
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok((
+                Manifest {
+                    format: FORMAT,
+                    params,
+                    head: None,
+                    next_id: 1,
+                    w0_gen: 1,
+                    m0_gen: None,
+                    m0_merging_into: None,
+                    levels: Vec::new(),
+                },
+                true,
+            )),
+            Err(e) => Err(e).ctx(|| format!("reading {MANIFEST}")),
+        }
+    }
+
+    /// The roots file (opened for appending), the contiguous roots it holds from block 0, and
+    /// its length in bytes.
+    fn read_roots(dir: &Path) -> Result<(File, Vec<B256>, usize), Error> {
+        let mut file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(dir.join(ROOTS))
+            .ctx(|| format!("opening {ROOTS}"))?;
+        let mut raw = Vec::new();
+        file.read_to_end(&mut raw)
+            .ctx(|| format!("reading {ROOTS}"))?;
+        let mut roots: Vec<B256> = Vec::new();
+        for rec in raw.chunks_exact(40) {
+            let (b, r) = rec.split_at(8);
+            let block = u64::from_be_bytes(b.try_into().unwrap_or([0xff; 8]));
+            if block == roots.len() as u64 {
+                roots.push(B256::from_slice(r));
+            }
+        }
+        Ok((file, roots, raw.len()))
+    }
+
+    /// Opens every run the manifest names, level by level.
+    fn open_levels(dir: &Path, params: Params, manifest: &Manifest) -> Result<Vec<Level>, Error> {
+        let open = |i: usize, metas: &[RunMeta]| -> Result<Vec<Arc<Run>>, Error> {
+            metas
+                .iter()
+                .map(|m| {
+                    Run::open(dir, *m, params.fanout)
+                        .map(Arc::new)
+                        .ctx(|| format!("opening run {} of level {}", m.id, i + 1))
+                })
+                .collect()
+        };
+        manifest
+            .levels
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                Ok(Level {
+                    w: open(i, &l.w)?,
+                    m: open(i, &l.m)?,
+                    pending: None,
+                })
+            })
+            .collect()
+    }
+
+    /// Replays log generation `g` into `tree` (and the roots, head and last root it records);
+    /// returns the log, open for appending.
+    fn replay_generation(
+        dir: &Path,
+        g: u64,
+        opts: Options,
+        tree: &mut MbTree,
+        roots: &mut Vec<B256>,
+        recovered: &mut Recovered,
+    ) -> Result<Wal, Error> {
+        let (wal, records) =
+            Wal::open(dir, g, !opts.no_sync).ctx(|| format!("opening WAL generation {g}"))?;
+        replay(
+            tree,
+            roots,
+            &mut recovered.head,
+            &mut recovered.last_root,
+            g,
+            records,
+        )?;
+        let _ = tree.root_hash();
+        Ok(wal)
+    }
+
+    /// A manifest writer syncing `roots_file`.
+    fn start_writer(dir: &Path, roots_file: &File, opts: Options) -> Result<ManifestWriter, Error> {
+        Ok(ManifestWriter::start(
+            dir.to_path_buf(),
+            roots_file
+                .try_clone()
+                .ctx(|| format!("opening {ROOTS} for the manifest writer"))?,
+            !opts.no_sync,
+            opts.manifest_delay,
+        ))
+    }
+
+    /// Restarts the merges the manifest says were under way; they rebuild the same runs.
+    fn restart_merges(&mut self, manifest: &Manifest) {
+        if let (Some(id), Some((tree, _))) = (manifest.m0_merging_into, &self.m0) {
+            self.pending0 = Some(spawn_merge(
+                self.dir.clone(),
+                id,
+                self.params,
+                self.opts,
+                MergeSource::Tree(tree.clone()),
+            ));
+        }
+        for (i, l) in manifest.levels.iter().enumerate() {
+            if let (Some(id), Some(level)) = (l.merging_into, self.levels.get_mut(i)) {
+                level.pending = Some(spawn_merge(
+                    self.dir.clone(),
+                    id,
+                    self.params,
+                    self.opts,
+                    MergeSource::Runs(level.m.clone()),
+                ));
+            }
+        }
+    }
+
+    /// The manifest is written in the background, so it may lag the logs by checkpoints: redo
+    /// each missed checkpoint's maintenance (deterministic: the same runs, the same roots),
+    /// then replay the log generation that followed it.
+    fn redo_missed_checkpoints(&mut self, recovered: &mut Recovered) -> Result<(), Error> {
+        while self.maintain()? {
+            let g = self.w0.generation;
+            let dir = self.dir.clone();
+            // The replay moves the engine's head (not only what was recovered before it).
+            recovered.head = self.head;
+            self.wal = Self::replay_generation(
+                &dir,
+                g,
+                self.opts,
+                &mut self.w0.tree,
+                &mut self.roots,
+                recovered,
+            )?;
+            self.head = recovered.head;
+        }
+        Ok(())
     }
 
     /// Drops roots written after the last durable log record (they belong to no block) and

@@ -132,10 +132,18 @@ const throughput = {
   opsPerBlock: e.mixes.opsPerBlock,
   mixes: mixNames,
   readFractions: e.mixes.mixes.map((m) => m.readFraction),
-  series: mixEngines.map((name) => ({
-    label: ENGINE[name] ?? name,
-    values: mixNames.map((m) => e.mixes.rows.find((r) => r.engine === name && r.mix === m).opsPerS),
-  })),
+  repeat: e.mixes.repeat ?? 1,
+  series: mixEngines.map((name) => {
+    const row = (m) => e.mixes.rows.find((r) => r.engine === name && r.mix === m);
+    return {
+      label: ENGINE[name] ?? name,
+      // The median of the interleaved runs, and their spread.
+      values: mixNames.map((m) => row(m).opsPerS),
+      min: mixNames.map((m) => row(m).minOpsPerS ?? row(m).opsPerS),
+      max: mixNames.map((m) => row(m).maxOpsPerS ?? row(m).opsPerS),
+    };
+  }),
+  ratios: e.mixes.ratios ?? [],
 };
 const h = raw.history;
 const scheme = [['cole', 'COLE'], ['coleStar', 'COLE*'], ['lvmt', 'LVMT'], ['mpt', 'MPT (one proof per block)']].filter(([k]) => h.rows.every((r) => r.bytes[k] !== null));
@@ -232,10 +240,20 @@ const headline = [];
   }
   const tp = (label) => throughput.series.find((s) => s.label === label)?.values;
   const [tm, tc, ts] = ['MPT (fjall)', 'COLE', 'COLE*'].map(tp);
+  // With repeated runs: the median of the per-round ratios and their spread.
+  const spread = (engine) =>
+    mixNames.map((m) => {
+      const r = throughput.ratios.find((q) => q.engine === engine && q.mix === m);
+      return r ? `${r.median.toFixed(1)}× (${r.min.toFixed(1)}–${r.max.toFixed(1)})` : undefined;
+    });
   if (tm && tc && ts) {
+    const [sc, ss] = [spread('cole'), spread('cole*')];
+    const repeated = throughput.repeat > 1 && [...sc, ...ss].every((v) => v !== undefined);
     headline.push({
-      figure: `Throughput (${throughput.blocks} blocks; read-only / read-write / write-only)`,
-      value: `COLE ${mixNames.map((_, i) => x(tc[i], tm[i])).join(' / ')} and COLE* ${mixNames.map((_, i) => x(ts[i], tm[i])).join(' / ')} MPT (fjall)'s ops/s`,
+      figure: `Throughput (${throughput.blocks} blocks; read-only / read-write / write-only${repeated ? `; median of ${throughput.repeat} interleaved runs (min–max)` : ''})`,
+      value: repeated
+        ? `COLE ${sc.join(' / ')} and COLE* ${ss.join(' / ')} MPT (fjall)'s ops/s`
+        : `COLE ${mixNames.map((_, i) => x(tc[i], tm[i])).join(' / ')} and COLE* ${mixNames.map((_, i) => x(ts[i], tm[i])).join(' / ')} MPT (fjall)'s ops/s`,
       paper: 'COLE Fig. 10',
     });
   }
@@ -335,7 +353,11 @@ function dataTable(fig, id) {
     return table(['block', ...w.series.map((s) => `${s.label} (bytes)`)], blocks.map((b, i) => [b, ...w.series.map((s) => n0(s.points[i]?.bytes))]));
   }
   if (id === 'throughput') {
-    return table(['engine', ...f.throughput.mixes.map((m) => `${m} (ops/s)`)], f.throughput.series.map((s) => [s.label, ...s.values.map(n0)]));
+    const cell = (s, i) => (f.throughput.repeat > 1 ? `${n0(s.values[i])} (${n0(s.min[i])}–${n0(s.max[i])})` : n0(s.values[i]));
+    return table(
+      ['engine', ...f.throughput.mixes.map((m) => `${m} (ops/s${f.throughput.repeat > 1 ? `, median of ${f.throughput.repeat} (min–max)` : ''})`)],
+      f.throughput.series.map((s) => [s.label, ...s.values.map((_, i) => cell(s, i))]),
+    );
   }
   if (id.startsWith('latency-')) {
     const w = f.commitLatency.workloads[id.slice(8)];
