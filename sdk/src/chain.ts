@@ -8,7 +8,7 @@ import { type BlockTag, blockNumberArg, blockTagArg } from './args.js';
 import { RpcError, VerificationError, wasmCall } from './errors.js';
 import { type VerifiedHeader, encodeHeader } from './header.js';
 import { bytesArg, bytesToHex, hexToBigInt, hexToBytes } from './hex.js';
-import { verifier } from './init.js';
+import { loadFamily, wasmOf } from './init.js';
 import type { Endpoint, Transport } from './transport.js';
 
 /** What the client trusts. */
@@ -68,6 +68,7 @@ export class HeaderChain {
 
   /** Fetches the anchor header (from the first node that serves it) and checks its hash and number. */
   static async open(net: Transport, anchor: Anchor, batchSize: number, maxHeaderGap: bigint): Promise<HeaderChain> {
+    await loadFamily('header');
     const chain = new HeaderChain(net, anchor.signers, batchSize, maxHeaderGap);
     // The anchor is trusted by its hash; its number is part of what that hash covers.
     const header = await net.withFailover(async (e) => chain.fetchByHash(e, anchor.hash));
@@ -143,7 +144,7 @@ export class HeaderChain {
   private checkHeader(json: unknown, method: string, expectedHash?: string, link?: { parent: string }): VerifiedHeader {
     if (json === null || json === undefined) throw new RpcError(method, -32001, 'unknown block');
     const { rlp, header } = encodeHeader(json);
-    const wasm = verifier();
+    const wasm = wasmOf('header');
     const parent = link === undefined ? new Uint8Array(0) : hexToBytes(link.parent, 'parentHash');
     const signers = link === undefined ? new Uint8Array(0) : this.signers;
     const hash = bytesToHex(wasmCall(() => wasm.verifyHeaderLink(rlp, parent, signers)));

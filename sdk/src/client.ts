@@ -23,7 +23,7 @@ import { type VerifiedAccount, fetchAccount } from './families/mpt.js';
 import type { VerifiedHeader } from './header.js';
 import { bigIntToBytes, bytesArg, bytesToHex, hexToBytes, slotToHex } from './hex.js';
 import { type StateKey, type Version, stateKeys } from './history.js';
-import { init, verifier } from './init.js';
+import { loadFamily, wasmOf } from './init.js';
 import { Transport } from './transport.js';
 
 export type { BlockTag } from './args.js';
@@ -92,7 +92,7 @@ export class LightClient {
     const gap = opts.maxHeaderGap ?? 100_000;
     if (!Number.isSafeInteger(gap) || gap < 1) throw new RangeError('maxHeaderGap: expected a positive integer');
     const lvmtParamsId = opts.lvmtParamsId === undefined ? undefined : bytesToHex(bytesArg(opts.lvmtParamsId, 'lvmtParamsId', 32));
-    await init();
+    await loadFamily('header');
     const chain = await HeaderChain.open(net, anchor, batchSize, BigInt(gap));
     const ctx: FamilyContext = { net, chain, batchSize, state: new Map(), options: { lvmtParamsId } };
     return new LightClient(net, chain, ctx);
@@ -132,7 +132,7 @@ export class LightClient {
     return this.net.withFailover(async (e) => {
       const { account, header } = await fetchAccount(this.ctx, e, addr, [], block);
       const code = hexToBytes(await this.net.call(e, 'eth_getCode', [addr, { blockHash: header.hash }]), 'code');
-      const wasm = verifier();
+      const wasm = wasmOf('mpt');
       const hash = bytesToHex(wasmCall(() => wasm.keccak256(code)));
       if (hash !== account.codeHash) {
         throw new VerificationError('VALUE_MISMATCH', `the code hashes to ${hash}, not to the proven ${account.codeHash}`, { field: 'code' });

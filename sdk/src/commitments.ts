@@ -5,7 +5,7 @@
  */
 import { VerificationError } from './errors.js';
 import { bytesToHex, hexToBytes } from './hex.js';
-import { verifier } from './init.js';
+import { wasmOf } from './init.js';
 
 /** One header commitment: a 32-byte root at `offset` in the header field `field`. */
 export interface HeaderCommitment {
@@ -25,7 +25,7 @@ let table: readonly HeaderCommitment[] | undefined;
 
 /** Every header commitment, in header order (needs `await init()`). */
 export function headerCommitments(): readonly HeaderCommitment[] {
-  table ??= Object.freeze((verifier().headerCommitments() as HeaderCommitment[]).map((c) => Object.freeze({ ...c })));
+  table ??= Object.freeze((wasmOf('header').headerCommitments() as HeaderCommitment[]).map((c) => Object.freeze({ ...c })));
   return table;
 }
 

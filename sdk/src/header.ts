@@ -5,7 +5,7 @@ import { RLP } from '@ethereumjs/rlp';
 
 import { VerificationError, wasmCall } from './errors.js';
 import { bigIntToMinimalBytes, bytesArg, bytesToHex, hexToBigInt, hexToBytes } from './hex.js';
-import { verifier } from './init.js';
+import { wasmOf } from './init.js';
 
 /** A block object from `eth_getBlockByNumber` / `eth_getBlockByHash` (other fields are ignored). */
 export interface BlockHeaderJson {
@@ -142,7 +142,7 @@ export function encodeHeader(json: unknown): { rlp: Uint8Array; header: Omit<Ver
  */
 export function verifyHeader(header: BlockHeaderJson | unknown, expectedHash: string | Uint8Array): VerifiedHeader {
   const expected = bytesArg(expectedHash, 'expectedHash', 32);
-  const wasm = verifier();
+  const wasm = wasmOf('header');
   const { rlp, header: fields } = encodeHeader(header);
   wasmCall(() => wasm.verifyHeaderRlp(rlp, expected));
   return { hash: bytesToHex(expected), ...fields };

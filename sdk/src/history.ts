@@ -8,7 +8,7 @@
  */
 import { wasmCall } from './errors.js';
 import { bigIntToBytes, bytesArg, bytesToHex, hexToBytes, slotToHex } from './hex.js';
-import { verifier } from './init.js';
+import { keccak256 } from './init.js';
 
 /** A state key and, so that every scheme can answer for it, the state it names. */
 export interface StateKey {
@@ -22,8 +22,7 @@ export interface StateKey {
 }
 
 function keccakHex(b: Uint8Array): string {
-  const wasm = verifier();
-  return bytesToHex(wasmCall(() => wasm.keccak256(b)));
+  return bytesToHex(wasmCall(() => keccak256(b)));
 }
 
 /** Builds state keys (needs `await init()` first). */

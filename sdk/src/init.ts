@@ -1,44 +1,119 @@
 /**
- * Loads the WebAssembly verifier once. Call `await init()` before any verification; it is
- * cheap to call again (the load is cached) and safe to call concurrently.
+ * Loads the WebAssembly verifiers: one module per proof family (`header`, `mpt`, `cole`,
+ * `lvmt`), each on first use and once. An app that verifies only MPT proofs downloads only the
+ * MPT module (and the header module, if it follows headers with `LightClient`).
  *
- * In browsers the `.wasm` file is fetched next to this module (bundlers such as Vite emit it
- * as an asset and compile it streaming); in Node it is read from disk.
+ * `await init()` loads every family; `await init({ families: ['mpt'] })` only those named.
+ * `LightClient` loads what it needs by itself. Verification is synchronous once a family's
+ * module is loaded.
+ *
+ * In browsers each `.wasm` file is fetched next to this module (bundlers such as Vite emit it as
+ * an asset and compile it streaming); in Node it is read from disk.
  */
-import initWasm, * as wasm from '../wasm/lightprov_verifier_wasm.js';
+import type * as ColeModule from '../wasm/cole/lightprov_verifier_wasm.js';
+import type * as HeaderModule from '../wasm/header/lightprov_verifier_wasm.js';
+import type * as LvmtModule from '../wasm/lvmt/lightprov_verifier_wasm.js';
+import type * as MptModule from '../wasm/mpt/lightprov_verifier_wasm.js';
 
-/** What `init` accepts instead of the bundled file: a URL, a Response, bytes or a compiled module. */
+/** What `init` accepts instead of a bundled file: a URL, a Response, bytes or a compiled module. */
 export type WasmSource = URL | string | Response | BufferSource | WebAssembly.Module;
 
-let loading: Promise<void> | undefined;
-let ready = false;
-
-export function init(source?: WasmSource): Promise<void> {
-  loading ??= (async () => {
-    let input = source;
-    if (input === undefined) {
-      const url = new URL('../wasm/lightprov_verifier_wasm_bg.wasm', import.meta.url);
-      if (url.protocol === 'file:') {
-        const fs = 'node:fs/promises';
-        const { readFile } = (await import(/* @vite-ignore */ fs)) as {
-          readFile(path: URL): Promise<Uint8Array>;
-        };
-        input = await readFile(url);
-      } else {
-        input = url;
-      }
-    }
-    await initWasm({ module_or_path: input });
-    ready = true;
-  })().catch((e: unknown) => {
-    loading = undefined;
-    throw e;
-  });
-  return loading;
+/** The wasm modules, one per registered proof family. */
+export interface WasmModules {
+  header: typeof HeaderModule;
+  mpt: typeof MptModule;
+  cole: typeof ColeModule;
+  lvmt: typeof LvmtModule;
 }
 
-/** The wasm exports; throws if `init()` has not completed. */
-export function verifier(): typeof wasm {
-  if (!ready) throw new Error('lightprov: call `await init()` before verifying');
-  return wasm;
+/** A family with its own wasm module. */
+export type WasmFamily = keyof WasmModules;
+
+type Loader<K extends WasmFamily> = {
+  /** The module's JS glue (a dynamic import, so bundlers split it into its own chunk). */
+  glue: () => Promise<WasmModules[K] & { default: (o: { module_or_path: unknown }) => Promise<unknown> }>;
+  /** The `.wasm` next to it (`new URL` with a literal, so bundlers emit it as an asset). */
+  wasm: () => URL;
+};
+
+// One line per family: the registry of modules. (Literal paths, as bundlers need them.)
+const LOADERS: { [K in WasmFamily]: Loader<K> } = {
+  header: { glue: () => import('../wasm/header/lightprov_verifier_wasm.js'), wasm: () => new URL('../wasm/header/lightprov_verifier_wasm_bg.wasm', import.meta.url) },
+  mpt: { glue: () => import('../wasm/mpt/lightprov_verifier_wasm.js'), wasm: () => new URL('../wasm/mpt/lightprov_verifier_wasm_bg.wasm', import.meta.url) },
+  cole: { glue: () => import('../wasm/cole/lightprov_verifier_wasm.js'), wasm: () => new URL('../wasm/cole/lightprov_verifier_wasm_bg.wasm', import.meta.url) },
+  lvmt: { glue: () => import('../wasm/lvmt/lightprov_verifier_wasm.js'), wasm: () => new URL('../wasm/lvmt/lightprov_verifier_wasm_bg.wasm', import.meta.url) },
+};
+
+/** Every family with a wasm module. */
+export const WASM_FAMILIES = Object.keys(LOADERS) as WasmFamily[];
+
+const loading = new Map<WasmFamily, Promise<void>>();
+const ready: Partial<WasmModules> = {};
+
+/** Options of {@link init}. */
+export interface InitOptions {
+  /** The families to load (default: all). */
+  families?: readonly WasmFamily[];
+  /** Where to get a family's `.wasm` instead of next to this module. */
+  locate?: (family: WasmFamily) => WasmSource | undefined;
+}
+
+let locate: InitOptions['locate'];
+
+async function read(url: URL): Promise<WasmSource> {
+  if (url.protocol !== 'file:') return url;
+  const fs = 'node:fs/promises';
+  const { readFile } = (await import(/* @vite-ignore */ fs)) as { readFile(path: URL): Promise<Uint8Array> };
+  return readFile(url);
+}
+
+/** Loads one family's module (once; concurrent calls share the load). */
+export function loadFamily(family: WasmFamily): Promise<void> {
+  const loader = LOADERS[family] as Loader<WasmFamily> | undefined;
+  if (loader === undefined) return Promise.reject(new TypeError(`family: no wasm module is named ${JSON.stringify(family)}`));
+  let p = loading.get(family);
+  if (p === undefined) {
+    p = (async () => {
+      const glue = await loader.glue();
+      await glue.default({ module_or_path: locate?.(family) ?? (await read(loader.wasm())) });
+      (ready as Record<WasmFamily, unknown>)[family] = glue;
+    })().catch((e: unknown) => {
+      loading.delete(family);
+      throw e;
+    });
+    loading.set(family, p);
+  }
+  return p;
+}
+
+let all: Promise<void> | undefined;
+
+/**
+ * Loads the wasm modules (every family unless `families` says which). Cheap to call again:
+ * `init()` returns the same promise each time until a load fails.
+ */
+export function init(options: InitOptions = {}): Promise<void> {
+  if (typeof options !== 'object' || options === null) return Promise.reject(new TypeError('options: expected { families?, locate? }'));
+  if (options.locate !== undefined) locate = options.locate;
+  const load = (families: readonly WasmFamily[]) => Promise.all(families.map((f) => loadFamily(f))).then(() => undefined);
+  if (options.families !== undefined) return load(options.families);
+  all ??= load(WASM_FAMILIES).catch((e: unknown) => {
+    all = undefined;
+    throw e;
+  });
+  return all;
+}
+
+/** keccak256 from whichever loaded module has it (header or MPT). */
+export function keccak256(data: Uint8Array): Uint8Array {
+  const m = ready.header ?? ready.mpt;
+  if (m === undefined) throw new Error("lightprov: call `await init()` (or init({ families: ['header'] })) before hashing state keys");
+  return m.keccak256(data);
+}
+
+/** A loaded family's wasm exports; throws if its module has not been loaded. */
+export function wasmOf<K extends WasmFamily>(family: K): WasmModules[K] {
+  const m = ready[family];
+  if (m === undefined) throw new Error(`lightprov: call \`await init()\` (or init({ families: ['${family}'] })) before verifying ${family} proofs`);
+  return m as WasmModules[K];
 }

@@ -21,7 +21,7 @@ import { RLP } from '@ethereumjs/rlp';
 import { type ErrorCode, isVerificationError, wasmCall } from './errors.js';
 import type { ColeScheme } from './families/cole.js';
 import { bytesArg, bytesToHex, hexToBytes } from './hex.js';
-import { verifier } from './init.js';
+import { keccak256, wasmOf } from './init.js';
 import type { LvmtAnchor } from './families/lvmt.js';
 import { type AccountProofJson, encodeAccountProof, parseAccountProof, verifyAccountProof } from './families/mpt.js';
 
@@ -104,7 +104,7 @@ export function outlineColeProof(args: {
   const lo = u64Arg(args.fromBlock, 'fromBlock');
   const hi = u64Arg(args.toBlock, 'toBlock');
   if (args.scheme !== 'cole' && args.scheme !== 'cole-star') throw new TypeError('scheme: expected cole or cole-star');
-  const wasm = verifier();
+  const wasm = wasmOf('cole');
   return JSON.parse(wasmCall(() => wasm.outlineColeProof(proof, key, lo, hi, root, sibling, args.scheme))) as ProofOutline;
 }
 
@@ -119,7 +119,7 @@ export function outlineLvmtProof(args: { proof: Uint8Array | string; stateKey: s
   const proof = proofBytes(args.proof);
   const key = bytesArg(args.stateKey, 'stateKey', 32);
   const [aroot, hroot, blocks] = anchorArgs(args.anchor);
-  const wasm = verifier();
+  const wasm = wasmOf('lvmt');
   return JSON.parse(wasmCall(() => wasm.outlineLvmtProof(proof, key, aroot, hroot, blocks))) as ProofOutline;
 }
 
@@ -136,7 +136,7 @@ export function outlineLvmtHistory(args: {
   const [aroot, hroot, blocks] = anchorArgs(args.anchor);
   const lo = u64Arg(args.fromBlock, 'fromBlock');
   const hi = u64Arg(args.toBlock, 'toBlock');
-  const wasm = verifier();
+  const wasm = wasmOf('lvmt');
   return JSON.parse(wasmCall(() => wasm.outlineLvmtHistory(proof, key, lo, hi, aroot, hroot, blocks))) as ProofOutline;
 }
 
@@ -150,8 +150,7 @@ const EMPTY_ROOT = '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e3
 type Rlp = Uint8Array | Rlp[];
 
 function keccak(b: Uint8Array): string {
-  const wasm = verifier();
-  return bytesToHex(wasm.keccak256(b));
+  return bytesToHex(keccak256(b));
 }
 
 /** `0xabcd…1234`. */
@@ -339,7 +338,7 @@ export function outlineMptProof(args: { proof: AccountProofJson | unknown; state
   const stateRoot = bytesToHex(bytesArg(args.stateRoot, 'stateRoot', 32));
   const p = parseAccountProof(args.proof);
   const wire = encodeAccountProof(p);
-  const wasm = verifier();
+  const wasm = { keccak256 };
   const address = bytesToHex(p.address);
   const storageHash = bytesToHex(p.storageHash);
   const codeHash = bytesToHex(p.codeHash);
@@ -512,11 +511,10 @@ export function forgeProof(args: { family: ForgeFamily; kind: ForgeryKind; proof
   if (family !== 'cole' && family !== 'cole-star' && family !== 'lvmt') throw new TypeError(`family: expected cole, cole-star, lvmt or mpt`);
   if (!(args.proof instanceof Uint8Array) && typeof args.proof !== 'string') throw new TypeError('proof: expected bytes or 0x-hex');
   const proof = proofBytes(args.proof);
-  const wasm = verifier();
   const out = wasmCall(() =>
     family === 'lvmt'
-      ? wasm.forgeLvmtProof(kind, proof, args.aux === undefined ? undefined : proofBytes(args.aux))
-      : wasm.forgeColeProof(kind, proof),
+      ? wasmOf('lvmt').forgeLvmtProof(kind, proof, args.aux === undefined ? undefined : proofBytes(args.aux))
+      : wasmOf('cole').forgeColeProof(kind, proof),
   ) as { proof: Uint8Array; description: string; expectedCode: ErrorCode };
   return { proof: out.proof, description: out.description, expectedCode: out.expectedCode };
 }

@@ -46,7 +46,7 @@ export async function fetchVerifiedAccount(
   if (!Array.isArray(slots)) throw new TypeError('slots: expected an array');
   const keys = slots.map((s, i) => slotToHex(s, `slots[${i}]`));
   const blockHash = bytesToHex(bytesArg(options?.blockHash, 'options.blockHash', 32));
-  await init();
+  await init({ families: ['header', 'mpt'] });
 
   const [block, proof] = await Promise.all([
     call(provider, 'eth_getBlockByHash', [blockHash, false]),

@@ -2,7 +2,9 @@
 
 use std::{string::ToString, vec::Vec};
 
-use js_sys::{Array, Error, Object, Reflect};
+#[cfg(feature = "header")]
+use js_sys::{Array, Object};
+use js_sys::{Error, Reflect};
 use lightprov_types::{B256, DecodeError, ErrorCode, Rejection};
 use wasm_bindgen::prelude::*;
 
@@ -36,13 +38,16 @@ fn decode_error(e: &DecodeError) -> JsValue {
     reject(e)
 }
 
+#[cfg(feature = "header")]
 fn set(o: &Object, key: &str, v: JsValue) {
     // Setting a property on a fresh plain object cannot fail.
     let _ = Reflect::set(o, &key.into(), &v);
 }
 
 /// Where each header commitment sits: `[{name, field, offset, length, genesisOnly}]`, in header
-/// order. The SDK reads commitments from headers with this table only.
+/// order. The SDK reads commitments from headers with this table only. (In the header module,
+/// which every client loads.)
+#[cfg(feature = "header")]
 #[wasm_bindgen(js_name = headerCommitments)]
 pub fn header_commitments() -> Array {
     use lightprov_types::family::{COMMITMENTS, Commitment};
@@ -61,7 +66,9 @@ pub fn header_commitments() -> Array {
 }
 
 /// The proof families: `[{name, about, commitments: [name], codes: [code], tampers: [{name,
-/// code, alt?, about}]}]`. The SDK, the demo and the tests iterate this list.
+/// code, alt?, about}]}]`. The SDK, the demo and the tests iterate this list. (In the header
+/// module.)
+#[cfg(feature = "header")]
 #[wasm_bindgen]
 pub fn families() -> Array {
     lightprov_types::FAMILIES
@@ -409,7 +416,9 @@ pub fn verify_header_rlp(rlp: &[u8], expected: &[u8]) -> Result<(), JsValue> {
         .map_err(|e| reject(&e))
 }
 
-/// keccak256 of `data` (for checking code against a proven code hash).
+/// keccak256 of `data` (state keys; code against a proven code hash). In the header and MPT
+/// modules.
+#[cfg(any(feature = "header", feature = "mpt"))]
 #[wasm_bindgen]
 pub fn keccak256(data: &[u8]) -> Vec<u8> {
     lightprov_verifier::keccak256(data).to_vec()

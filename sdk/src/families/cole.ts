@@ -8,7 +8,7 @@ import { commitmentOf } from '../commitments.js';
 import { wasmCall } from '../errors.js';
 import { bytesArg, bytesToHex, hexToBytes } from '../hex.js';
 import { type Version, changesFromVersions } from '../history.js';
-import { verifier } from '../init.js';
+import { loadFamily, wasmOf } from '../init.js';
 import { type Family, type FamilyContext, type VerifiedHistory, historyAnswer } from './family.js';
 
 /** A verified COLE history. */
@@ -53,7 +53,7 @@ export function verifyColeHistory(args: {
   const lo = blockNumberArg(args.fromBlock, 'fromBlock');
   const hi = blockNumberArg(args.toBlock, 'toBlock');
   if (args.scheme !== 'cole' && args.scheme !== 'cole-star') throw new TypeError(`scheme: expected cole or cole-star`);
-  const wasm = verifier();
+  const wasm = wasmOf('cole');
   const out = wasmCall(() => wasm.verifyColeHistory(root, args.scheme, sibling, key, lo, hi, proof));
   const atFrom = out[0] === 1 ? { block: readU64(out, 1), value: wordToBigInt(out, 9) } : null;
   const count = new DataView(out.buffer, out.byteOffset + 41, 4).getUint32(0, false);
@@ -82,6 +82,7 @@ export const cole: Family = {
   },
   async history(ctx: FamilyContext, e, stateKey, _key, from, to, scheme): Promise<VerifiedHistory> {
     const colescheme = scheme as ColeScheme;
+    await loadFamily('cole');
     const { raw, anchor, proof } = await historyAnswer(ctx, e, stateKey, from, to, colescheme);
     const t0 = performance.now();
     const h = verifyColeHistory({

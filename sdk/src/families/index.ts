@@ -9,7 +9,7 @@
  *   result), one file each in this folder. Adding a family here is one line.
  */
 import type { ErrorCode } from '../errors.js';
-import { verifier } from '../init.js';
+import { wasmOf } from '../init.js';
 import { cole } from './cole.js';
 import type { Family, HistoryScheme, ValueScheme } from './family.js';
 import { lvmt } from './lvmt.js';
@@ -62,6 +62,6 @@ let list: readonly FamilyInfo[] | undefined;
 
 /** Every registered proof family. */
 export function families(): readonly FamilyInfo[] {
-  list ??= Object.freeze(verifier().families() as FamilyInfo[]);
+  list ??= Object.freeze(wasmOf('header').families() as FamilyInfo[]);
   return list;
 }

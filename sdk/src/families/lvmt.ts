@@ -10,7 +10,7 @@ import { commitmentOf } from '../commitments.js';
 import { RpcError, VerificationError, wasmCall } from '../errors.js';
 import { bytesArg, bytesToHex, hexToBigInt, hexToBytes } from '../hex.js';
 import { changesFromVersions } from '../history.js';
-import { verifier } from '../init.js';
+import { loadFamily, wasmOf } from '../init.js';
 import type { Endpoint } from '../transport.js';
 import { type Family, type FamilyContext, type VerifiedHistory, type VerifiedValue, historyAnswer } from './family.js';
 
@@ -35,7 +35,7 @@ export class LvmtParams {
    */
   static fromBytes(bytes: string | Uint8Array, pinnedId?: string): LvmtParams {
     const b = bytes instanceof Uint8Array ? bytes : hexToBytes(bytes, 'params');
-    const wasm = verifier();
+    const wasm = wasmOf('lvmt');
     const p = new LvmtParams(wasmCall(() => new wasm.LvmtParams(b)));
     if (pinnedId !== undefined && p.id !== bytesToHex(bytesArg(pinnedId, 'pinnedId', 32))) {
       throw new VerificationError('ROOT_MISMATCH', `LVMT parameters ${p.id} are not the pinned ${pinnedId}`, { field: 'params' });
@@ -87,7 +87,7 @@ export function verifyLvmtProof(args: { params: LvmtParams; anchor: LvmtAnchor; 
   const [root, hist, blocks] = anchorArgs(args.anchor);
   const key = bytesArg(args.stateKey, 'stateKey', 32);
   const proof = args.proof instanceof Uint8Array ? args.proof : hexToBytes(args.proof, 'proof');
-  const wasm = verifier();
+  const wasm = wasmOf('lvmt');
   const out = wasmCall(() => wasm.verifyLvmtProof(args.params.inner as never, root, hist, blocks, key, proof));
   if (out[0] !== 1) return null;
   return { version: u64(out, 1), block: u64(out, 9), value: word(out, 17) };
@@ -107,7 +107,7 @@ export function verifyLvmtHistory(args: {
   const proof = args.proof instanceof Uint8Array ? args.proof : hexToBytes(args.proof, 'proof');
   const lo = BigInt(args.fromBlock);
   const hi = BigInt(args.toBlock);
-  const wasm = verifier();
+  const wasm = wasmOf('lvmt');
   const out = wasmCall(() => wasm.verifyLvmtHistory(args.params.inner as never, root, hist, blocks, key, lo, hi, proof));
   const read = (at: number): LvmtVersion => ({ block: u64(out, at), version: u64(out, at + 8), value: word(out, at + 16) });
   const atFrom = out[0] === 1 ? read(1) : null;
@@ -119,6 +119,7 @@ export function verifyLvmtHistory(args: {
 
 /** The LVMT parameters of this client, validated once and pinned (`lvmtParamsId`, or the genesis header's). */
 async function paramsFrom(ctx: FamilyContext, e: Endpoint): Promise<LvmtParams> {
+  await loadFamily('lvmt');
   const cached = ctx.state.get('lvmt');
   if (cached instanceof LvmtParams) return cached;
   let pinned = ctx.options['lvmtParamsId'] as string | undefined;

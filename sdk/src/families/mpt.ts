@@ -7,7 +7,7 @@ import { VerificationError, wasmCall } from '../errors.js';
 import type { VerifiedHeader } from '../header.js';
 import { bigIntToBytes, bytesArg, bytesToHex, hexToBigInt, hexToBytes, slotToHex } from '../hex.js';
 import { type StateKey, changesFromValues } from '../history.js';
-import { verifier } from '../init.js';
+import { loadFamily, wasmOf } from '../init.js';
 import type { Endpoint } from '../transport.js';
 import type { Family, FamilyContext, VerifiedHistory, VerifiedValue } from './family.js';
 
@@ -201,7 +201,7 @@ export function encodeAccountProof(p: ParsedProof): Uint8Array {
  */
 export function verifyAccountProof(proof: AccountProofJson | unknown, stateRoot: string | Uint8Array): VerifiedAccount {
   const root = bytesArg(stateRoot, 'stateRoot', 32);
-  const wasm = verifier();
+  const wasm = wasmOf('mpt');
   const p = parseAccountProof(proof);
   const exists = wasmCall(() => wasm.verifyAccountProof(encodeAccountProof(p), root));
   return {
@@ -236,7 +236,7 @@ export function verifyMptProof(
   if (proof.length > MAX_NODES) {
     throw new VerificationError('BAD_ENCODING', 'proof: more nodes than any 32-byte key path has', { field: 'proof' });
   }
-  const wasm = verifier();
+  const wasm = wasmOf('mpt');
   wasmCall(() => wasm.verifyMptProof(r, key, encodeNodes(proof), value ?? undefined));
 }
 
@@ -267,6 +267,7 @@ function valueOf(account: VerifiedAccount, key: StateKey): bigint {
 
 /** The account at a verified header, from one node, verified and checked to be the one asked. */
 export async function fetchAccount(ctx: FamilyContext, e: Endpoint, addr: string, slots: readonly string[], block: BlockTag) {
+  await loadFamily('mpt');
   const header = await ctx.chain.headerAt(e, block);
   const raw = await ctx.net.call(e, 'eth_getProof', [addr, slots, { blockHash: header.hash }]);
   const t0 = performance.now();
@@ -291,6 +292,7 @@ export const mpt: Family = {
   /** The MPT baseline: one verified `eth_getProof` per block, in batches. */
   async history(ctx, e, _stateKey, k, from, to): Promise<VerifiedHistory> {
     const { addr, slots, key } = accountArgs(k);
+    await loadFamily('mpt');
     const anchor = await ctx.chain.headerAt(e, to);
     const headers: VerifiedHeader[] = [];
     for (let b = from; b <= to; b++) headers.push(await ctx.chain.headerAt(e, b));
