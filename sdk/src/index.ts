@@ -9,7 +9,7 @@
  * const account = verifyAccountProof(proof, header.stateRoot);
  * ```
  */
-export { type InitOptions, WASM_FAMILIES, type WasmFamily, type WasmSource, init, loadFamily } from './init.js';
+export { type InitOptions, WASM_FAMILIES, type WasmFamily, type WasmModuleName, type WasmSource, init, loadFamily, modulesFor } from './init.js';
 export { ERROR_CODES, type ErrorCode, RpcError, VerificationError, isVerificationError } from './errors.js';
 export {
   type AccountProofJson,
