@@ -1,12 +1,11 @@
 //! The key-value store engines persist on, behind a small trait so another store can be
 //! measured against the default ([`FjallStore`], an LSM tree).
 
+#[cfg(feature = "redb")]
 use redb::ReadableDatabase;
-use std::{
-    collections::HashMap,
-    path::{Path, PathBuf},
-    sync::Mutex,
-};
+use std::path::Path;
+#[cfg(feature = "fjall")]
+use std::{collections::HashMap, path::PathBuf, sync::Mutex};
 
 /// A store failure.
 #[derive(Debug, thiserror::Error)]
@@ -38,6 +37,7 @@ pub trait KvStore: Send + Sync + 'static {
     fn disk_bytes(&self) -> u64;
 }
 
+#[cfg(feature = "fjall")]
 /// [`KvStore`] on fjall: each keyspace is an LSM tree; batches are journaled and synced.
 pub struct FjallStore {
     db: fjall::Database,
@@ -45,6 +45,7 @@ pub struct FjallStore {
     spaces: Mutex<HashMap<&'static str, fjall::Keyspace>>,
 }
 
+#[cfg(feature = "fjall")]
 impl std::fmt::Debug for FjallStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("FjallStore")
@@ -53,10 +54,12 @@ impl std::fmt::Debug for FjallStore {
     }
 }
 
+#[cfg(any(feature = "fjall", feature = "redb"))]
 fn err(e: impl std::fmt::Display) -> KvError {
     KvError(e.to_string())
 }
 
+#[cfg(feature = "fjall")]
 impl FjallStore {
     /// Opens (creating if needed) the store in `dir`.
     pub fn open(dir: &Path) -> Result<Self, KvError> {
@@ -86,6 +89,7 @@ impl FjallStore {
     }
 }
 
+#[cfg(feature = "fjall")]
 impl KvStore for FjallStore {
     fn get(&self, space: &'static str, key: &[u8]) -> Result<Option<Vec<u8>>, KvError> {
         Ok(self
@@ -130,6 +134,7 @@ impl KvStore for FjallStore {
     }
 }
 
+#[cfg(feature = "redb")]
 /// [`KvStore`] on redb: a copy-on-write B-tree in one file; each batch is one durable write
 /// transaction. The alternative to measure [`FjallStore`] against.
 pub struct RedbStore {
@@ -137,6 +142,7 @@ pub struct RedbStore {
     dir: PathBuf,
 }
 
+#[cfg(feature = "redb")]
 impl std::fmt::Debug for RedbStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RedbStore")
@@ -145,10 +151,12 @@ impl std::fmt::Debug for RedbStore {
     }
 }
 
+#[cfg(feature = "redb")]
 fn table(name: &'static str) -> redb::TableDefinition<'static, &'static [u8], &'static [u8]> {
     redb::TableDefinition::new(name)
 }
 
+#[cfg(feature = "redb")]
 impl RedbStore {
     /// Opens (creating if needed) the store in `dir` (file `store.redb`).
     pub fn open(dir: &Path) -> Result<Self, KvError> {
@@ -161,9 +169,11 @@ impl RedbStore {
     }
 }
 
+#[cfg(feature = "redb")]
 /// A redb table of byte keys and values, read-only.
 type RedbTable = redb::ReadOnlyTable<&'static [u8], &'static [u8]>;
 
+#[cfg(feature = "redb")]
 impl RedbStore {
     /// `space` in a fresh read transaction; `None` if nothing was ever written to it.
     fn read_table(&self, space: &'static str) -> Result<Option<RedbTable>, KvError> {
@@ -176,6 +186,7 @@ impl RedbStore {
     }
 }
 
+#[cfg(feature = "redb")]
 impl KvStore for RedbStore {
     fn get(&self, space: &'static str, key: &[u8]) -> Result<Option<Vec<u8>>, KvError> {
         let Some(t) = self.read_table(space)? else {
@@ -256,12 +267,19 @@ fn allocated(m: &std::fs::Metadata) -> u64 {
 mod tests {
     use super::*;
 
+    #[cfg(feature = "fjall")]
     #[test]
-    fn batches_are_atomic_and_survive_reopen() {
+    fn fjall_batches_are_atomic_and_survive_reopen() {
         check_store(FjallStore::open);
+    }
+
+    #[cfg(feature = "redb")]
+    #[test]
+    fn redb_batches_are_atomic_and_survive_reopen() {
         check_store(RedbStore::open);
     }
 
+    #[allow(dead_code)] // without a store feature there is nothing to check
     fn check_store<S: KvStore>(open: fn(&Path) -> Result<S, KvError>) {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(open(dir.path()).unwrap().get("never", b"k").unwrap(), None);
