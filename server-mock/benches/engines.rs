@@ -36,7 +36,10 @@ use lightprov_engine_api::{
     kv::{FjallStore, RedbStore},
 };
 use lightprov_engine_cole::{ColeEngine, Options, Params};
-use lightprov_engine_lvmt::{setup::Setup, tree::Lvmt};
+use lightprov_engine_lvmt::{
+    setup::Setup,
+    tree::{Lvmt, in_key_order},
+};
 use lightprov_engine_mpt::MptEngine;
 use lightprov_node::workload::{KVSTORE, Kind, Workload};
 use lightprov_types::Word;
@@ -352,7 +355,7 @@ fn run_lvmt(w: &Workload, blocks: u64, every: u64, setup: &Arc<Setup>) -> (Row, 
     };
     let mut lvmt = Lvmt::new(setup.clone());
     let genesis = w.genesis();
-    lvmt.commit(&keyed(&genesis)).unwrap();
+    lvmt.commit(&in_key_order(&keyed(&genesis))).unwrap();
     let mut storage = Vec::new();
     if every > 0 {
         storage.push((0, lvmt.state_bytes()));
@@ -367,7 +370,7 @@ fn run_lvmt(w: &Workload, blocks: u64, every: u64, setup: &Arc<Setup>) -> (Row, 
         let w = keyed(&writes);
         updates += w.len() as u64;
         let t = Instant::now();
-        lvmt.commit(&w).unwrap();
+        lvmt.commit(&in_key_order(&w)).unwrap();
         commits.push(t.elapsed().as_secs_f64() * 1e3);
         state.extend(writes);
         secs += start.elapsed().as_secs_f64();

@@ -24,7 +24,11 @@ use lightprov_engine_api::{
     u64_from_word, word_from_u64,
 };
 use lightprov_engine_cole::{ColeEngine, Params as ColeParams};
-use lightprov_engine_lvmt::{amt::Proofs, setup::Setup, tree::Lvmt};
+use lightprov_engine_lvmt::{
+    amt::Proofs,
+    setup::Setup,
+    tree::{Lvmt, in_key_order},
+};
 use lightprov_engine_mpt::MptEngine;
 use lightprov_types::{Word, cole::hash::header_root, family};
 
@@ -331,7 +335,7 @@ impl Chain {
         for b in 0..=head {
             let w: BTreeMap<B256, Word> = self.stored_writes(b)?.into_iter().collect();
             writes += w.len();
-            t.commit(&w)
+            t.commit(&in_key_order(&w))
                 .map_err(|e| anyhow::anyhow!("replaying block {b} into LVMT: {e:?}"))?;
             if b > 0 && b % 10_000 == 0 {
                 tracing::info!("LVMT: replayed {b} of {head} blocks");
@@ -724,7 +728,7 @@ impl Chain {
         let lvmt_roots = match self.lvmt.as_mut() {
             Some(t) => {
                 let w: BTreeMap<B256, Word> = keyed.iter().copied().collect();
-                match t.commit(&w) {
+                match t.commit(&in_key_order(&w)) {
                     Ok(r) => Some(r),
                     Err(e) => {
                         // A half-applied block: start LVMT over from the stored blocks.

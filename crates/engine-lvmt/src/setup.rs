@@ -24,7 +24,7 @@ use ark_ec::{
 };
 use ark_ff::{FftField, Field, One, PrimeField, Zero, batch_inversion};
 use ark_serialize::{CanonicalSerialize, Compress};
-use lightprov_verifier::lvmt::amt::Params;
+use lightprov_amt::Params;
 use sha2::{Digest, Sha256};
 
 use crate::g1fft::{self, Recoded};
