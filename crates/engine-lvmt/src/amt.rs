@@ -176,6 +176,11 @@ impl Amt {
         out
     }
 
+    /// Every entry ever bumped, with its versions (in no particular order).
+    pub fn entries(&self) -> impl Iterator<Item = (u32, [u64; SLOTS])> + '_ {
+        self.versions.iter().map(|(j, v)| (*j, *v))
+    }
+
     /// The versions of entry `j`.
     pub fn versions(&self, j: u32) -> [u64; SLOTS] {
         self.versions.get(&j).copied().unwrap_or([0; SLOTS])

@@ -463,7 +463,63 @@ impl Lvmt {
             t.trees.push(tree);
             t.blocks.push(tuples);
         }
+        t.check_versions()?;
         Ok(t)
+    }
+
+    /// Every version an AMT entry holds is the count of its holder's tuples: a key slot's, the
+    /// key's versions; slot 0's, the version of the sub-AMT's latest tuple.
+    fn check_versions(&self) -> Result<(), String> {
+        for ((level, prefix), amt) in &self.amts {
+            for (j, versions) in amt.entries() {
+                let at = || format!("entry {j} of the AMT at level {level}, prefix {prefix}");
+                let occupants = self.occupants(*level, prefix, j);
+                for (s, v) in versions.iter().enumerate().skip(1) {
+                    let holder = occupants.get(s - 1).copied().flatten();
+                    let count = holder
+                        .and_then(|k| self.versions.get(&k))
+                        .map_or(0, |l| l.len() as u64);
+                    if *v != count {
+                        return Err(format!(
+                            "{}: slot {s} holds version {v}, its key has {count} tuples",
+                            at()
+                        ));
+                    }
+                }
+                let sub = level.checked_add(1).map(|l| {
+                    let mut p = *prefix;
+                    // The sub-AMT below entry j: the prefix extended by j's D bits.
+                    let start = usize::from(*level) * usize::from(self.depth);
+                    for b in 0..usize::from(self.depth) {
+                        if (j >> (usize::from(self.depth) - 1 - b)) & 1 == 1
+                            && let Some(byte) = p.get_mut((start + b) / 8)
+                        {
+                            *byte |= 0x80 >> ((start + b) % 8);
+                        }
+                    }
+                    (l, p)
+                });
+                let latest = sub
+                    .and_then(|(l, p)| self.locations.get(&Loc::Amt(l, p)))
+                    .and_then(|(b, i)| {
+                        self.blocks
+                            .get(usize::try_from(*b).ok()?)?
+                            .get(usize::try_from(*i).ok()?)
+                    })
+                    .map_or(0, |t| match t {
+                        Tuple::Amt { version, .. } => *version,
+                        Tuple::Key { .. } => 0,
+                    });
+                if versions[0] != latest {
+                    return Err(format!(
+                        "{}: slot 0 holds version {}, the sub-AMT below is at {latest}",
+                        at(),
+                        versions[0]
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The value of `key` after block `block`: the last version written at or before it (zero
