@@ -92,6 +92,9 @@ pub enum StoreError {
     /// A block after the head.
     #[error("LVMT store: block {0} is not stored")]
     UnknownBlock(u64),
+    /// A block is staged already: persist or discard it first.
+    #[error("LVMT store: a staged block is neither persisted nor discarded")]
+    Staged,
     /// A key outside this store's proof shard.
     #[error("LVMT store: key {0} is outside this store's proof shard")]
     NotServed(B256),
@@ -118,8 +121,10 @@ pub struct LvmtStore {
     spaces: Spaces,
     setup: Arc<Setup>,
     lvmt: Lvmt,
-    /// Per block: its roots.
+    /// Per durable block: its roots.
     roots: Vec<Roots>,
+    /// The roots of a block applied in memory, not yet written.
+    staged: Option<Roots>,
 }
 
 impl std::fmt::Debug for LvmtStore {
@@ -338,15 +343,16 @@ impl LvmtStore {
             setup,
             lvmt,
             roots,
+            staged: None,
         })
     }
 
-    /// The LVMT, to prove from.
+    /// The LVMT, to prove from (with the staged block, if one is).
     pub const fn tree(&self) -> &Lvmt {
         &self.lvmt
     }
 
-    /// Blocks committed.
+    /// Blocks durably committed.
     pub fn blocks(&self) -> u64 {
         self.roots.len() as u64
     }
@@ -368,19 +374,52 @@ impl LvmtStore {
     /// ([`Lvmt::commit`]), and makes it durable in one batch before returning its roots. A
     /// refused or failed block leaves the store as it was.
     pub fn commit(&mut self, writes: &[(B256, Word)]) -> Result<Roots, StoreError> {
-        let roots = match self.lvmt.commit(writes) {
-            Ok(r) => r,
+        let roots = self.stage(writes)?;
+        self.persist_staged()?;
+        Ok(roots)
+    }
+
+    /// Applies the next block's writes in memory only and returns its roots; the block is
+    /// durable after [`LvmtStore::persist_staged`], dropped by [`LvmtStore::discard_staged`].
+    /// For a caller whose own commit point comes between the two (the node's chain: its header
+    /// holds these roots). A refused block leaves the store as it was.
+    pub fn stage(&mut self, writes: &[(B256, Word)]) -> Result<Roots, StoreError> {
+        if self.staged.is_some() {
+            return Err(StoreError::Staged);
+        }
+        match self.lvmt.commit(writes) {
+            Ok(r) => {
+                self.staged = Some(r);
+                Ok(r)
+            }
             Err(e) => {
                 self.reload()?;
-                return Err(e.into());
+                Err(e.into())
             }
+        }
+    }
+
+    /// Writes the staged block in one synced batch. On failure the staged block is dropped
+    /// (the store is as it was before [`LvmtStore::stage`]).
+    pub fn persist_staged(&mut self) -> Result<(), StoreError> {
+        let Some(roots) = self.staged else {
+            return Ok(());
         };
         if let Err(e) = self.persist_last(roots) {
             self.reload()?;
             return Err(e);
         }
+        self.staged = None;
         self.roots.push(roots);
-        Ok(roots)
+        Ok(())
+    }
+
+    /// Drops the staged block, if any.
+    pub fn discard_staged(&mut self) -> Result<(), StoreError> {
+        if self.staged.is_some() {
+            self.reload()?;
+        }
+        Ok(())
     }
 
     /// Reads the state back from disk (after a block that failed half-way in memory).
@@ -388,6 +427,7 @@ impl LvmtStore {
         let (lvmt, roots) = load(&self.spaces, self.setup.clone(), self.lvmt.proofs())?;
         self.lvmt = lvmt;
         self.roots = roots;
+        self.staged = None;
         Ok(())
     }
 

@@ -343,3 +343,27 @@ fn survives_kill_9() {
         }
     }
 }
+
+#[test]
+fn a_staged_block_is_durable_only_once_persisted() {
+    let dir = tempfile::tempdir().unwrap();
+    let blocks = vector_blocks();
+    let mut s = open(dir.path());
+    let r0 = s.commit(&blocks[0]).unwrap();
+    // Discarded: as if never staged.
+    let r1 = s.stage(&blocks[1]).unwrap();
+    assert!(matches!(s.stage(&blocks[2]), Err(StoreError::Staged)));
+    s.discard_staged().unwrap();
+    assert_eq!(s.blocks(), 1);
+    assert_eq!((s.tree().aroot(), s.tree().history_root()), r0);
+    // Staged, then the process goes away: the store reopens without it.
+    assert_eq!(s.stage(&blocks[1]).unwrap(), r1);
+    drop(s);
+    let mut s = open(dir.path());
+    assert_eq!(s.blocks(), 1);
+    assert_eq!(s.stage(&blocks[1]).unwrap(), r1);
+    s.persist_staged().unwrap();
+    drop(s);
+    let s = open(dir.path());
+    assert_eq!(s.roots_at(1), Some(r1));
+}
