@@ -128,6 +128,61 @@ fn the_store_proves_byte_for_byte_like_the_memory_tree() {
     }
 }
 
+/// The committed vectors (tests/vectors/lvmt/valid), byte for byte, from a reopened store.
+#[test]
+fn the_reopened_store_reproduces_the_committed_vectors() {
+    let setup = Arc::new(Setup::dev_insecure(4, b"lightprov test vectors").unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut s = LvmtStore::open(dir.path(), setup.clone(), Proofs::All).unwrap();
+        for w in vector_blocks() {
+            s.commit(&w).unwrap();
+        }
+    }
+    let s = LvmtStore::open(dir.path(), setup.clone(), Proofs::All).unwrap();
+    let t = s.tree();
+    let hex = |v: &serde_json::Value| v.as_str().unwrap().to_string();
+    let u64_of = |v: &serde_json::Value| {
+        u64::from_str_radix(v.as_str().unwrap().trim_start_matches("0x"), 16).unwrap()
+    };
+    let vectors = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/vectors/lvmt/valid");
+    let mut checked = 0;
+    for f in std::fs::read_dir(vectors).unwrap().flatten() {
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(f.path()).unwrap()).unwrap();
+        let i = &v["inputs"];
+        assert_eq!(
+            hex(&i["params"]),
+            lightprov_types::hex::encode(&setup.params().encode())
+        );
+        assert_eq!(
+            hex(&i["lvmtRoot"]),
+            lightprov_types::hex::encode(&t.aroot())
+        );
+        assert_eq!(
+            hex(&i["lvmtHistoryRoot"]),
+            lightprov_types::hex::encode(t.history_root().as_slice())
+        );
+        assert_eq!(u64_of(&i["number"]) + 1, s.blocks());
+        let key: B256 = i["stateKey"].as_str().unwrap().parse().unwrap();
+        let proof = if i.get("fromBlock").is_some() {
+            t.prove_history(&key, u64_of(&i["fromBlock"]), u64_of(&i["toBlock"]))
+                .unwrap()
+                .encode()
+        } else {
+            t.prove(&key).unwrap().encode()
+        };
+        assert_eq!(
+            hex(&i["proof"]),
+            lightprov_types::hex::encode(&proof),
+            "{}",
+            f.path().display()
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 8, "every valid LVMT vector");
+}
+
 #[test]
 fn a_sharded_store_reopens_with_its_shard_only() {
     let dir = tempfile::tempdir().unwrap();
