@@ -97,6 +97,16 @@ pub fn packed(versions: &[u64; SLOTS]) -> Fr {
         .fold(Fr::zero(), |acc, x| acc * two40 + Fr::from(*x))
 }
 
+/// ω, the primitive 2^D-th root of unity (arkworks' choice for BN254's scalar field) an AMT of
+/// depth D evaluates its vector on: entry `j` is the value at `ω^j`. `None` for D = 0 or beyond
+/// [`MAX_DEPTH`].
+pub fn domain_root(depth: u8) -> Option<Fr> {
+    if depth == 0 || depth > MAX_DEPTH {
+        return None;
+    }
+    Fr::get_root_of_unity(1u64 << depth)
+}
+
 /// The shape of an AMT's proof tree.
 ///
 /// Node `(e, p)`, `0 ≤ e < D`, `p < 2^e`, at index `2^e + p`, is shared by every entry
@@ -147,7 +157,7 @@ impl Params {
         if g2.first() != Some(&G2Affine::generator()) {
             return Err(DecodeError::new("g2[0]", "must be the G2 generator"));
         }
-        let omega = Fr::get_root_of_unity(1u64 << depth)
+        let omega = domain_root(depth)
             .ok_or_else(|| DecodeError::new("depth", "no root of unity of that order"))?;
         let prepared = g2.iter().map(|p| (*p).into()).collect();
         Ok(Self {
@@ -256,6 +266,11 @@ mod tests {
             assert!(p < 1 << e);
         }
         assert_eq!(shape::entries(4), Some(16));
+        let w = domain_root(3).unwrap();
+        assert_eq!(w.pow([8u64]), Fr::from(1u64));
+        assert_ne!(w.pow([4u64]), Fr::from(1u64));
+        assert_eq!(domain_root(0), None);
+        assert_eq!(domain_root(MAX_DEPTH + 1), None);
         assert_eq!(shape::entries(32), None);
     }
 
