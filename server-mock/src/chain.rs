@@ -24,7 +24,12 @@ use lightprov_engine_api::{
     u64_from_word, word_from_u64,
 };
 use lightprov_engine_cole::{ColeEngine, Params as ColeParams};
-use lightprov_engine_lvmt::{amt::Proofs, setup::Setup, tree::Lvmt};
+use lightprov_engine_lvmt::{
+    amt::Proofs,
+    setup::Setup,
+    store::{LvmtStore, StoreError},
+    tree::{Lvmt, in_key_order},
+};
 use lightprov_engine_mpt::MptEngine;
 use lightprov_types::{Word, cole::hash::header_root, family};
 
@@ -234,8 +239,8 @@ pub struct Chain {
     engine: MptEngine,
     cole: Option<ColeEngine>,
     cole_star: Option<ColeEngine>,
-    /// In memory; rebuilt from the stored write sets when the node starts.
-    lvmt: Option<Lvmt>,
+    /// On disk in `<data dir>/lvmt`; brought level with the chain when the node starts.
+    lvmt: Option<LvmtStore>,
     store: Arc<FjallStore>,
     config: Config,
     head: Header,
@@ -279,10 +284,7 @@ impl Chain {
                 .map_err(|e| anyhow::anyhow!("opening {name}: {e}"))
         };
         let mut chain = Self {
-            lvmt: config
-                .lvmt
-                .as_ref()
-                .map(|l| Lvmt::with_proofs(l.setup.clone(), l.proofs)),
+            lvmt: None,
             cole: open_cole("cole", config.cole)?,
             cole_star: open_cole("cole-star", config.cole_star)?,
             engine,
@@ -294,6 +296,14 @@ impl Chain {
         };
         match chain.engine.head() {
             None => {
+                chain.open_lvmt(dir)?;
+                if let Some(n) = chain.lvmt.as_ref().map(LvmtStore::blocks)
+                    && n > 0
+                {
+                    anyhow::bail!(
+                        "the data directory's lvmt/ holds {n} blocks of another chain; use another --data-dir"
+                    );
+                }
                 chain
                     .store
                     .write(vec![(META, b"config".to_vec(), Some(fingerprint.to_vec()))])?;
@@ -311,44 +321,89 @@ impl Chain {
                     .ok_or_else(|| anyhow::anyhow!("block {h} is missing from the store"))?;
                 chain.head = record.header()?;
                 chain.head_hash = chain.head.hash_slow();
-                chain.replay_lvmt()?;
+                chain.open_lvmt(dir)?;
             }
         }
         chain.catch_up()?;
+        chain.catch_up_lvmt()?;
         Ok(chain)
     }
 
-    /// Rebuilds LVMT, which lives in memory, from the write sets of blocks 0..=head, and checks
-    /// its roots against the head's header.
-    fn replay_lvmt(&mut self) -> anyhow::Result<()> {
-        let Some(settings) = self.config.lvmt.clone() else {
+    /// Opens LVMT's store in `<dir>/lvmt`. A store kept with another proof shard (the shard is
+    /// the node's choice, not the chain's: every shard has the same roots) is rebuilt from the
+    /// chain's write sets; other AMT parameters cannot reach here (the chain's settings check
+    /// refuses them first).
+    fn open_lvmt(&mut self, dir: &std::path::Path) -> anyhow::Result<()> {
+        let Some(l) = self.config.lvmt.as_ref() else {
+            return Ok(());
+        };
+        let path = dir.join("lvmt");
+        let store = match LvmtStore::open(&path, l.setup.clone(), l.proofs) {
+            Err(StoreError::Settings { stored, given }) => {
+                tracing::warn!(
+                    "LVMT's store was kept with {stored}, the node runs {given}: rebuilding it from the stored write sets"
+                );
+                std::fs::remove_dir_all(&path)
+                    .map_err(|e| anyhow::anyhow!("removing {}: {e}", path.display()))?;
+                LvmtStore::open(&path, l.setup.clone(), l.proofs)
+            }
+            other => other,
+        }
+        .map_err(|e| anyhow::anyhow!("opening {}: {e}", path.display()))?;
+        self.lvmt = Some(store);
+        Ok(())
+    }
+
+    /// Brings LVMT, stored in its own data directory, level with the chain: applies the stored
+    /// writes of the blocks it lacks (a crash between the chain's commit and LVMT's leaves it a
+    /// block behind; a store opened on an older chain directory may lack more), then checks its
+    /// roots against the head's header.
+    fn catch_up_lvmt(&mut self) -> anyhow::Result<()> {
+        let Some(from) = self.lvmt.as_ref().map(LvmtStore::blocks) else {
             return Ok(());
         };
         let head = self.head.number;
+        if self.engine.head().is_none() {
+            return Ok(());
+        }
+        if from > head + 1 {
+            anyhow::bail!(
+                "LVMT holds {from} blocks, the chain {}; use another --data-dir",
+                head + 1
+            );
+        }
         let started = Instant::now();
-        let mut t = Lvmt::with_proofs(settings.setup, settings.proofs);
         let mut writes = 0usize;
-        for b in 0..=head {
+        for b in from..=head {
             let w: BTreeMap<B256, Word> = self.stored_writes(b)?.into_iter().collect();
             writes += w.len();
-            t.commit(&w)
-                .map_err(|e| anyhow::anyhow!("replaying block {b} into LVMT: {e:?}"))?;
-            if b > 0 && b % 10_000 == 0 {
-                tracing::info!("LVMT: replayed {b} of {head} blocks");
+            if let Some(t) = self.lvmt.as_mut() {
+                t.commit(&in_key_order(&w))
+                    .map_err(|e| anyhow::anyhow!("applying block {b} to LVMT: {e}"))?;
+            }
+            if b > from && (b - from) % 10_000 == 0 {
+                tracing::info!(
+                    "LVMT: applied {} of {} missing blocks",
+                    b - from,
+                    head + 1 - from
+                );
             }
         }
+        if from <= head {
+            tracing::info!(
+                "LVMT: {} missing blocks ({writes} writes) applied in {:.2?}",
+                head + 1 - from,
+                started.elapsed()
+            );
+        }
         let (aroot, history) = Self::lvmt_roots_of(&self.head);
-        if (t.aroot(), t.history_root()) != (aroot, history) {
+        if let Some(t) = self.lvmt.as_ref().map(LvmtStore::tree)
+            && (t.aroot(), t.history_root()) != (aroot, history)
+        {
             anyhow::bail!(
                 "LVMT's roots differ from the header of block {head}: the AMT parameters are not the ones this chain was made with"
             );
         }
-        tracing::info!(
-            "LVMT: {} blocks, {writes} writes replayed in {:.2?}",
-            head + 1,
-            started.elapsed()
-        );
-        self.lvmt = Some(t);
         Ok(())
     }
 
@@ -438,7 +493,7 @@ impl Chain {
 
     /// LVMT, if the node runs it.
     pub fn lvmt(&self) -> Option<&Lvmt> {
-        self.lvmt.as_ref()
+        self.lvmt.as_ref().map(LvmtStore::tree)
     }
 
     /// The `lvmtRoot` and `lvmtHistoryRoot` commitments of a header (zero if absent).
@@ -721,17 +776,24 @@ impl Chain {
             cole_root.map_err(|e| anyhow::anyhow!("COLE: {e}"))?,
             cole_star_root.map_err(|e| anyhow::anyhow!("COLE*: {e}"))?,
         );
+        // LVMT lags only if writing an earlier block to it failed: apply what it lacks first.
+        if number > 0 && self.lvmt.as_ref().is_some_and(|t| t.blocks() < number) {
+            self.catch_up_lvmt()?;
+        }
+        if let Some(n) = self.lvmt.as_ref().map(LvmtStore::blocks)
+            && n != number
+        {
+            anyhow::bail!("LVMT holds {n} blocks, the chain is at block {number}");
+        }
+        // Staged in memory: written after the chain's commit point, like COLE.
         let lvmt_roots = match self.lvmt.as_mut() {
             Some(t) => {
                 let w: BTreeMap<B256, Word> = keyed.iter().copied().collect();
-                match t.commit(&w) {
-                    Ok(r) => Some(r),
-                    Err(e) => {
-                        // A half-applied block: start LVMT over from the stored blocks.
-                        self.replay_lvmt()?;
-                        anyhow::bail!("LVMT refused block {number}: {e:?}");
-                    }
-                }
+                // A refused block leaves the store as it was.
+                let r = t
+                    .stage(&in_key_order(&w))
+                    .map_err(|e| anyhow::anyhow!("LVMT refused block {number}: {e}"))?;
+                Some(r)
             }
             None => None,
         };
@@ -842,9 +904,9 @@ impl Chain {
             ops.push((PREIMAGES, k.state_key().to_vec(), Some(pre)));
         }
         if let Err(e) = self.engine.commit(staged, ops) {
-            // LVMT already holds the block the chain just failed to commit.
-            if number > 0 && self.lvmt.is_some() {
-                self.replay_lvmt()?;
+            if let Some(t) = self.lvmt.as_mut() {
+                t.discard_staged()
+                    .map_err(|err| anyhow::anyhow!("LVMT: {err}"))?;
             }
             return Err(e.into());
         }
@@ -857,6 +919,12 @@ impl Chain {
         }
         self.head = header;
         self.head_hash = hash;
+        if let Some(t) = self.lvmt.as_mut() {
+            // On failure LVMT drops the block and lags; the next block (or the next start)
+            // applies it again from the stored writes.
+            t.persist_staged()
+                .map_err(|err| anyhow::anyhow!("LVMT: {err}"))?;
+        }
         Ok(())
     }
 }

@@ -391,3 +391,103 @@ fn cole_histories_verify_against_the_header_and_match_mpt() {
     let chain = Chain::open(dir.path(), config).unwrap();
     assert_eq!(chain.cole_roots(head).unwrap(), (cole, star));
 }
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
+
+/// LVMT on a small dev setup, keeping the openings `proofs` names.
+fn lvmt_config(proofs: lightprov_engine_lvmt::amt::Proofs) -> Config {
+    use std::sync::{Arc, LazyLock};
+    static SETUP: LazyLock<Arc<lightprov_engine_lvmt::setup::Setup>> = LazyLock::new(|| {
+        Arc::new(lightprov_engine_lvmt::setup::Setup::dev_insecure(4, b"node test").unwrap())
+    });
+    let mut config = Config::dev(Some(Workload {
+        kind: Kind::Kvstore,
+        seed: 11,
+        ops_per_block: 25,
+    }))
+    .unwrap();
+    config.lvmt = Some(lightprov_node::chain::LvmtSettings {
+        setup: SETUP.clone(),
+        proofs,
+    });
+    config
+}
+
+/// LVMT's roots and blocks equal the head header's, and a proof of a key genesis wrote (a dev
+/// account's balance) verifies against that header.
+fn check_lvmt(chain: &Chain) {
+    use lightprov_engine_lvmt::amt::Proofs;
+    use lightprov_verifier::lvmt::proof::{Proven, Trusted, verify};
+    let (head, _) = chain.head();
+    let t = chain.lvmt().unwrap();
+    assert_eq!(t.blocks(), head.number + 1, "LVMT holds every block");
+    let (aroot, history_root) = Chain::lvmt_roots_of(head);
+    assert_eq!((t.aroot(), t.history_root()), (aroot, history_root));
+    let trusted = Trusted {
+        params: t.setup().params(),
+        aroot,
+        history_root,
+        blocks: head.number + 1,
+    };
+    let funded = lvmt_config(Proofs::All).dev_accounts[0].address();
+    let key = Key::Balance(funded).state_key();
+    let proof = t.prove(&key).unwrap().encode();
+    let got = verify(&trusted, &key, &proof);
+    assert!(matches!(got, Ok(Proven::Present { .. })), "{got:?}");
+}
+
+#[test]
+fn lvmt_reopens_from_its_store_and_gets_only_the_blocks_it_lacks() {
+    use lightprov_engine_lvmt::amt::Proofs;
+    let dir = tempfile::tempdir().unwrap();
+    let lagging = tempfile::tempdir().unwrap();
+    {
+        let mut chain = Chain::open(dir.path(), lvmt_config(Proofs::All)).unwrap();
+        for _ in 0..4 {
+            chain.produce_block().unwrap();
+        }
+        check_lvmt(&chain);
+    }
+    // A copy of LVMT's store four blocks behind what the chain will have.
+    copy_dir(&dir.path().join("lvmt"), lagging.path());
+    let head = {
+        let mut chain = Chain::open(dir.path(), lvmt_config(Proofs::All)).unwrap();
+        check_lvmt(&chain);
+        for _ in 0..4 {
+            chain.produce_block().unwrap();
+        }
+        check_lvmt(&chain);
+        chain.head().0.number
+    };
+    std::fs::remove_dir_all(dir.path().join("lvmt")).unwrap();
+    copy_dir(lagging.path(), &dir.path().join("lvmt"));
+    {
+        let mut chain = Chain::open(dir.path(), lvmt_config(Proofs::All)).unwrap();
+        assert_eq!(chain.head().0.number, head);
+        check_lvmt(&chain);
+        chain.produce_block().unwrap();
+        check_lvmt(&chain);
+    }
+    // Another proof shard: the store is rebuilt, with the same roots.
+    let shard = Proofs::Shard {
+        bits: 1,
+        residue: 0,
+    };
+    let chain = Chain::open(dir.path(), lvmt_config(shard)).unwrap();
+    let t = chain.lvmt().unwrap();
+    assert_eq!(t.proofs(), shard);
+    assert_eq!(
+        (t.aroot(), t.history_root()),
+        Chain::lvmt_roots_of(chain.head().0)
+    );
+}

@@ -18,7 +18,11 @@
 use std::{collections::BTreeMap, sync::Arc, time::Instant};
 
 use alloy_primitives::{B256, keccak256};
-use lightprov_engine_lvmt::{amt::Proofs, setup::Setup, tree::Lvmt};
+use lightprov_engine_lvmt::{
+    amt::Proofs,
+    setup::Setup,
+    tree::{Lvmt, in_key_order},
+};
 use lightprov_types::Word;
 
 fn main() {
@@ -79,7 +83,7 @@ fn main() {
         let t = Instant::now();
         for w in &block_writes {
             let s = Instant::now();
-            lvmt.commit(w).expect("commit");
+            lvmt.commit(&in_key_order(w)).expect("commit");
             lat.push(s.elapsed().as_secs_f64() * 1e3);
         }
         let secs = t.elapsed().as_secs_f64();

@@ -27,7 +27,7 @@ use ark_bn254::G1Affine;
 use ark_ec::AffineRepr;
 use lightprov_engine_lvmt::{
     setup::Setup,
-    tree::{Lvmt, colliding_keys},
+    tree::{Lvmt, colliding_keys, in_key_order},
 };
 use lightprov_types::{
     Word, hex,
@@ -101,7 +101,7 @@ fn main() {
                 writes.insert(*k, [(i as u64 + b) as u8; 32]);
             }
         }
-        lvmt.commit(&writes).unwrap();
+        lvmt.commit(&in_key_order(&writes)).unwrap();
     }
     eprintln!(
         "lvmt bench proofs: {BLOCKS} blocks committed in {:.1} s",

@@ -17,7 +17,7 @@ use std::{collections::BTreeMap, path::PathBuf, sync::Arc};
 use alloy_primitives::{B256, keccak256};
 use lightprov_engine_lvmt::{
     setup::Setup,
-    tree::{Lvmt, colliding_keys},
+    tree::{Lvmt, colliding_keys, in_key_order},
 };
 use lightprov_types::{ErrorCode, Word, hex, lvmt::Kind};
 use lightprov_verifier::lvmt::proof::{Proven, Trusted, Version, verify, verify_history};
@@ -55,7 +55,7 @@ fn main() {
             .filter(|(i, _)| (*i as u64 + b).is_multiple_of(3) || (b < 3 && *i < 14))
             .map(|(i, k)| (*k, [(b * 5 + i as u64) as u8; 32]))
             .collect();
-        lvmt.commit(&writes).unwrap();
+        lvmt.commit(&in_key_order(&writes)).unwrap();
     }
     let params = hex::encode(&setup.params().encode());
     let head = lvmt.blocks() - 1;

@@ -16,19 +16,14 @@ use std::collections::HashMap;
 use ark_bn254::{G1Affine, G1Projective};
 use ark_ec::{AdditiveGroup, CurveGroup};
 use ark_ff::Zero;
-use lightprov_verifier::lvmt::amt::Opening;
+use lightprov_amt::{Opening, shape};
 
 use crate::setup::Setup;
 
-/// Versions per entry.
-pub const SLOTS: usize = 6;
-/// Bits per version.
-pub const VERSION_BITS: u32 = 40;
-/// The largest version a slot holds.
-pub const MAX_VERSION: u64 = (1 << VERSION_BITS) - 1;
+pub use lightprov_amt::{MAX_VERSION, SLOTS, VERSION_BITS};
 
-/// A point kept as per-slot accumulators.
-type Acc = [G1Projective; SLOTS];
+/// A point kept as per-slot accumulators (`Σ_s 2^{40s}·A_s` is the point).
+pub type Acc = [G1Projective; SLOTS];
 
 fn combine(a: &Acc) -> G1Projective {
     let mut out = G1Projective::zero();
@@ -43,7 +38,7 @@ fn combine(a: &Acc) -> G1Projective {
     out
 }
 
-pub use lightprov_verifier::lvmt::amt::packed;
+pub use lightprov_amt::packed;
 
 /// Why a bump was refused.
 #[derive(Debug, PartialEq, Eq)]
@@ -134,6 +129,58 @@ impl Amt {
         }
     }
 
+    /// An AMT from its stored parts: the versions of the entries ever bumped, the commitment's
+    /// accumulators and the kept proof nodes' (by index, see [`lightprov_amt::shape`]).
+    pub fn from_parts(
+        depth: u8,
+        proofs: Proofs,
+        versions: HashMap<u32, [u64; SLOTS]>,
+        commitment: Acc,
+        nodes: HashMap<u32, Acc>,
+    ) -> Self {
+        Self {
+            depth,
+            proofs,
+            versions,
+            commitment,
+            nodes,
+        }
+    }
+
+    /// D.
+    pub const fn depth(&self) -> u8 {
+        self.depth
+    }
+
+    /// The accumulators at `index`: 0 is the commitment, `2^e + p` the proof node `(e, p)`;
+    /// `None` for a node never moved.
+    pub fn accumulators(&self, index: u32) -> Option<&Acc> {
+        if index == 0 {
+            Some(&self.commitment)
+        } else {
+            self.nodes.get(&index)
+        }
+    }
+
+    /// The accumulator indices a bump of entry `j` moves: the commitment (0), then the kept
+    /// proof nodes on `j`'s path.
+    pub fn moved_by(&self, j: u32) -> Vec<u32> {
+        let mut out = vec![0];
+        for d in 1..=u32::from(self.depth) {
+            let idx = shape::quotient_node(d, j);
+            let (e, p) = shape::node_at(idx);
+            if self.proofs.keeps_node(e, p) {
+                out.push(idx);
+            }
+        }
+        out
+    }
+
+    /// Every entry ever bumped, with its versions (in no particular order).
+    pub fn entries(&self) -> impl Iterator<Item = (u32, [u64; SLOTS])> + '_ {
+        self.versions.iter().map(|(j, v)| (*j, *v))
+    }
+
     /// The versions of entry `j`.
     pub fn versions(&self, j: u32) -> [u64; SLOTS] {
         self.versions.get(&j).copied().unwrap_or([0; SLOTS])
@@ -158,11 +205,11 @@ impl Amt {
             *c += l;
         }
         for d in 1..=usize::from(self.depth) {
-            let half = 1u32 << (d - 1);
-            if !self.proofs.keeps_node(d as u32 - 1, j % half) {
+            let idx = shape::quotient_node(d as u32, j);
+            let (e, p) = shape::node_at(idx);
+            if !self.proofs.keeps_node(e, p) {
                 continue;
             }
-            let idx = half + (j % half);
             let node = self
                 .nodes
                 .entry(idx)
@@ -198,9 +245,8 @@ impl Amt {
         let d = usize::from(self.depth);
         let quotients: Vec<G1Projective> = (1..=d)
             .map(|level| {
-                let half = 1u32 << (level - 1);
                 self.nodes
-                    .get(&(half + (i % half)))
+                    .get(&shape::quotient_node(level as u32, i))
                     .map_or(G1Projective::zero(), combine)
             })
             .collect();

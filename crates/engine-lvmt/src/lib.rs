@@ -5,4 +5,5 @@ pub mod amt;
 mod g1fft;
 pub mod ptau;
 pub mod setup;
+pub mod store;
 pub mod tree;

@@ -22,9 +22,9 @@ use ark_bn254::{Bn254, Fr, G1Affine, G1Projective, G2Affine, G2Projective};
 use ark_ec::{
     AffineRepr, CurveGroup, PrimeGroup, VariableBaseMSM, pairing::Pairing, scalar_mul::ScalarMul,
 };
-use ark_ff::{FftField, Field, One, PrimeField, Zero, batch_inversion};
+use ark_ff::{Field, One, PrimeField, Zero, batch_inversion};
 use ark_serialize::{CanonicalSerialize, Compress};
-use lightprov_verifier::lvmt::amt::Params;
+use lightprov_amt::Params;
 use sha2::{Digest, Sha256};
 
 use crate::g1fft::{self, Recoded};
@@ -124,7 +124,7 @@ impl Setup {
         }
         let n = 1usize << depth;
         let d = usize::from(depth);
-        let omega = Fr::get_root_of_unity(n as u64).ok_or(SetupError::Depth(depth))?;
+        let omega = lightprov_amt::domain_root(depth).ok_or(SetupError::Depth(depth))?;
         // ω^j, and 1/(τ − ω^j) for every j at once.
         let mut ys = Vec::with_capacity(n);
         let mut y = Fr::one();
@@ -459,7 +459,7 @@ fn check_powers(
 fn tables(depth: u8, g1: &[G1Affine]) -> Result<(Vec<G1Affine>, Vec<G1Affine>), SetupError> {
     let n = 1usize << depth;
     let d = usize::from(depth);
-    let omega = Fr::get_root_of_unity(n as u64).ok_or(SetupError::Depth(depth))?;
+    let omega = lightprov_amt::domain_root(depth).ok_or(SetupError::Depth(depth))?;
     let inv = g1fft::inverse_roots(omega.inverse().ok_or(SetupError::Depth(depth))?, n);
     let powers: Vec<G1Projective> = g1.iter().map(|p| p.into_group()).collect();
     let threads = std::thread::available_parallelism().map_or(1, usize::from);

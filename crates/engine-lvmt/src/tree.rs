@@ -17,8 +17,8 @@ use alloy_primitives::{B256, keccak256};
 use ark_bn254::G1Projective;
 use ark_ec::CurveGroup;
 use ark_ff::Zero;
+use lightprov_amt::g1_to_bytes;
 use lightprov_types::{Word, lvmt};
-use lightprov_verifier::lvmt::amt::g1_to_bytes;
 
 use crate::{
     amt::{Amt, AmtError, Proofs},
@@ -107,6 +107,31 @@ pub enum TreeError {
     PathExhausted,
     /// An AMT refused a bump.
     Amt(AmtError),
+    /// A key is listed twice in one block's writes.
+    DuplicateKey(B256),
+}
+
+impl std::fmt::Display for TreeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::PathExhausted => f.write_str("a key's path ran out of levels"),
+            Self::Amt(AmtError::OutOfRange) => f.write_str("an AMT bump out of range"),
+            Self::Amt(AmtError::VersionOverflow) => f.write_str("a version would exceed 2^40 - 1"),
+            Self::DuplicateKey(k) => write!(f, "key {k} is written twice in one block"),
+        }
+    }
+}
+
+impl std::error::Error for TreeError {}
+
+/// A block's writes as a list in ascending state-key order: the order lightprov's node lists
+/// them in ([`Lvmt::commit`] allocates slots to new keys in list order).
+pub fn in_key_order<'a>(
+    writes: impl IntoIterator<Item = (&'a B256, &'a Word)>,
+) -> Vec<(B256, Word)> {
+    let mut out: Vec<(B256, Word)> = writes.into_iter().map(|(k, v)| (*k, *v)).collect();
+    out.sort_by_key(|(k, _)| *k);
+    out
 }
 
 /// The multi-level AMT and its tuple trees.
@@ -188,7 +213,7 @@ impl Lvmt {
 
     /// The openings an AMT at (level, prefix) keeps: the root's shard; below the root, all of
     /// them under a kept root entry, none elsewhere.
-    fn proofs_for(&self, level: u8, prefix: &B256) -> Proofs {
+    pub(crate) fn proofs_for(&self, level: u8, prefix: &B256) -> Proofs {
         if level == 0 || matches!(self.proofs, Proofs::All | Proofs::None) {
             return self.proofs;
         }
@@ -251,10 +276,21 @@ impl Lvmt {
         Err(TreeError::PathExhausted)
     }
 
-    /// Commits block `block`'s writes (Alg. 1): bumps every written key's version, then, from
+    /// Commits the next block's writes (Alg. 1): bumps every written key's version, then, from
     /// the deepest level up, slot 0 of the parent entry of every changed sub-AMT; records the
     /// block's tuples and returns `(aroot, history root)`.
-    pub fn commit(&mut self, writes: &BTreeMap<B256, Word>) -> Result<([u8; 32], B256), TreeError> {
+    ///
+    /// The writes are a list: new keys take their slots in the order the list gives (two new
+    /// keys contending for the same entry get its slots in that order). The block's tree lists
+    /// the key tuples in ascending state-key order, then the sub-AMT tuples, whatever the list's
+    /// order. A key listed twice is refused ([`TreeError::DuplicateKey`])
+    /// before anything changes. lightprov's node lists a block's writes in ascending state-key
+    /// order ([`in_key_order`]).
+    pub fn commit(&mut self, writes: &[(B256, Word)]) -> Result<([u8; 32], B256), TreeError> {
+        let mut seen = std::collections::HashSet::with_capacity(writes.len());
+        if let Some((k, _)) = writes.iter().find(|(k, _)| !seen.insert(*k)) {
+            return Err(TreeError::DuplicateKey(*k));
+        }
         let mut tuples = Vec::new();
         let mut touched: BTreeSet<(u8, B256, B256)> = BTreeSet::new(); // (level, prefix, a key hash under it)
         for (key, value) in writes {
@@ -282,6 +318,12 @@ impl Lvmt {
             });
             touched.insert((level, prefix, hash));
         }
+        // The block's tree lists key tuples in ascending state-key order whatever the list's
+        // order: the order of the writes shows in the roots only through slot allocation.
+        tuples.sort_by_key(|t| match t {
+            Tuple::Key { key, .. } => *key,
+            Tuple::Amt { prefix, .. } => *prefix,
+        });
         // Sub-AMTs from the deepest level up: each changed one bumps its parent's slot 0 once.
         let mut level_sets: BTreeMap<u8, BTreeMap<B256, B256>> = BTreeMap::new();
         for (level, prefix, hash) in &touched {
@@ -354,6 +396,152 @@ impl Lvmt {
 }
 
 impl Lvmt {
+    /// An LVMT from stored parts: its AMTs, every key's slot and every block's tuples. The
+    /// entry occupants, the block trees, the history tree, each key's versions and latest value
+    /// are derived (hashing only: no curve arithmetic). Refuses parts that do not fit together,
+    /// naming what is wrong.
+    pub(crate) fn from_parts(
+        setup: Arc<Setup>,
+        proofs: Proofs,
+        amts: HashMap<(u8, B256), Amt>,
+        slots: HashMap<B256, (u8, u8)>,
+        blocks: Vec<Vec<Tuple>>,
+    ) -> Result<Self, String> {
+        let mut t = Self::with_proofs(setup, proofs);
+        for (key, (level, slot)) in &slots {
+            let hash = keccak256(key);
+            let idx = index_at(&hash, *level, t.depth)
+                .ok_or_else(|| format!("slot of key {key}: level {level} beyond the path"))?;
+            let prefix = prefix_at(&hash, *level, t.depth);
+            let occ = t.occupants.entry((*level, prefix, idx)).or_default();
+            let at = usize::from(*slot)
+                .checked_sub(1)
+                .and_then(|s| occ.get_mut(s))
+                .ok_or_else(|| format!("slot of key {key}: slot {slot} is not 1..=5"))?;
+            if let Some(other) = at {
+                return Err(format!("keys {other} and {key} hold the same slot"));
+            }
+            *at = Some(*key);
+        }
+        t.slots = slots;
+        t.amts = amts;
+        for (block, tuples) in blocks.into_iter().enumerate() {
+            let block = block as u64;
+            let mut tree = lvmt::MerkleLog::new();
+            for (i, tuple) in tuples.iter().enumerate() {
+                let i = u32::try_from(i).map_err(|_| format!("block {block}: too many tuples"))?;
+                let loc = match tuple {
+                    Tuple::Key {
+                        key,
+                        version,
+                        value,
+                        level,
+                        slot,
+                    } => {
+                        if t.slots.get(key) != Some(&(*level, *slot)) {
+                            return Err(format!(
+                                "tuple {i} of block {block}: key {key} is not at level {level}, slot {slot}"
+                            ));
+                        }
+                        let list = t.versions.entry(*key).or_default();
+                        if *version != list.len() as u64 + 1 {
+                            return Err(format!(
+                                "tuple {i} of block {block}: key {key} at version {version} after {} versions",
+                                list.len()
+                            ));
+                        }
+                        list.push((block, i));
+                        t.values.insert(*key, *value);
+                        Loc::Key(*key)
+                    }
+                    Tuple::Amt { level, prefix, .. } => Loc::Amt(*level, *prefix),
+                };
+                t.locations.insert(loc, (block, i));
+                tree.push(tuple.leaf());
+            }
+            t.history.push(lvmt::history_leaf(block, &tree.root()));
+            t.trees.push(tree);
+            t.blocks.push(tuples);
+        }
+        t.check_versions()?;
+        Ok(t)
+    }
+
+    /// Every version an AMT entry holds is the count of its holder's tuples: a key slot's, the
+    /// key's versions; slot 0's, the version of the sub-AMT's latest tuple.
+    fn check_versions(&self) -> Result<(), String> {
+        for ((level, prefix), amt) in &self.amts {
+            for (j, versions) in amt.entries() {
+                let at = || format!("entry {j} of the AMT at level {level}, prefix {prefix}");
+                let occupants = self.occupants(*level, prefix, j);
+                for (s, v) in versions.iter().enumerate().skip(1) {
+                    let holder = occupants.get(s - 1).copied().flatten();
+                    let count = holder
+                        .and_then(|k| self.versions.get(&k))
+                        .map_or(0, |l| l.len() as u64);
+                    if *v != count {
+                        return Err(format!(
+                            "{}: slot {s} holds version {v}, its key has {count} tuples",
+                            at()
+                        ));
+                    }
+                }
+                let sub = level.checked_add(1).map(|l| {
+                    let mut p = *prefix;
+                    // The sub-AMT below entry j: the prefix extended by j's D bits.
+                    let start = usize::from(*level) * usize::from(self.depth);
+                    for b in 0..usize::from(self.depth) {
+                        if (j >> (usize::from(self.depth) - 1 - b)) & 1 == 1
+                            && let Some(byte) = p.get_mut((start + b) / 8)
+                        {
+                            *byte |= 0x80 >> ((start + b) % 8);
+                        }
+                    }
+                    (l, p)
+                });
+                let latest = sub
+                    .and_then(|(l, p)| self.locations.get(&Loc::Amt(l, p)))
+                    .and_then(|(b, i)| {
+                        self.blocks
+                            .get(usize::try_from(*b).ok()?)?
+                            .get(usize::try_from(*i).ok()?)
+                    })
+                    .map_or(0, |t| match t {
+                        Tuple::Amt { version, .. } => *version,
+                        Tuple::Key { .. } => 0,
+                    });
+                if versions[0] != latest {
+                    return Err(format!(
+                        "{}: slot 0 holds version {}, the sub-AMT below is at {latest}",
+                        at(),
+                        versions[0]
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The value of `key` after block `block`: the last version written at or before it (zero
+    /// if none).
+    pub fn value_at(&self, key: &B256, block: u64) -> Word {
+        let Some(all) = self.versions.get(key) else {
+            return [0; 32];
+        };
+        let n = all.partition_point(|(b, _)| *b <= block);
+        n.checked_sub(1)
+            .and_then(|i| all.get(i))
+            .and_then(|(b, i)| {
+                self.blocks
+                    .get(usize::try_from(*b).ok()?)?
+                    .get(usize::try_from(*i).ok()?)
+            })
+            .map_or([0; 32], |t| match t {
+                Tuple::Key { value, .. } => *value,
+                Tuple::Amt { .. } => [0; 32],
+            })
+    }
+
     fn path(&self, loc: Loc) -> Option<lvmt::TuplePath> {
         let (block, index) = *self.locations.get(&loc)?;
         self.path_at(block, index)
@@ -480,90 +668,6 @@ impl Lvmt {
     pub fn setup(&self) -> &Setup {
         &self.setup
     }
-
-    /// An **estimate** of the bytes this LVMT's state would take stored compactly. It lives in
-    /// memory: nothing is measured on disk. For storage comparisons (the benchmark report) it
-    /// counts
-    /// - per AMT its commitment and every proof node it keeps, each as six per-slot G1
-    ///   accumulators of 32 bytes compressed (192 B), and per entry ever bumped its index and
-    ///   six 40-bit versions (4 + 30 B);
-    /// - per tuple a key tuple (key, version, value, level, slot: 32 + 8 + 32 + 2 B) or a
-    ///   sub-AMT tuple (level, prefix, version, commitment: 1 + 32 + 8 + 32 B);
-    /// - every hash the block tuple trees and the history tree keep (32 B each);
-    /// - per key its level and slot (32 + 2 B), per version the place of its tuple (8 + 4 B),
-    ///   per sub-AMT the place of its latest tuple (8 + 4 B).
-    ///
-    /// Not counted: hash-map overheads and what can be derived (entry occupants, latest values).
-    pub fn state_bytes(&self) -> u64 {
-        const POINT: u64 = 6 * 32;
-        const ENTRY: u64 = 4 + 6 * 5;
-        const PLACE: u64 = 8 + 4;
-        // The entries ever bumped in each AMT: the key slots (occupants) and, above every
-        // sub-AMT, slot 0 of its parent entry.
-        let mut entries: HashMap<(u8, B256), std::collections::HashSet<u32>> = HashMap::new();
-        for (level, prefix, idx) in self.occupants.keys() {
-            entries.entry((*level, *prefix)).or_default().insert(*idx);
-        }
-        for (level, prefix) in self.amts.keys() {
-            if let Some(parent) = level.checked_sub(1)
-                && let Some(idx) = index_at(prefix, parent, self.depth)
-            {
-                entries
-                    .entry((parent, prefix_at(prefix, parent, self.depth)))
-                    .or_default()
-                    .insert(idx);
-            }
-        }
-        let mut bytes = 0u64;
-        for (id, amt) in &self.amts {
-            let bumped = entries.get(id);
-            // The proof nodes a bump of entry j moves: (e, j mod 2^e) for e < D, kept when on a
-            // kept entry's path (as `Amt::bump` does).
-            let mut nodes = std::collections::HashSet::new();
-            for j in bumped.into_iter().flatten() {
-                for e in 0..u32::from(self.depth) {
-                    let half = 1u32 << e;
-                    let p = j % half;
-                    let kept = match amt.proofs() {
-                        Proofs::All => true,
-                        Proofs::None => false,
-                        Proofs::Shard { bits, residue } => {
-                            let b = u32::from(bits).min(e);
-                            let mask = if b >= 32 { u32::MAX } else { (1u32 << b) - 1 };
-                            p & mask == residue & mask
-                        }
-                    };
-                    if kept {
-                        nodes.insert(half + p);
-                    }
-                }
-            }
-            bytes +=
-                POINT * (1 + nodes.len() as u64) + ENTRY * bumped.map_or(0, |b| b.len() as u64);
-        }
-        for t in self.blocks.iter().flatten() {
-            bytes += match t {
-                Tuple::Key { .. } => 32 + 8 + 32 + 2,
-                Tuple::Amt { .. } => 1 + 32 + 8 + 32,
-            };
-        }
-        // A tree of n leaves keeps the roots of its complete aligned subtrees: Σ_h ⌊n / 2^h⌋.
-        let kept = |n: usize| -> u64 {
-            let mut n = n as u64;
-            let mut sum = 0;
-            while n > 0 {
-                sum += n;
-                n /= 2;
-            }
-            sum
-        };
-        let hashes: u64 =
-            self.trees.iter().map(|t| kept(t.len())).sum::<u64>() + kept(self.history.len());
-        bytes += 32 * hashes;
-        let versions: u64 = self.versions.values().map(|v| v.len() as u64).sum();
-        let sub_amts = self.amts.len().saturating_sub(1) as u64;
-        bytes + (32 + 2) * self.slots.len() as u64 + PLACE * (versions + sub_amts)
-    }
 }
 
 #[cfg(test)]
@@ -599,8 +703,7 @@ mod tests {
         // 12 keys sharing 8 bits: 5 at level 0, 5 at level 1, the rest at level 2.
         let keys = colliding_keys(0xee, 8, 12);
         for (b, chunk) in keys.chunks(3).enumerate() {
-            let writes: BTreeMap<B256, Word> =
-                chunk.iter().map(|k| (*k, [b as u8 + 1; 32])).collect();
+            let writes: Vec<(B256, Word)> = chunk.iter().map(|k| (*k, [b as u8 + 1; 32])).collect();
             t.commit(&writes).unwrap();
         }
         let levels: Vec<u8> = keys.iter().map(|k| t.slot_of(k).unwrap().0).collect();
@@ -609,8 +712,7 @@ mod tests {
         assert_eq!(levels.iter().filter(|l| **l == 2).count(), 2);
         // Rewrites bump versions; sub-AMT versions count the blocks that changed them.
         let deep = *keys.iter().find(|k| t.slot_of(k).unwrap().0 == 2).unwrap();
-        let w: BTreeMap<B256, Word> = [(deep, [9; 32])].into_iter().collect();
-        t.commit(&w).unwrap();
+        t.commit(&[(deep, [9; 32])]).unwrap();
         let h = keccak256(deep);
         let (lvl, slot) = t.slot_of(&deep).unwrap();
         let amt = t.amt(lvl, &prefix_at(&h, lvl, depth)).unwrap();
@@ -642,7 +744,7 @@ mod tests {
                     let w: BTreeMap<B256, Word> = (0..(b % 7))
                         .map(|k| (keccak256((k * 31 + b).to_be_bytes()), [b as u8; 32]))
                         .collect();
-                    t.commit(&w).unwrap()
+                    t.commit(&in_key_order(&w)).unwrap()
                 })
                 .collect::<Vec<_>>()
         };

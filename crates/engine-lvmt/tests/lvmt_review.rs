@@ -7,7 +7,7 @@
     clippy::panic
 )]
 
-use std::{collections::BTreeMap, sync::Arc};
+use std::sync::Arc;
 
 use alloy_primitives::{B256, keccak256};
 use ark_bn254::{Fr, G1Affine};
@@ -24,8 +24,8 @@ use lightprov_verifier::lvmt::{
 
 const DEPTH: u8 = 4;
 
-fn one(k: B256, v: u8) -> BTreeMap<B256, Word> {
-    [(k, [v; 32])].into_iter().collect()
+fn one(k: B256, v: u8) -> [(B256, Word); 1] {
+    [(k, [v; 32])]
 }
 
 fn trusted(t: &Lvmt) -> Trusted<'_> {

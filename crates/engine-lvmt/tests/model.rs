@@ -26,7 +26,7 @@ use ark_bn254::{Fr, G1Affine, G1Projective};
 use ark_ec::{CurveGroup, VariableBaseMSM};
 use lightprov_engine_lvmt::{
     setup::Setup,
-    tree::{Lvmt, colliding_keys, index_at, prefix_at},
+    tree::{Lvmt, colliding_keys, in_key_order, index_at, prefix_at},
 };
 use lightprov_types::{
     Word,
@@ -172,7 +172,7 @@ fn run(blocks: &[Vec<(usize, u8)>]) -> (Lvmt, Naive) {
             .iter()
             .map(|(k, v)| (KEYS[*k % KEYS.len()], [*v; 32]))
             .collect();
-        t.commit(&writes).unwrap();
+        t.commit(&in_key_order(&writes)).unwrap();
         m.commit(b as u64, &writes);
         assert_eq!(
             t.aroot(),

@@ -14,7 +14,7 @@ use std::{collections::BTreeMap, sync::Arc};
 use alloy_primitives::{B256, keccak256};
 use lightprov_engine_lvmt::{
     setup::Setup,
-    tree::{Lvmt, colliding_keys},
+    tree::{Lvmt, colliding_keys, in_key_order},
 };
 use lightprov_types::{
     ErrorCode, Word,
@@ -47,7 +47,7 @@ fn world() -> World {
             .filter(|(i, _)| (*i as u64 + b).is_multiple_of(4) || (b < 3 && *i < 14))
             .map(|(i, k)| (*k, [(b * 7 + i as u64) as u8; 32]))
             .collect();
-        lvmt.commit(&writes).unwrap();
+        lvmt.commit(&in_key_order(&writes)).unwrap();
         for (k, v) in &writes {
             let e = model.entry(*k).or_insert((0, [0; 32], 0));
             *e = (e.0 + 1, *v, b);
@@ -183,11 +183,11 @@ fn a_top_commitment_other_than_the_trusted_root_is_rejected() {
     let mut lvmt = Lvmt::new(setup.clone());
     let k = keccak256(b"k");
     let w1: BTreeMap<B256, Word> = [(k, [1; 32])].into_iter().collect();
-    lvmt.commit(&w1).unwrap();
+    lvmt.commit(&in_key_order(&w1)).unwrap();
     let old = lvmt.prove(&k).unwrap();
     let (old_aroot, old_history) = (lvmt.aroot(), lvmt.history_root());
     let w2: BTreeMap<B256, Word> = [(keccak256(b"other"), [2; 32])].into_iter().collect();
-    lvmt.commit(&w2).unwrap();
+    lvmt.commit(&in_key_order(&w2)).unwrap();
     let t = Trusted {
         params: setup.params(),
         aroot: lvmt.aroot(),
@@ -280,7 +280,7 @@ proptest::proptest! {
         let _ = verify(&t, &B256::ZERO, &bytes);
         let mut lvmt = Lvmt::new(Arc::new(Setup::dev_insecure(DEPTH, b"proofs").unwrap()));
         let k = keccak256(b"k");
-        lvmt.commit(&[(k, [1; 32])].into_iter().collect()).unwrap();
+        lvmt.commit(&[(k, [1; 32])]).unwrap();
         let mut p = lvmt.prove(&k).unwrap().encode();
         for (at, x) in &flips {
             let n = p.len();
@@ -414,7 +414,7 @@ fn a_proof_shard_proves_its_keys_alike_and_refuses_the_others() {
                 .iter()
                 .filter_map(|(k, vs)| vs.iter().find(|(vb, _)| *vb == b).map(|(_, v)| (*k, *v)))
                 .collect();
-            t.commit(&writes).unwrap();
+            t.commit(&in_key_order(&writes)).unwrap();
         }
         t
     };
@@ -452,7 +452,7 @@ fn worked_example_of_docs_proofs_md() {
     let key = B256::repeat_byte(0x11);
     let mut five = [0u8; 32];
     five[31] = 5;
-    t.commit(&BTreeMap::from([(key, five)])).unwrap();
+    t.commit(&[(key, five)]).unwrap();
     let proof = t.prove(&key).unwrap().encode();
     let hex = alloy_primitives::hex::encode(&proof);
     let trusted = Trusted {
@@ -487,4 +487,110 @@ fn worked_example_of_docs_proofs_md() {
             block: 0
         }
     );
+}
+
+/// Slots go to new keys in the order a block lists its writes: two orders of the same writes
+/// give the same roots when no two new keys contend for an entry, and differ exactly where
+/// slot allocation differs; both states prove every key.
+#[test]
+fn slots_are_allocated_in_list_order() {
+    let setup = Arc::new(Setup::dev_insecure(DEPTH, b"order").unwrap());
+    // Six keys on one root entry (five fit, the sixth goes a level down), three elsewhere.
+    let contending = colliding_keys(0xc4, usize::from(DEPTH), 6);
+    let root_entry = |k: &B256| lightprov_engine_lvmt::tree::index_at(&keccak256(k), 0, DEPTH);
+    let mut taken = vec![root_entry(&contending[0])];
+    let spread: Vec<B256> = (0..100u64)
+        .map(|i| keccak256((i + 9000).to_be_bytes()))
+        .filter(|k| {
+            let e = root_entry(k);
+            let fresh = !taken.contains(&e);
+            taken.push(e);
+            fresh
+        })
+        .take(3)
+        .collect();
+    assert_eq!(spread.len(), 3);
+    let writes = |keys: &[B256], v: u8| -> Vec<(B256, Word)> {
+        keys.iter().map(|k| (*k, [v; 32])).collect()
+    };
+    let trusted = |t: &Lvmt| Trusted {
+        params: setup.params(),
+        aroot: t.aroot(),
+        history_root: t.history_root(),
+        blocks: t.blocks(),
+    };
+    let prove_all = |t: &Lvmt, keys: &[B256]| -> Vec<Vec<u8>> {
+        keys.iter()
+            .map(|k| {
+                let p = t.prove(k).unwrap().encode();
+                assert!(
+                    matches!(verify(&trusted(t), k, &p), Ok(Proven::Present { .. })),
+                    "{k} proves"
+                );
+                p
+            })
+            .collect()
+    };
+
+    // No contention: any order, the same roots and the same proofs.
+    let mut reversed = spread.clone();
+    reversed.reverse();
+    let mut a = Lvmt::new(setup.clone());
+    let mut b = Lvmt::new(setup.clone());
+    assert_eq!(
+        a.commit(&writes(&spread, 1)).unwrap(),
+        b.commit(&writes(&reversed, 1)).unwrap()
+    );
+    assert_eq!(prove_all(&a, &spread), prove_all(&b, &spread));
+
+    // Contention: the sixth key listed goes a level down; which one it is depends on the order.
+    let mut asc = contending.clone();
+    asc.sort();
+    let mut desc = asc.clone();
+    desc.reverse();
+    let (ra, rb) = (
+        a.commit(&writes(&asc, 2)).unwrap(),
+        b.commit(&writes(&desc, 2)).unwrap(),
+    );
+    assert_eq!(a.slot_of(&asc[0]), Some((0, 1)));
+    assert_eq!(b.slot_of(&asc[0]), Some((1, 1)));
+    assert_eq!(a.slot_of(&asc[5]), Some((1, 1)));
+    assert_eq!(b.slot_of(&asc[5]), Some((0, 1)));
+    for (i, k) in asc.iter().enumerate().skip(1).take(4) {
+        assert_eq!(a.slot_of(k), Some((0, i as u8 + 1)));
+        assert_eq!(b.slot_of(k), Some((0, 6 - i as u8)));
+    }
+    // Every version is 1 on both sides, so the root AMT agrees; the tuples name other slots
+    // (and another sub-AMT), so the history differs.
+    assert_eq!(ra.0, rb.0);
+    assert_ne!(ra.1, rb.1);
+    // A rewrite bumps the slot the key was given: now the root AMT differs too.
+    let (ra, rb) = (
+        a.commit(&writes(&asc[1..2], 3)).unwrap(),
+        b.commit(&writes(&asc[1..2], 3)).unwrap(),
+    );
+    assert_ne!(ra.0, rb.0);
+    // Keys whose slots do not depend on the order prove the same values on both sides.
+    let all: Vec<B256> = spread.iter().chain(&asc).copied().collect();
+    let (pa, pb) = (prove_all(&a, &all), prove_all(&b, &all));
+    for (k, (x, y)) in all.iter().zip(pa.iter().zip(&pb)) {
+        let value = |t: &Lvmt, p: &[u8]| verify(&trusted(t), k, p).unwrap();
+        assert_eq!(value(&a, x), value(&b, y), "{k}");
+    }
+}
+
+#[test]
+fn a_key_listed_twice_in_a_block_is_refused() {
+    let setup = Arc::new(Setup::dev_insecure(DEPTH, b"order").unwrap());
+    let mut t = Lvmt::new(setup);
+    let k = keccak256(b"twice");
+    let other = keccak256(b"once");
+    assert_eq!(
+        t.commit(&[(k, [1; 32]), (other, [2; 32]), (k, [3; 32])]),
+        Err(lightprov_engine_lvmt::tree::TreeError::DuplicateKey(k))
+    );
+    assert_eq!(t.blocks(), 0, "nothing of the refused block is kept");
+    assert_eq!(t.slot_of(&other), None);
+    t.commit(&[(k, [1; 32])]).unwrap();
+    assert_eq!(t.blocks(), 1);
 }

@@ -78,7 +78,7 @@ function storageChart(fig, workload, paperFig) {
     config: base(
       'line',
       `Storage size vs block height — ${w.title}`,
-      `${w.blocks} blocks × ${fig.parameters.opsPerBlock} ops, seed ${fig.parameters.seed}; dashed: LVMT state in memory, estimated (not on disk)`,
+      `${w.blocks} blocks × ${fig.parameters.opsPerBlock} ops, seed ${fig.parameters.seed}; bytes on disk (allocated blocks)`,
       { datasets },
       {
         x: axis('block height (blocks)', { type: 'linear', min: 0, max: w.blocks }),

@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use ark_bn254::G1Affine;
 use ark_serialize::{CanonicalDeserialize, CanonicalSerialize, Compress, Validate};
-use lightprov_verifier::lvmt::amt::Params;
+use lightprov_amt::Params;
 use sha2::{Digest, Sha256};
 
 use super::{MAX_DEPTH, Setup, SetupError};
