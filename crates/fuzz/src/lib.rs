@@ -22,6 +22,8 @@
     unreachable_pub
 )]
 
+pub mod alloc;
+pub mod cli;
 pub mod driver;
 pub mod mutate;
 pub mod rng;
@@ -124,17 +126,26 @@ pub trait Target: Send + Sync {
 /// The names of every target, in run order.
 pub const TARGETS: [&str; 6] = ["mpt", "header", "cole", "lvmt", "params", "rpc"];
 
+/// Every target, in run order, for [`cli::run`].
+pub fn entries() -> Vec<cli::Entry> {
+    use cli::Entry;
+    vec![
+        Entry::new("mpt", || Ok(Box::new(targets::mpt::Mpt::new()?))),
+        Entry::new("header", || {
+            Ok(Box::new(targets::header::HeaderTarget::new()?))
+        }),
+        Entry::new("cole", || Ok(Box::new(targets::cole::Cole::new()?))),
+        Entry::new("lvmt", || Ok(Box::new(targets::lvmt::LvmtTarget::new()?))),
+        Entry::new("params", || {
+            Ok(Box::new(targets::params::ParamsTarget::new()?))
+        }),
+        Entry::new("rpc", || Ok(Box::new(targets::rpc::Rpc::new()?))),
+    ]
+}
+
 /// Builds a target by name.
 pub fn target(name: &str) -> anyhow::Result<Box<dyn Target>> {
-    Ok(match name {
-        "mpt" => Box::new(targets::mpt::Mpt::new()?),
-        "header" => Box::new(targets::header::HeaderTarget::new()?),
-        "cole" => Box::new(targets::cole::Cole::new()?),
-        "lvmt" => Box::new(targets::lvmt::LvmtTarget::new()?),
-        "params" => Box::new(targets::params::ParamsTarget::new()?),
-        "rpc" => Box::new(targets::rpc::Rpc::new()?),
-        other => anyhow::bail!("unknown target `{other}` (one of {})", TARGETS.join(", ")),
-    })
+    cli::build(&entries(), name)
 }
 
 /// Replaces each number (decimal, or `0x` hex) by `#`, so that classes do not grow with
