@@ -134,3 +134,40 @@ fn regression_vectors_carry_the_input() {
         }
     }
 }
+
+/// The Clique seeds of the `header` target are made without a node: each links to its parent
+/// and carries a seal by the dev signer that the verifier accepts, and a flipped seal bit is
+/// refused at the seal check.
+#[test]
+fn header_seeds_include_clique_sealed_headers() {
+    use lightprov_fuzz::targets::clique;
+    use lightprov_verifier::header::{HeaderVerifyError, clique::verify_link};
+    let signer = clique::signer().unwrap().address();
+    let chain = clique::chain().unwrap();
+    assert_eq!(chain.len() as u64, clique::BLOCKS);
+    for (i, s) in chain.iter().enumerate() {
+        let (_, hash) = verify_link(&s.rlp, Some(&s.parent), &[signer]).unwrap();
+        assert_eq!(hash, s.hash);
+        if i > 0 {
+            assert_eq!(s.parent, chain[i - 1].hash);
+        }
+        // The last byte of the seal's s, just before the recovery byte.
+        let mut h = lightprov_types::header::Header::decode_rlp(&s.rlp).unwrap();
+        assert_eq!(h.extra_data.len(), 96 + 65);
+        let at = h.extra_data.len() - 2;
+        h.extra_data[at] ^= 1;
+        let forged = h.rlp().unwrap();
+        match verify_link(&forged, Some(&s.parent), &[signer]) {
+            Err(HeaderVerifyError::BadSeal { .. } | HeaderVerifyError::UnknownSigner { .. }) => {}
+            other => panic!("block {}: {other:?}", i + 1),
+        }
+    }
+    let t = lightprov_fuzz::target("header").unwrap();
+    let names: Vec<&str> = t.seeds().iter().map(|s| s.0.as_str()).collect();
+    for n in 1..=clique::BLOCKS {
+        assert!(
+            names.contains(&format!("clique-block-{n}").as_str()),
+            "{names:?}"
+        );
+    }
+}

@@ -1,5 +1,6 @@
 //! The targets.
 
+pub mod clique;
 pub mod cole;
 pub mod devchain;
 pub mod header;
