@@ -1,9 +1,12 @@
-//! Fuzz targets for lightprov: one per decoder + verifier (MPT account and trie proofs, headers
-//! with Clique seals, COLE histories, LVMT proofs and histories, LVMT parameters) and one for the
-//! node's JSON-RPC request handling: its HTTP front's request parser, then the handlers.
+//! Fuzz targets for lightprov, one per decoder + verifier (MPT account and trie proofs, headers
+//! with Clique seals, COLE histories, LVMT proofs and histories, LVMT parameters), and the
+//! fuzzer that runs them: the driver, the mutations and the command line ([`cli`]) that other
+//! binaries reuse for their own targets — lightprov-node's `rpc` target (its HTTP front's
+//! request parser, then the JSON-RPC handlers) lives with the node, in
+//! `server-mock/examples/fuzz`, so that this crate does not depend on the node.
 //!
-//! Each target is seeded from the shared vectors (`tests/vectors/*/valid`) or, for the RPC
-//! target and Clique headers, from a small dev chain built in a temporary directory. The
+//! Each target is seeded from the shared vectors (`tests/vectors/*/valid`) and, for Clique
+//! headers, from headers sealed here ([`targets::clique`]). The
 //! driver ([`driver`]) mutates those seeds (byte-level havoc, length-field edits, splices, and
 //! per-target structure-aware edits), keeps every input that reaches a verdict not seen before
 //! (a cheap, coverage-free feedback), and fails on a panic, an accepted forgery (the verifier
@@ -124,7 +127,7 @@ pub trait Target: Send + Sync {
 }
 
 /// The names of every target, in run order.
-pub const TARGETS: [&str; 6] = ["mpt", "header", "cole", "lvmt", "params", "rpc"];
+pub const TARGETS: [&str; 5] = ["mpt", "header", "cole", "lvmt", "params"];
 
 /// Every target, in run order, for [`cli::run`].
 pub fn entries() -> Vec<cli::Entry> {
@@ -139,7 +142,6 @@ pub fn entries() -> Vec<cli::Entry> {
         Entry::new("params", || {
             Ok(Box::new(targets::params::ParamsTarget::new()?))
         }),
-        Entry::new("rpc", || Ok(Box::new(targets::rpc::Rpc::new()?))),
     ]
 }
 

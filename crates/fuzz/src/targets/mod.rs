@@ -2,9 +2,7 @@
 
 pub mod clique;
 pub mod cole;
-pub mod devchain;
 pub mod header;
 pub mod lvmt;
 pub mod mpt;
 pub mod params;
-pub mod rpc;
