@@ -33,6 +33,8 @@ pub mod rng;
 pub mod targets;
 pub mod vectors;
 
+pub use targets::{TARGETS, entries};
+
 use std::path::PathBuf;
 
 /// How deep one input went.
@@ -124,25 +126,6 @@ pub trait Target: Send + Sync {
     }
     /// The regression file for a failing input, in the repository's format for the family.
     fn regression(&self, seed: usize, data: &[u8], why: &str) -> Option<Regression>;
-}
-
-/// The names of every target, in run order.
-pub const TARGETS: [&str; 5] = ["mpt", "header", "cole", "lvmt", "params"];
-
-/// Every target, in run order, for [`cli::run`].
-pub fn entries() -> Vec<cli::Entry> {
-    use cli::Entry;
-    vec![
-        Entry::new("mpt", || Ok(Box::new(targets::mpt::Mpt::new()?))),
-        Entry::new("header", || {
-            Ok(Box::new(targets::header::HeaderTarget::new()?))
-        }),
-        Entry::new("cole", || Ok(Box::new(targets::cole::Cole::new()?))),
-        Entry::new("lvmt", || Ok(Box::new(targets::lvmt::LvmtTarget::new()?))),
-        Entry::new("params", || {
-            Ok(Box::new(targets::params::ParamsTarget::new()?))
-        }),
-    ]
 }
 
 /// Builds a target by name.

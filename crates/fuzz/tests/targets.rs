@@ -163,3 +163,12 @@ fn header_seeds_include_clique_sealed_headers() {
         );
     }
 }
+
+#[test]
+fn the_target_list_and_the_entries_agree() {
+    let names: Vec<&str> = lightprov_fuzz::entries().iter().map(|e| e.name).collect();
+    assert_eq!(names, lightprov_fuzz::TARGETS);
+    for n in names {
+        assert_eq!(lightprov_fuzz::target(n).unwrap().name(), n);
+    }
+}
