@@ -1,9 +1,12 @@
-//! Fuzz targets for lightprov: one per decoder + verifier (MPT account and trie proofs, headers
-//! with Clique seals, COLE histories, LVMT proofs and histories, LVMT parameters) and one for the
-//! node's JSON-RPC request handling: its HTTP front's request parser, then the handlers.
+//! Fuzz targets for lightprov, one per decoder + verifier (MPT account and trie proofs, headers
+//! with Clique seals, COLE histories, LVMT proofs and histories, LVMT parameters), and the
+//! fuzzer that runs them: the driver, the mutations and the command line ([`cli`]) that other
+//! binaries reuse for their own targets — lightprov-node's `rpc` target (its HTTP front's
+//! request parser, then the JSON-RPC handlers) lives with the node, in
+//! `server-mock/examples/fuzz`, so that this crate does not depend on the node.
 //!
-//! Each target is seeded from the shared vectors (`tests/vectors/*/valid`) or, for the RPC
-//! target and Clique headers, from a small dev chain built in a temporary directory. The
+//! Each target is seeded from the shared vectors (`tests/vectors/*/valid`) and, for Clique
+//! headers, from headers sealed here ([`targets::clique`]). The
 //! driver ([`driver`]) mutates those seeds (byte-level havoc, length-field edits, splices, and
 //! per-target structure-aware edits), keeps every input that reaches a verdict not seen before
 //! (a cheap, coverage-free feedback), and fails on a panic, an accepted forgery (the verifier
@@ -22,11 +25,15 @@
     unreachable_pub
 )]
 
+pub mod alloc;
+pub mod cli;
 pub mod driver;
 pub mod mutate;
 pub mod rng;
 pub mod targets;
 pub mod vectors;
+
+pub use targets::{TARGETS, entries};
 
 use std::path::PathBuf;
 
@@ -121,20 +128,9 @@ pub trait Target: Send + Sync {
     fn regression(&self, seed: usize, data: &[u8], why: &str) -> Option<Regression>;
 }
 
-/// The names of every target, in run order.
-pub const TARGETS: [&str; 6] = ["mpt", "header", "cole", "lvmt", "params", "rpc"];
-
 /// Builds a target by name.
 pub fn target(name: &str) -> anyhow::Result<Box<dyn Target>> {
-    Ok(match name {
-        "mpt" => Box::new(targets::mpt::Mpt::new()?),
-        "header" => Box::new(targets::header::HeaderTarget::new()?),
-        "cole" => Box::new(targets::cole::Cole::new()?),
-        "lvmt" => Box::new(targets::lvmt::LvmtTarget::new()?),
-        "params" => Box::new(targets::params::ParamsTarget::new()?),
-        "rpc" => Box::new(targets::rpc::Rpc::new()?),
-        other => anyhow::bail!("unknown target `{other}` (one of {})", TARGETS.join(", ")),
-    })
+    cli::build(&entries(), name)
 }
 
 /// Replaces each number (decimal, or `0x` hex) by `#`, so that classes do not grow with

@@ -73,3 +73,26 @@ fn a_clean_run_reports_its_counts() {
     assert_eq!(summary[0]["execs"], 2000);
     assert_eq!(summary[0]["crashes"], 0);
 }
+
+/// Two binaries, one summary: a run with `--no-totals` prints no totals, and the next with
+/// `--append` adds its targets to the summary it left and prints the totals over both.
+#[test]
+fn an_appending_run_adds_to_the_summary_and_totals_both() {
+    let out = tempfile::tempdir().unwrap();
+    let (ok, first) = fuzz(out.path(), &["--execs", "500", "--no-totals"]);
+    assert!(ok, "{first}");
+    assert!(!first.contains("fuzz: "), "{first}");
+    let (ok, second) = fuzz(out.path(), &["--execs", "700", "--append"]);
+    assert!(ok, "{second}");
+    assert!(
+        second.contains("fuzz: 2 targets, 1200 execs, 0 crashes"),
+        "{second}"
+    );
+    assert!(second.contains("fuzz: 2 passed, 0 failed"), "{second}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary.as_array().unwrap().len(), 2);
+    assert_eq!(summary[0]["execs"], 500);
+    assert_eq!(summary[1]["execs"], 700);
+}

@@ -1,6 +1,6 @@
 //! `header`: header RLP through `Header::decode_rlp`, then the hash check against a trusted
 //! block hash (the real headers of `tests/vectors/header/valid`) or the Clique link check —
-//! parent hash and seal by the trusted signer — for headers a dev chain sealed.
+//! parent hash and seal by the trusted signer — for Clique-sealed headers ([`clique`]).
 //!
 //! Fails when a decoded header does not re-encode to the input (the decoder promises to take
 //! only the canonical encoding) or when bytes other than the honest header are accepted.
@@ -15,7 +15,7 @@ use lightprov_types::{
 use lightprov_verifier::header::{HeaderVerifyError, clique::verify_link, verify_header_rlp};
 
 use crate::{
-    Depth, Finding, Outcome, Regression, Target, rng::Rng, strip_digits, targets::devchain, vectors,
+    Depth, Finding, Outcome, Regression, Target, rng::Rng, strip_digits, targets::clique, vectors,
 };
 
 #[derive(Clone, Debug)]
@@ -34,7 +34,7 @@ pub struct HeaderTarget {
 }
 
 impl HeaderTarget {
-    /// Real headers from the vectors, and four Clique-sealed headers of a dev chain.
+    /// Real headers from the vectors, and four Clique-sealed headers in the node's shape.
     pub fn new() -> anyhow::Result<Self> {
         let mut seeds = Vec::new();
         let mut checks = Vec::new();
@@ -45,13 +45,13 @@ impl HeaderTarget {
             seeds.push((name, h.rlp().map_err(|e| anyhow::anyhow!("{e}"))?));
             checks.push(Check::Hash(expected));
         }
-        let dev = devchain::DevChain::new(4)?;
-        let signer = dev.config.signer.address();
-        for n in 1..=4 {
-            let (rlp, _) = dev.header(n)?;
-            let (_, parent) = dev.header(n - 1)?;
-            seeds.push((format!("dev-chain-{n} (clique)"), rlp));
-            checks.push(Check::Clique { parent, signer });
+        let signer = clique::signer()?.address();
+        for (i, s) in clique::chain()?.into_iter().enumerate() {
+            seeds.push((format!("clique-block-{}", i + 1), s.rlp));
+            checks.push(Check::Clique {
+                parent: s.parent,
+                signer,
+            });
         }
         let t = Self { seeds, checks };
         Ok(t)

@@ -1,9 +1,24 @@
-//! The targets.
+//! The targets, and the list the `lightprov-fuzz` binary runs (a new target: its module,
+//! its name in [`TARGETS`] and its line in [`entries`]).
 
+pub mod clique;
 pub mod cole;
-pub mod devchain;
 pub mod header;
 pub mod lvmt;
 pub mod mpt;
 pub mod params;
-pub mod rpc;
+
+/// The names of every target, in run order.
+pub const TARGETS: [&str; 5] = ["mpt", "header", "cole", "lvmt", "params"];
+
+/// Every target, in run order, for [`crate::cli::run`].
+pub fn entries() -> Vec<crate::cli::Entry> {
+    use crate::cli::Entry;
+    vec![
+        Entry::new("mpt", || Ok(Box::new(mpt::Mpt::new()?))),
+        Entry::new("header", || Ok(Box::new(header::HeaderTarget::new()?))),
+        Entry::new("cole", || Ok(Box::new(cole::Cole::new()?))),
+        Entry::new("lvmt", || Ok(Box::new(lvmt::LvmtTarget::new()?))),
+        Entry::new("params", || Ok(Box::new(params::ParamsTarget::new()?))),
+    ]
+}

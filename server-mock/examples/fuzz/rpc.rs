@@ -27,6 +27,9 @@
 //! `evm_mine` is served for the first [`MINE_CAP`] calls of a run and skipped after that, so a
 //! long run does not grow the chain without bound.
 
+// A fuzz harness fails loudly by design, and reads inputs it has just bounded.
+#![allow(clippy::indexing_slicing)]
+
 use std::{
     collections::{BTreeMap, HashSet},
     sync::{
@@ -44,26 +47,26 @@ use lightprov_node::{
 use lightprov_types::hex;
 use serde_json::{Value, json, value::RawValue};
 
-use crate::{
-    Depth, Finding, Outcome, Regression, Target, rng::Rng, strip_digits, targets::devchain,
-};
+use lightprov_fuzz::{Depth, Finding, Outcome, Regression, Target, rng::Rng, strip_digits};
+
+use crate::devchain;
 
 /// Blocks a run may mine through `evm_mine`.
-pub const MINE_CAP: u64 = 64;
+pub(crate) const MINE_CAP: u64 = 64;
 
 /// The node's `--max-batch` in this target: larger batches are refused by the front, as the
 /// node does (this keeps each input's calls few).
-pub const MAX_BATCH: u32 = 16;
+pub(crate) const MAX_BATCH: u32 = 16;
 
 /// The longest error message the front may answer, in characters: it quotes the input only
 /// in part.
-pub const MAX_MESSAGE: usize = 300;
+pub(crate) const MAX_MESSAGE: usize = 300;
 
 /// JSON's whitespace (RFC 8259): what the front cuts before forwarding a call.
 const JSON_WHITESPACE: [u8; 4] = [b' ', b'\t', b'\n', b'\r'];
 
 /// The `rpc` target.
-pub struct Rpc {
+pub(crate) struct Rpc {
     _dir: tempfile::TempDir,
     module: RpcModule<Arc<Node>>,
     runtime: tokio::runtime::Runtime,
@@ -188,7 +191,7 @@ impl Rpc {
     /// A dev chain of four blocks, its node, and seed requests: one per method, and envelope
     /// edge cases the node serves (id kinds, leading whitespace, a batch mixing calls with
     /// refused entries and notifications).
-    pub fn new() -> anyhow::Result<Self> {
+    pub(crate) fn new() -> anyhow::Result<Self> {
         let dev = devchain::DevChain::new(4)?;
         let alice = dev
             .config
@@ -995,7 +998,7 @@ impl Target for Rpc {
     }
 
     fn regression(&self, _seed: usize, data: &[u8], why: &str) -> Option<Regression> {
-        let name = format!("fuzz-rpc-{}", crate::short_hash(data));
+        let name = format!("fuzz-rpc-{}", lightprov_fuzz::short_hash(data));
         let body = json!({
             "description": format!("{name}: found by the rpc fuzz target: {why}"),
             "request": String::from_utf8_lossy(data),
@@ -1010,8 +1013,12 @@ impl Target for Rpc {
 }
 
 /// Sends one request body to a fresh dev node and checks the answer (used by the regression
-/// test that replays `server-mock/tests/fuzz-regressions`).
-pub fn replay(bodies: &[Vec<u8>]) -> anyhow::Result<Vec<Result<Outcome, Finding>>> {
+/// test that replays `server-mock/tests/fuzz-regressions`, which includes this module).
+#[allow(
+    dead_code,
+    reason = "the fuzz binary replays crash files through its command line"
+)]
+pub(crate) fn replay(bodies: &[Vec<u8>]) -> anyhow::Result<Vec<Result<Outcome, Finding>>> {
     let t = Rpc::new()?;
     Ok(bodies.iter().map(|b| t.run(0, b)).collect())
 }

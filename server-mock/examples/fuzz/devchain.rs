@@ -1,5 +1,8 @@
-//! A small lightprov-node chain in a temporary directory: Clique-sealed headers for the
-//! `header` target and a node to send requests to for the `rpc` target.
+//! A small lightprov-node chain in a temporary directory: the node the `rpc` target sends
+//! requests to.
+
+// Signing with a local key cannot fail: a harness may insist.
+#![allow(clippy::expect_used)]
 
 use std::sync::Arc;
 
@@ -11,10 +14,10 @@ use alloy_signer_local::PrivateKeySigner;
 use lightprov_node::chain::{BASE_FEE, Chain, Config, LvmtSettings, TRANSFER_GAS};
 
 /// LVMT depth of the dev chain (small: its tables derive in well under a second).
-pub const LVMT_DEPTH: u8 = 4;
+pub(crate) const LVMT_DEPTH: u8 = 4;
 
 /// A signed EIP-1559 transfer.
-pub fn transfer(from: &PrivateKeySigner, to: Address, value: u64, nonce: u64) -> Vec<u8> {
+pub(crate) fn transfer(from: &PrivateKeySigner, to: Address, value: u64, nonce: u64) -> Vec<u8> {
     let tx = TxEip1559 {
         chain_id: 1337,
         nonce,
@@ -33,17 +36,17 @@ pub fn transfer(from: &PrivateKeySigner, to: Address, value: u64, nonce: u64) ->
 
 /// A dev chain with `blocks` blocks after genesis, each with one transfer, running every
 /// engine (LVMT at [`LVMT_DEPTH`], every key proven).
-pub struct DevChain {
+pub(crate) struct DevChain {
     /// Keeps the chain's files.
-    pub dir: tempfile::TempDir,
+    pub(crate) dir: tempfile::TempDir,
     /// The chain.
-    pub chain: Chain,
+    pub(crate) chain: Chain,
     /// Its configuration.
-    pub config: Config,
+    pub(crate) config: Config,
     /// The raw transactions included, in order.
-    pub txs: Vec<Vec<u8>>,
+    pub(crate) txs: Vec<Vec<u8>>,
     /// A transfer signed for the next nonce, not submitted.
-    pub next_tx: Vec<u8>,
+    pub(crate) next_tx: Vec<u8>,
 }
 
 impl std::fmt::Debug for DevChain {
@@ -54,7 +57,7 @@ impl std::fmt::Debug for DevChain {
 
 impl DevChain {
     /// Builds it.
-    pub fn new(blocks: u64) -> anyhow::Result<Self> {
+    pub(crate) fn new(blocks: u64) -> anyhow::Result<Self> {
         let dir = tempfile::tempdir()?;
         let mut config = Config::dev(None)?;
         let setup = lightprov_engine_lvmt::setup::Setup::dev_insecure(LVMT_DEPTH, b"fuzz")
@@ -89,7 +92,7 @@ impl DevChain {
     }
 
     /// Block `n`'s header RLP and hash.
-    pub fn header(&self, n: u64) -> anyhow::Result<(Vec<u8>, B256)> {
+    pub(crate) fn header(&self, n: u64) -> anyhow::Result<(Vec<u8>, B256)> {
         let record = self
             .chain
             .block(n)?
