@@ -71,6 +71,14 @@ pub const FAMILY: Family = Family {
             "a version left out of a history",
         ),
         Tamper {
+            alt: Some(E::LevelMismatch),
+            ..t(
+                "level-dropped",
+                E::HistoryMismatch,
+                "the last level left out, so the key's own is never reached",
+            )
+        },
+        Tamper {
             alt: Some(E::HistoryMismatch),
             ..t(
                 "level-added",
