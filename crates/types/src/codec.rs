@@ -39,16 +39,97 @@ impl fmt::Display for DecodeError {
 #[cfg(feature = "std")]
 impl std::error::Error for DecodeError {}
 
+/// Where a decoded element sits in the input: `[from, to)` byte offsets, named by its field
+/// path (`parts[0].tree.1`, `levels[2].quotients[0]`, `storageProof[1].proof[3]`; each family's
+/// `decode_with_spans` documents its names).
+///
+/// Spans are reported by the decoders themselves, for tools that point into the wire bytes
+/// (the proof inspector); they never change what is accepted.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Spans {
+    entries: Vec<(String, usize, usize)>,
+}
+
+impl Spans {
+    /// The span of the element named `path`, if the decoder reported one.
+    pub fn get(&self, path: &str) -> Option<(usize, usize)> {
+        self.entries
+            .iter()
+            .find(|(p, _, _)| p == path)
+            .map(|(_, a, b)| (*a, *b))
+    }
+
+    /// Every span, in the order the decoder closed them.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, usize, usize)> {
+        self.entries.iter().map(|(p, a, b)| (p.as_str(), *a, *b))
+    }
+
+    /// Adds `inner`'s spans, each shifted by `base` and named `prefix` + its name.
+    pub fn nest(&mut self, prefix: &str, base: usize, inner: Spans) {
+        for (p, a, b) in inner.entries {
+            let mut name = String::with_capacity(prefix.len() + p.len());
+            name.push_str(prefix);
+            name.push_str(&p);
+            self.entries.push((name, a + base, b + base));
+        }
+    }
+}
+
 /// A cursor over an encoded buffer that never reads past its end.
 #[derive(Debug)]
 pub struct Reader<'a> {
     buf: &'a [u8],
+    len: usize,
+    spans: Option<Spans>,
 }
 
 impl<'a> Reader<'a> {
     /// Starts reading `buf`.
     pub const fn new(buf: &'a [u8]) -> Self {
-        Self { buf }
+        Self {
+            buf,
+            len: buf.len(),
+            spans: None,
+        }
+    }
+
+    /// Starts reading `buf`, recording the spans the decoder reports with [`Reader::span`].
+    pub fn with_spans(buf: &'a [u8]) -> Self {
+        Self {
+            buf,
+            len: buf.len(),
+            spans: Some(Spans::default()),
+        }
+    }
+
+    /// Bytes read so far: the offset of the next byte in the input.
+    pub const fn pos(&self) -> usize {
+        self.len - self.buf.len()
+    }
+
+    /// Whether spans are being recorded (decoders build span names only then).
+    pub const fn recording(&self) -> bool {
+        self.spans.is_some()
+    }
+
+    /// Records the span `[from, pos())` under the name `path()` (evaluated only when recording).
+    pub fn span(&mut self, from: usize, path: impl FnOnce() -> String) {
+        let to = self.pos();
+        if let Some(s) = &mut self.spans {
+            s.entries.push((path(), from, to));
+        }
+    }
+
+    /// Adds spans of a nested encoding that starts at `base` (see [`Spans::nest`]).
+    pub fn nest(&mut self, prefix: &str, base: usize, inner: Spans) {
+        if let Some(s) = &mut self.spans {
+            s.nest(prefix, base, inner);
+        }
+    }
+
+    /// The spans recorded (empty unless made [`Reader::with_spans`]).
+    pub fn into_spans(self) -> Spans {
+        self.spans.unwrap_or_default()
     }
 
     /// Takes the next `n` bytes.
@@ -92,6 +173,20 @@ impl<'a> Reader<'a> {
     pub fn bytes(&mut self, field: &str) -> Result<&'a [u8], DecodeError> {
         let len = self.u32(field)? as usize;
         self.take(len, field)
+    }
+
+    /// Bytes left to read.
+    pub const fn remaining(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Fails unless every byte was read (without consuming the reader).
+    pub fn check_end(&self, field: &str) -> Result<(), DecodeError> {
+        if self.buf.is_empty() {
+            Ok(())
+        } else {
+            Err(DecodeError::new(field, "trailing bytes"))
+        }
     }
 
     /// Fails unless every byte was read.
