@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Sizes of the wasm verifier per feature set: the post-bindgen `_bg.wasm` of each build that
-// scripts/bench made under target/bench-features/bound/<set>, and the SDK's own (sdk/wasm, the
-// default features: every proof family and the proof inspector). Raw bytes and gzip -9 bytes.
+// scripts/bench made under target/bench-features/bound/<set>, and the SDK's own modules
+// (sdk/wasm/<family>, one per proof family, and sdk/wasm/inspect, the proof inspector that only
+// pages drawing proofs load). Raw bytes and gzip -9 bytes.
 // Usage: node tests/bench/report/wasm-sizes.mjs --json out.json mpt header,clique …
 import fs from 'node:fs';
 import path from 'node:path';
@@ -22,7 +23,15 @@ function measure(name, features, file) {
 }
 
 const rows = sets.map((s) => measure(s.split(',').join(' + '), s.split(','), path.join(root, 'target', 'bench-features', 'bound', s.replaceAll(',', '-'), FILE)));
-rows.push(measure('SDK build (all + inspect)', ['mpt', 'header', 'clique', 'cole', 'lvmt', 'inspect'], path.join(root, 'sdk', 'wasm', FILE)));
+for (const [family, features] of [
+  ['header', ['header', 'clique']],
+  ['mpt', ['mpt']],
+  ['cole', ['cole']],
+  ['lvmt', ['lvmt']],
+]) {
+  rows.push(measure(`SDK module ${family}`, features, path.join(root, 'sdk', 'wasm', family, FILE)));
+}
+rows.push(measure('SDK module inspect (lightprov-inspect)', ['inspect'], path.join(root, 'sdk', 'wasm', 'inspect', 'lightprov_inspect_bg.wasm')));
 
 console.log('| feature set | raw bytes | gzip bytes |');
 console.log('|-------------|----------:|-----------:|');
