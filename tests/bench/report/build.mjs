@@ -279,10 +279,10 @@ const headline = [];
     paper: '—',
   });
   const ws = (label) => wasmSizes.sets.find((s) => s.label === label);
-  const [mptOnly, full] = [ws('mpt'), wasmSizes.sets.at(-1)];
+  const [mptOnly, inspector] = [ws('mpt'), ws('SDK module inspect (lightprov-inspect)')];
   headline.push({
     figure: 'wasm verifier, gzip',
-    value: `MPT only ${kb(mptOnly.gzip)} · every family ${kb(ws('mpt + header + clique + cole + lvmt')?.gzip ?? NaN)} · SDK build ${kb(full.gzip)}`,
+    value: `MPT only ${kb(mptOnly.gzip)} · every family ${kb(ws('mpt + header + clique + cole + lvmt')?.gzip ?? NaN)} · proof inspector (its own module) ${kb(inspector?.gzip ?? NaN)}`,
     paper: '—',
   });
 }
