@@ -1,7 +1,9 @@
 /**
  * Loads the WebAssembly verifiers: one module per proof family (`header`, `mpt`, `cole`,
  * `lvmt`), each on first use and once. An app that verifies only MPT proofs downloads only the
- * MPT module (and the header module, if it follows headers with `LightClient`).
+ * MPT module (and the header module, if it follows headers with `LightClient`). A page that
+ * asks for several families at once (`await init()`, or `init({ families })`) gets the module
+ * with every family instead when that is the smaller download (sizes from the build).
  *
  * `await init()` loads every family; `await init({ families: ['mpt'] })` only those named.
  * `LightClient` loads what it needs by itself. Verification is synchronous once a family's
@@ -14,6 +16,7 @@ import type * as ColeModule from '../wasm/cole/lightprov_verifier_wasm.js';
 import type * as HeaderModule from '../wasm/header/lightprov_verifier_wasm.js';
 import type * as LvmtModule from '../wasm/lvmt/lightprov_verifier_wasm.js';
 import type * as MptModule from '../wasm/mpt/lightprov_verifier_wasm.js';
+import { GZIP_BYTES } from '../wasm/modules.js';
 
 /** What `init` accepts instead of a bundled file: a URL, a Response, bytes or a compiled module. */
 export type WasmSource = URL | string | Response | BufferSource | WebAssembly.Module;
@@ -29,23 +32,38 @@ export interface WasmModules {
 /** A family with its own wasm module. */
 export type WasmFamily = keyof WasmModules;
 
-type Loader<K extends WasmFamily> = {
+/** A wasm module: one family's, or `all` (every family in one). */
+export type WasmModuleName = WasmFamily | 'all';
+
+type Glue = { default: (o: { module_or_path: unknown }) => Promise<unknown> };
+type Loader = {
   /** The module's JS glue (a dynamic import, so bundlers split it into its own chunk). */
-  glue: () => Promise<WasmModules[K] & { default: (o: { module_or_path: unknown }) => Promise<unknown> }>;
+  glue: () => Promise<Glue>;
   /** The `.wasm` next to it (`new URL` with a literal, so bundlers emit it as an asset). */
   wasm: () => URL;
 };
 
-// One line per family: the registry of modules. (Literal paths, as bundlers need them.)
-const LOADERS: { [K in WasmFamily]: Loader<K> } = {
+// One line per module: the registry of modules. (Literal paths, as bundlers need them.)
+const LOADERS: Record<WasmModuleName, Loader> = {
   header: { glue: () => import('../wasm/header/lightprov_verifier_wasm.js'), wasm: () => new URL('../wasm/header/lightprov_verifier_wasm_bg.wasm', import.meta.url) },
   mpt: { glue: () => import('../wasm/mpt/lightprov_verifier_wasm.js'), wasm: () => new URL('../wasm/mpt/lightprov_verifier_wasm_bg.wasm', import.meta.url) },
   cole: { glue: () => import('../wasm/cole/lightprov_verifier_wasm.js'), wasm: () => new URL('../wasm/cole/lightprov_verifier_wasm_bg.wasm', import.meta.url) },
   lvmt: { glue: () => import('../wasm/lvmt/lightprov_verifier_wasm.js'), wasm: () => new URL('../wasm/lvmt/lightprov_verifier_wasm_bg.wasm', import.meta.url) },
+  all: { glue: () => import('../wasm/all/lightprov_verifier_wasm.js'), wasm: () => new URL('../wasm/all/lightprov_verifier_wasm_bg.wasm', import.meta.url) },
 };
 
 /** Every family with a wasm module. */
-export const WASM_FAMILIES = Object.keys(LOADERS) as WasmFamily[];
+export const WASM_FAMILIES: readonly WasmFamily[] = ['header', 'mpt', 'cole', 'lvmt'];
+
+/**
+ * The modules to download for `families`, given those already loaded (or loading): each
+ * missing family's own module, or the module with every family when that is fewer bytes.
+ */
+export function modulesFor(families: readonly WasmFamily[], loaded: ReadonlySet<WasmFamily> = new Set()): WasmModuleName[] {
+  const missing = [...new Set(families)].filter((f) => !loaded.has(f));
+  const separate = missing.reduce((n, f) => n + GZIP_BYTES[f], 0);
+  return missing.length > 1 && GZIP_BYTES.all < separate ? ['all'] : missing;
+}
 
 const loading = new Map<WasmFamily, Promise<void>>();
 const ready: Partial<WasmModules> = {};
@@ -54,8 +72,8 @@ const ready: Partial<WasmModules> = {};
 export interface InitOptions {
   /** The families to load (default: all). */
   families?: readonly WasmFamily[];
-  /** Where to get a family's `.wasm` instead of next to this module. */
-  locate?: (family: WasmFamily) => WasmSource | undefined;
+  /** Where to get a module's `.wasm` instead of next to this module. */
+  locate?: (module: WasmModuleName) => WasmSource | undefined;
 }
 
 let locate: InitOptions['locate'];
@@ -68,23 +86,45 @@ export async function read(url: URL): Promise<WasmSource> {
   return readFile(url);
 }
 
-/** Loads one family's module (once; concurrent calls share the load). */
-export function loadFamily(family: WasmFamily): Promise<void> {
-  const loader = LOADERS[family] as Loader<WasmFamily> | undefined;
-  if (loader === undefined) return Promise.reject(new TypeError(`family: no wasm module is named ${JSON.stringify(family)}`));
-  let p = loading.get(family);
-  if (p === undefined) {
-    p = (async () => {
-      const glue = await loader.glue();
-      await glue.default({ module_or_path: locate?.(family) ?? (await read(loader.wasm())) });
-      (ready as Record<WasmFamily, unknown>)[family] = glue;
-    })().catch((e: unknown) => {
-      loading.delete(family);
+/** Downloads and instantiates one module, then serves `families` from it. */
+function loadModule(name: WasmModuleName, families: readonly WasmFamily[]): Promise<void> {
+  const loader = LOADERS[name];
+  const p = (async () => {
+    const glue = await loader.glue();
+    await glue.default({ module_or_path: locate?.(name) ?? (await read(loader.wasm())) });
+    for (const f of families) (ready as Record<WasmFamily, unknown>)[f] = glue;
+  })();
+  for (const f of families) {
+    const mine = p.catch((e: unknown) => {
+      if (loading.get(f) === mine) loading.delete(f);
       throw e;
     });
-    loading.set(family, p);
+    mine.catch(() => undefined); // awaited by whoever asked for `f`; not an unhandled rejection
+    loading.set(f, mine);
   }
   return p;
+}
+
+function checkFamily(family: unknown): asserts family is WasmFamily {
+  if (!WASM_FAMILIES.includes(family as WasmFamily)) throw new TypeError(`family: no wasm module is named ${JSON.stringify(family)}`);
+}
+
+/** Loads the modules of `families` (each once; concurrent calls share the load). */
+function loadFamilies(families: readonly WasmFamily[]): Promise<void> {
+  try {
+    families.forEach(checkFamily);
+  } catch (e) {
+    return Promise.reject(e);
+  }
+  for (const m of modulesFor(families, new Set(loading.keys()))) {
+    loadModule(m, m === 'all' ? WASM_FAMILIES.filter((f) => !loading.has(f)) : [m]).catch(() => undefined);
+  }
+  return Promise.all(families.map((f) => loading.get(f))).then(() => undefined);
+}
+
+/** Loads one family's module (once; concurrent calls share the load). */
+export function loadFamily(family: WasmFamily): Promise<void> {
+  return loadFamilies([family]);
 }
 
 let all: Promise<void> | undefined;
@@ -96,16 +136,15 @@ let all: Promise<void> | undefined;
 export function init(options: InitOptions = {}): Promise<void> {
   if (typeof options !== 'object' || options === null) return Promise.reject(new TypeError('options: expected { families?, locate? }'));
   if (options.locate !== undefined) locate = options.locate;
-  const load = (families: readonly WasmFamily[]) => Promise.all(families.map((f) => loadFamily(f))).then(() => undefined);
-  if (options.families !== undefined) return load(options.families);
-  all ??= load(WASM_FAMILIES).catch((e: unknown) => {
+  if (options.families !== undefined) return loadFamilies(options.families);
+  all ??= loadFamilies(WASM_FAMILIES).catch((e: unknown) => {
     all = undefined;
     throw e;
   });
   return all;
 }
 
-/** keccak256 from whichever loaded module has it (header or MPT). */
+/** keccak256 from whichever loaded module has it (header, MPT or the one with every family). */
 export function keccak256(data: Uint8Array): Uint8Array {
   const m = ready.header ?? ready.mpt;
   if (m === undefined) throw new Error("lightprov: call `await init()` (or init({ families: ['header'] })) before hashing state keys");

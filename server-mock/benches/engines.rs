@@ -135,7 +135,12 @@ fn main() {
     let setup = Arc::new(Setup::dev_insecure(depth, b"lightprov bench").unwrap());
     let setup_secs = t.elapsed().as_secs_f64();
     println!(
-        "\nEngines — {ops} workload ops per block, seed {SEED}; one synced commit per block; release build; bytes on disk = allocated blocks"
+        "\nEngines — {ops} workload ops per block, seed {SEED}; one synced commit per block; {} build; bytes on disk = allocated blocks",
+        if cfg!(debug_assertions) {
+            "dev"
+        } else {
+            "release"
+        }
     );
     println!(
         "COLE/COLE*: T = {}, m = {}, ε = {}, B = {} entries (level 0 flushed at the end of the block that fills it)",
@@ -255,7 +260,13 @@ fn main() {
         let doc = json!({
             "run": run_id,
             "generator": "server-mock/benches/engines.rs",
-            "build": if smoke { "test (smoke)" } else { "release" },
+            "build": if smoke {
+                "test (smoke)"
+            } else if cfg!(debug_assertions) {
+                "dev"
+            } else {
+                "release"
+            },
             "seed": SEED,
             "opsPerBlock": ops,
             "sizes": sizes,

@@ -18,9 +18,16 @@ if (!fs.existsSync(file)) {
   console.log(`no ${path.relative(root, file)}: run the engines benchmark first (cargo bench -p lightprov-node --bench engines)`);
   process.exit(0);
 }
-await init();
-// The SDK's own instance of the bindings (same module file), initialised by init().
-const wasm = await import(path.join(root, 'sdk', 'wasm', 'lightprov_verifier_wasm.js'));
+await init({ families: ['lvmt'] });
+/** A family's wasm module as the SDK ships it (sdk/wasm/<family>), instantiated from its file. */
+async function load(family) {
+  const dir = path.join(root, 'sdk', 'wasm', family);
+  const m = await import(path.join(dir, 'lightprov_verifier_wasm.js'));
+  m.initSync({ module: fs.readFileSync(path.join(dir, 'lightprov_verifier_wasm_bg.wasm')) });
+  return m;
+}
+const coleWasm = await load('cole');
+const mptWasm = await load('mpt');
 
 const bytes = (h) => Uint8Array.from(Buffer.from(h.slice(2), 'hex'));
 const data = JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -41,7 +48,7 @@ const cases = data.cases.map((c) => {
   const cole = (x, scheme) => {
     const h = bytes(x.root);
     // The header commits to both engines; the other engine's root is taken as zero here.
-    const header = scheme === 'cole' ? wasm.coleHeaderRoot(h, ZERO) : wasm.coleHeaderRoot(ZERO, h);
+    const header = scheme === 'cole' ? coleWasm.coleHeaderRoot(h, ZERO) : coleWasm.coleHeaderRoot(ZERO, h);
     return { proof: bytes(x.proof), header, scheme };
   };
   return {
@@ -57,10 +64,10 @@ const cases = data.cases.map((c) => {
 });
 
 function verifyCole(c, x) {
-  wasm.verifyColeHistory(x.header, x.scheme, ZERO, c.key, c.lo, c.hi, x.proof);
+  coleWasm.verifyColeHistory(x.header, x.scheme, ZERO, c.key, c.lo, c.hi, x.proof);
 }
 function verifyMpt(c) {
-  for (const p of c.mpt) wasm.verifyAccountProof(p.proof, p.root);
+  for (const p of c.mpt) mptWasm.verifyAccountProof(p.proof, p.root);
 }
 function verifyLvmt(c) {
   verifyLvmtHistory({ params: lvmt.params, anchor: lvmt.anchor, stateKey: c.key, fromBlock: c.lo, toBlock: c.hi, proof: c.lvmt });

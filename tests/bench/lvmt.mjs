@@ -3,7 +3,7 @@
 // one final exponentiation) against the same proof checked with one full pairing per factor —
 // nothing prepared, nothing shared; D + 1 pairings per level — on the proofs
 // target/bench/lvmt-proofs.json holds (crates/engine-lvmt/examples/lvmt_bench_proofs.rs, an
-// INSECURE dev setup at D = 16). Ours comes from the SDK's wasm (sdk/wasm); the separate check
+// INSECURE dev setup at D = 16). Ours comes from the SDK's LVMT module (sdk/wasm/lvmt); the separate check
 // from a build with the `bench-baseline` feature (target/bench-wasm). Builds nothing: see
 // scripts/bench. Exits non-zero if either check does not accept each proof with the expected
 // result, or does not reject it with two quotients swapped. `--json <file>` also writes the
@@ -17,7 +17,7 @@ const jsonAt = process.argv.indexOf('--json');
 const jsonOut = jsonAt > 0 ? process.argv[jsonAt + 1] : undefined;
 const rel = (f) => path.relative(root, f);
 const proofsFile = path.join(root, 'target', 'bench', 'lvmt-proofs.json');
-const sdkDir = path.join(root, 'sdk', 'wasm');
+const sdkDir = path.join(root, 'sdk', 'wasm', 'lvmt');
 const baseDir = path.join(root, 'target', 'bench-wasm');
 
 function fail(msg) {

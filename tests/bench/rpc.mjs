@@ -82,7 +82,7 @@ fs.rmSync(dataDir, { recursive: true, force: true });
 
 latencies.sort((a, b) => a - b);
 const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))];
-console.log(`\neth_getProof on lightprov-node (release build), ${head} blocks of the kvstore workload (filled in ${fillSecs.toFixed(1)} s)`);
+console.log(`\neth_getProof on lightprov-node (${bin.includes(`${path.sep}debug${path.sep}`) ? "dev" : "release"} build), ${head} blocks of the kvstore workload (filled in ${fillSecs.toFixed(1)} s)`);
 console.log(`${CLIENTS} concurrent clients on loopback, ${latencies.length} requests: one storage slot of a random record at a random past block`);
 console.log('| p50 ms | p99 ms | max ms | requests/s |');
 console.log('|-------:|-------:|-------:|-----------:|');

@@ -113,7 +113,13 @@ fn main() {
         let doc = serde_json::json!({
             "run": std::env::var("LIGHTPROV_BENCH_RUN").unwrap_or_default(),
             "generator": "crates/engine-lvmt/benches/commit.rs",
-            "build": if smoke { "test (smoke)" } else { "release" },
+            "build": if smoke {
+                "test (smoke)"
+            } else if cfg!(debug_assertions) {
+                "dev"
+            } else {
+                "release"
+            },
             "depth": depth,
             "setup": "INSECURE dev setup (tau from a public seed): for benchmarks only",
             "setupSecs": derived,

@@ -68,6 +68,24 @@ pub fn u64(s: &str, field: &str) -> Result<u64, DecodeError> {
     Ok(u64::from_be_bytes(b))
 }
 
+/// Displays bytes as lowercase `0x`-hex: the small writer error messages use, so that a wasm
+/// module that only reports errors carries no hex encoder besides it.
+#[derive(Clone, Copy, Debug)]
+pub struct Hex<'a>(pub &'a [u8]);
+
+impl core::fmt::Display for Hex<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let digit = |n: u8| char::from(if n < 10 { b'0' + n } else { b'a' + n - 10 });
+        let mut s = alloc::string::String::with_capacity(2 + 2 * self.0.len());
+        s.push_str("0x");
+        for b in self.0 {
+            s.push(digit(b >> 4));
+            s.push(digit(b & 15));
+        }
+        f.write_str(&s)
+    }
+}
+
 /// Encodes bytes as lowercase `0x`-hex `DATA`.
 pub fn encode(b: &[u8]) -> alloc::string::String {
     let mut s = alloc::string::String::with_capacity(2 + 2 * b.len());
@@ -97,6 +115,13 @@ mod tests {
         assert!(word(&alloc::format!("0x1{}", "0".repeat(64)), "w").is_err());
         assert!(word("12", "w").is_err());
         assert!(word("0xg", "w").is_err());
+    }
+
+    #[test]
+    fn hex_display_matches_the_encoder() {
+        let bytes: alloc::vec::Vec<u8> = (0..=255).collect();
+        assert_eq!(alloc::format!("{}", Hex(&bytes)), encode(&bytes));
+        assert_eq!(alloc::format!("{}", Hex(&[])), "0x");
     }
 
     #[test]

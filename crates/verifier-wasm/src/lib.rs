@@ -20,7 +20,7 @@ fn error(code: ErrorCode, field: &str, message: &str) -> JsValue {
 
 /// Any family's rejection as a JS error: `code`, `field` (the path in the input at fault) and,
 /// where the check compares one value with another, `expected` and `found`.
-fn reject(e: &impl Rejection) -> JsValue {
+fn reject(e: &dyn Rejection) -> JsValue {
     let ev = e.evidence();
     let err = error(e.code(), &ev.field, &e.to_string());
     for (name, v) in [("expected", ev.expected), ("found", ev.found)] {
@@ -106,7 +106,9 @@ fn hash32(b: &[u8], field: &str) -> Result<B256, JsValue> {
     B256::try_from(b).map_err(|_| decode_error(&DecodeError::new(field, "expected 32 bytes")))
 }
 
-/// Every error code this build knows, comma-separated (checked against the shared list).
+/// Every error code, comma-separated (checked against the shared list). In the header module,
+/// with the registry: the family modules stay small.
+#[cfg(feature = "header")]
 #[wasm_bindgen(js_name = errorCodes)]
 pub fn error_codes() -> String {
     ErrorCode::ALL

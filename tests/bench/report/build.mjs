@@ -181,7 +181,10 @@ const mptVerify = {
     { label: 'lightprov verifyAccountProof (JSON, storage too)', us: m.usPerProof.lightprovVerifyAccountProofJson, color: '#aec7e8' },
   ],
 };
-const wasmSizes = { sets: raw.wasmSizes.sets.map((s) => ({ label: s.name, features: s.features, raw: s.raw, gzip: s.gzip })) };
+const wasmSizes = {
+  modules: Object.entries(raw.wasmSizes.modules).map(([label, s]) => ({ label, raw: s.raw, gzip: s.gzip })),
+  apps: raw.wasmSizes.apps.map((a) => ({ label: a.name, modules: a.modules, gzip: a.gzip, budget: a.budget ?? null })),
+};
 const c = raw.lvmtCommit;
 const lvmtCommit = {
   depth: c.depth,
@@ -278,11 +281,10 @@ const headline = [];
     value: `lightprov ${mptVerify.bars[0].us.toFixed(1)} µs vs @ethereumjs/mpt ${mptVerify.bars[1].us.toFixed(1)} µs (${x(mptVerify.bars[1].us, mptVerify.bars[0].us)} faster)`,
     paper: '—',
   });
-  const ws = (label) => wasmSizes.sets.find((s) => s.label === label);
-  const [mptOnly, inspector] = [ws('mpt'), ws('SDK module inspect (lightprov-inspect)')];
+  const [mptOnly, , every] = wasmSizes.apps;
   headline.push({
-    figure: 'wasm verifier, gzip',
-    value: `MPT only ${kb(mptOnly.gzip)} · every family ${kb(ws('mpt + header + clique + cole + lvmt')?.gzip ?? NaN)} · proof inspector (its own module) ${kb(inspector?.gzip ?? NaN)}`,
+    figure: 'wasm verifier download, gzip',
+    value: `MPT-only dapp ${kb(mptOnly.gzip)} · every family ${kb(every.gzip)} · per module: ${wasmSizes.modules.map((m) => `${m.label} ${kb(m.gzip)}`).join(', ')}`,
     paper: '—',
   });
 }
@@ -372,7 +374,12 @@ function dataTable(fig, id) {
     return table(['proof', 'levels', 'bytes', 'batched ms', 'separate ms', 'speed-up'], f.lvmtVerify.cases.map((cs) => [cs.label, cs.levels, cs.proofBytes, n2(cs.oursMs), n1(cs.separateMs), `${(cs.separateMs / cs.oursMs).toFixed(1)}×`]));
   }
   if (id === 'mpt-verify') return table(['verifier', 'µs per proof'], f.mptVerify.bars.map((b) => [b.label, n1(b.us)]));
-  if (id === 'wasm-sizes') return table(['feature set', 'raw bytes', 'gzip bytes'], f.wasmSizes.sets.map((s) => [s.label, n0(s.raw), n0(s.gzip)]));
+  if (id === 'wasm-sizes') {
+    return (
+      table(['module', 'raw bytes', 'gzip bytes'], f.wasmSizes.modules.map((s) => [s.label, n0(s.raw), n0(s.gzip)])) +
+      table(['download', 'gzip bytes', 'budget'], f.wasmSizes.apps.map((a) => [a.label, n0(a.gzip), a.budget === null ? '' : n0(a.budget)]))
+    );
+  }
   if (id === 'lvmt-commit') return table(['openings kept', 'writes/s', 'block p50 ms'], f.lvmtCommit.rows.map((r) => [r.label, n0(r.writesPerS), n2(r.blockP50Ms)]));
   return '';
 }
@@ -390,7 +397,7 @@ const CAPTIONS = {
   'lvmt-verify': () =>
     'LVMT presence and absence proofs verified in wasm: the SDK\'s batched check (one multi-Miller loop and one final exponentiation) against the same proof checked with one full pairing per factor (D + 1 per level). Median after warm-up.',
   'mpt-verify': () => 'The same real eth_getProof trie proofs checked by lightprov\'s wasm verifier and by @ethereumjs/mpt in one Node process, alternating rounds.',
-  'wasm-sizes': () => 'The post-bindgen wasm of the verifier for each cargo feature set (proof families), raw and gzip -9. The SDK ships the last one.',
+  'wasm-sizes': () => 'The SDK\'s wasm modules, raw and gzip -9: one per proof family and one with every family, and what an app downloads (the loader takes the smaller of the per-family modules and the one with all).',
   'lvmt-commit': () => 'The same LVMT writes committed while keeping every opening current, a 1/16 proof shard, or only commitments (no proofs served). In memory.',
 };
 
@@ -463,7 +470,7 @@ ${table(['', ''], [
     ['OS', `${mc.os}; ${mc.kernel}`],
     ['load average at report time', mc.loadAverage.join(' / ') + ' (the machine may be shared: numbers vary between runs)'],
     ['lightprov', `${v.lightprov ?? '?'} at commit ${fig.git.commit ?? '?'}${fig.git.dirty ? ' (with uncommitted changes)' : ''}`],
-    ['Rust', `${v.rustc ?? '?'}; ${v.cargo ?? '?'}; release builds (wasm: --profile wasm); ${v.wasmBindgen ?? ''}`],
+    ['Rust', `${v.rustc ?? '?'}; ${v.cargo ?? '?'}; ${fig.mode === 'quick' ? 'dev builds (dependencies optimised): shapes, not speeds' : 'release builds'} (wasm: --profile wasm, wasm-opt -O2); ${v.wasmBindgen ?? ''}`],
     ['Node', v.node],
     ['plots', `Chart.js ${v.chartJs} in Chromium ${v.chromium} (playwright-core ${v.playwrightCore})`],
     ['peer', `@ethereumjs/mpt ${v.ethereumjsMpt}`],

@@ -1,48 +1,59 @@
 #!/usr/bin/env node
-// Sizes of the wasm verifier per feature set: the post-bindgen `_bg.wasm` of each build that
-// scripts/bench made under target/bench-features/bound/<set>, and the SDK's own modules
-// (sdk/wasm/<family>, one per proof family, and sdk/wasm/inspect, the proof inspector that only
-// pages drawing proofs load). Raw bytes and gzip -9 bytes.
-// Usage: node tests/bench/report/wasm-sizes.mjs --json out.json mpt header,clique …
+// Sizes of the SDK's wasm modules (sdk/wasm/<module>, made by scripts/build): each proof
+// family's, the one with every family, and what typical apps download — an MPT-only dapp (the
+// MPT module), one that also follows headers (header + MPT), and a page that verifies every
+// family (the loader's choice: the per-family modules or the one with all, whichever is
+// smaller). Also the proof inspector's module (sdk/wasm/inspect, crates/inspect), which only
+// pages that draw proofs load. Raw bytes and gzip -9 bytes, against the budgets.
+// Usage: wasm-sizes.mjs [--json out]
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const args = process.argv.slice(2);
-const jsonAt = args.indexOf('--json');
-const jsonOut = jsonAt >= 0 ? args[jsonAt + 1] : undefined;
-const sets = args.filter((_, i) => i !== jsonAt && i !== jsonAt + 1);
-const FILE = 'lightprov_verifier_wasm_bg.wasm';
+const jsonAt = process.argv.indexOf('--json');
+const jsonOut = jsonAt > 0 ? process.argv[jsonAt + 1] : undefined;
+const FAMILIES = ['header', 'mpt', 'cole', 'lvmt'];
+// The sizes before the verifier was split per family (one module per feature set).
+const BUDGET = { mptOnly: 24_600, allFamilies: 197_000 };
 
-function measure(name, features, file) {
-  if (!fs.existsSync(file)) throw new Error(`missing ${path.relative(root, file)}: run scripts/build and scripts/bench --report`);
+function measure(module, name = 'lightprov_verifier_wasm_bg.wasm') {
+  const file = path.join(root, 'sdk', 'wasm', module, name);
+  if (!fs.existsSync(file)) throw new Error(`missing ${path.relative(root, file)}: run scripts/build`);
   const b = fs.readFileSync(file);
-  return { name, features, raw: b.length, gzip: zlib.gzipSync(b, { level: 9 }).length };
+  return { raw: b.length, gzip: zlib.gzipSync(b, { level: 9 }).length };
 }
 
-const rows = sets.map((s) => measure(s.split(',').join(' + '), s.split(','), path.join(root, 'target', 'bench-features', 'bound', s.replaceAll(',', '-'), FILE)));
-for (const [family, features] of [
-  ['header', ['header', 'clique']],
-  ['mpt', ['mpt']],
-  ['cole', ['cole']],
-  ['lvmt', ['lvmt']],
-]) {
-  rows.push(measure(`SDK module ${family}`, features, path.join(root, 'sdk', 'wasm', family, FILE)));
-}
-rows.push(measure('SDK module inspect (lightprov-inspect)', ['inspect'], path.join(root, 'sdk', 'wasm', 'inspect', 'lightprov_inspect_bg.wasm')));
+const modules = Object.fromEntries([...FAMILIES, 'all'].map((m) => [m, measure(m)]));
+modules.inspect = measure('inspect', 'lightprov_inspect_bg.wasm');
+const sum = (ms) => ms.reduce((a, m) => ({ raw: a.raw + modules[m].raw, gzip: a.gzip + modules[m].gzip }), { raw: 0, gzip: 0 });
+const perFamily = sum(FAMILIES);
+const allFamilies = modules.all.gzip < perFamily.gzip ? { ...modules.all, modules: ['all'] } : { ...perFamily, modules: FAMILIES };
+const apps = [
+  { name: 'MPT-only dapp (the MPT module)', modules: ['mpt'], ...modules.mpt, budget: BUDGET.mptOnly },
+  { name: 'MPT dapp following headers (header + MPT)', modules: ['header', 'mpt'], ...sum(['header', 'mpt']) },
+  { name: `every family (${allFamilies.modules.join(' + ')})`, ...allFamilies, budget: BUDGET.allFamilies },
+];
 
-console.log('| feature set | raw bytes | gzip bytes |');
-console.log('|-------------|----------:|-----------:|');
-for (const r of rows) console.log(`| ${r.name} | ${r.raw} | ${r.gzip} |`);
+const kB = (n) => (n / 1000).toFixed(1);
+console.log('| module | raw bytes | gzip bytes |');
+console.log('|--------|----------:|-----------:|');
+for (const [m, r] of Object.entries(modules)) console.log(`| ${m} | ${r.raw} | ${r.gzip} |`);
+console.log('\n| download | gzip kB | budget kB |');
+console.log('|----------|--------:|----------:|');
+for (const a of apps) {
+  const verdict = a.budget === undefined ? '' : a.gzip <= a.budget ? ` (within ${kB(a.budget)})` : ` (OVER ${kB(a.budget)} by ${kB(a.gzip - a.budget)})`;
+  console.log(`| ${a.name} | ${kB(a.gzip)} | ${a.budget === undefined ? '' : kB(a.budget)}${verdict} |`);
+}
 if (jsonOut) {
   const doc = {
     run: process.env.LIGHTPROV_BENCH_RUN ?? '',
     generator: 'tests/bench/report/wasm-sizes.mjs',
-    build: 'cargo --profile wasm (opt-level 3, LTO, one codegen unit, panic = abort), wasm-bindgen --target web without name and producers sections',
+    build: 'cargo --profile wasm (opt-level 2, LTO, one codegen unit, panic = abort), wasm-bindgen --target web without name and producers sections, wasm-opt -O2',
     compression: 'gzip level 9',
-    sets: rows,
+    modules,
+    apps,
   };
   fs.mkdirSync(path.dirname(path.resolve(jsonOut)), { recursive: true });
   fs.writeFileSync(jsonOut, JSON.stringify(doc, null, 2) + '\n');

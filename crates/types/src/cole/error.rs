@@ -7,6 +7,7 @@ use core::fmt;
 use crate::{
     B256, DecodeError, ErrorCode,
     family::{Evidence, Rejection},
+    hex::Hex,
 };
 
 /// What is wrong with the shape of a structure's partial tree (`BAD_SHAPE`).
@@ -228,7 +229,12 @@ impl fmt::Display for ColeError {
                 write!(f, "the range's first block {lo} is after its last {hi}")
             }
             Self::KeyMismatch { expected, found } => {
-                write!(f, "the proof is for state key {found}, not {expected}")
+                write!(
+                    f,
+                    "the proof is for state key {}, not {}",
+                    Hex(found.as_slice()),
+                    Hex(expected.as_slice())
+                )
             }
             Self::RangeMismatch { expected, found } => write!(
                 f,
@@ -277,7 +283,9 @@ impl fmt::Display for ColeError {
             ),
             Self::RootMismatch { expected, found } => write!(
                 f,
-                "the root recomputed from the proof is {found}, not the trusted {expected}"
+                "the root recomputed from the proof is {}, not the trusted {}",
+                Hex(found.as_slice()),
+                Hex(expected.as_slice())
             ),
         }
     }
@@ -298,9 +306,11 @@ impl Rejection for ColeError {
             Self::EmptyRange { lo, hi } => {
                 Evidence::diff("range", "fromBlock ≤ toBlock", Range((*lo, *hi)))
             }
-            Self::KeyMismatch { expected, found } => {
-                Evidence::diff("proof.stateKey", expected, found)
-            }
+            Self::KeyMismatch { expected, found } => Evidence::diff(
+                "proof.stateKey",
+                Hex(expected.as_slice()),
+                Hex(found.as_slice()),
+            ),
             Self::RangeMismatch { expected, found } => {
                 Evidence::diff("proof.range", Range(*expected), Range(*found))
             }
@@ -350,7 +360,9 @@ impl Rejection for ColeError {
                 alloc::format!("blocks before {newer}"),
                 block,
             ),
-            Self::RootMismatch { expected, found } => Evidence::diff("root", expected, found),
+            Self::RootMismatch { expected, found } => {
+                Evidence::diff("root", Hex(expected.as_slice()), Hex(found.as_slice()))
+            }
         }
     }
 }

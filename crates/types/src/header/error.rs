@@ -6,6 +6,7 @@ use core::fmt;
 use crate::{
     B256, DecodeError, ErrorCode,
     family::{Evidence, Rejection},
+    hex::Hex,
 };
 
 /// Why a header could not be taken.
@@ -103,17 +104,28 @@ impl fmt::Display for HeaderVerifyError {
         match self {
             Self::Header(e) => e.fmt(f),
             Self::HashMismatch { expected, got } => {
-                write!(f, "the header hashes to {got}, not to {expected}")
+                write!(
+                    f,
+                    "the header hashes to {}, not to {}",
+                    Hex(got.as_slice()),
+                    Hex(expected.as_slice())
+                )
             }
             Self::ParentMismatch { expected, got } => {
                 write!(
                     f,
-                    "the header's parentHash is {got}, not the verified parent {expected}"
+                    "the header's parentHash is {}, not the verified parent {}",
+                    Hex(got.as_slice()),
+                    Hex(expected.as_slice())
                 )
             }
             Self::BadSeal { reason } => write!(f, "bad seal: {reason}"),
             Self::UnknownSigner { signer } => {
-                write!(f, "sealed by {signer}, which is not a trusted signer")
+                write!(
+                    f,
+                    "sealed by {}, which is not a trusted signer",
+                    Hex(signer.as_slice())
+                )
             }
         }
     }
@@ -135,11 +147,15 @@ impl Rejection for HeaderVerifyError {
                 "a known layout",
                 alloc::format!("{fields} fields"),
             ),
-            Self::HashMismatch { expected, got } => Evidence::diff("hash", expected, got),
-            Self::ParentMismatch { expected, got } => Evidence::diff("parentHash", expected, got),
+            Self::HashMismatch { expected, got } => {
+                Evidence::diff("hash", Hex(expected.as_slice()), Hex(got.as_slice()))
+            }
+            Self::ParentMismatch { expected, got } => {
+                Evidence::diff("parentHash", Hex(expected.as_slice()), Hex(got.as_slice()))
+            }
             Self::BadSeal { reason } => Evidence::diff("extraData", "a valid seal", reason),
             Self::UnknownSigner { signer } => {
-                Evidence::diff("extraData", "a trusted signer", signer)
+                Evidence::diff("extraData", "a trusted signer", Hex(signer.as_slice()))
             }
         }
     }

@@ -9,6 +9,7 @@ use core::fmt;
 use crate::{
     B256, DecodeError, ErrorCode,
     family::{Evidence, Rejection},
+    hex::Hex,
 };
 
 /// How a proof's levels fail to follow the key's placement (`LEVEL_MISMATCH`).
@@ -195,7 +196,12 @@ impl fmt::Display for LvmtError {
                 "depth: the proof is for AMTs of depth {found}, the parameters {expected}"
             ),
             Self::KeyMismatch { expected, found } => {
-                write!(f, "the proof is for key {found}, not {expected}")
+                write!(
+                    f,
+                    "the proof is for key {}, not {}",
+                    Hex(found.as_slice()),
+                    Hex(expected.as_slice())
+                )
             }
             Self::OccupantIsKey { field } => {
                 write!(
@@ -238,7 +244,9 @@ impl Rejection for LvmtError {
             Self::DepthMismatch { expected, found } => {
                 Evidence::diff("proof.depth", expected, found)
             }
-            Self::KeyMismatch { expected, found } => Evidence::diff("proof.key", expected, found),
+            Self::KeyMismatch { expected, found } => {
+                Evidence::diff("proof.key", Hex(expected.as_slice()), Hex(found.as_slice()))
+            }
             Self::OccupantIsKey { field } => {
                 Evidence::diff(field.clone(), "another key", "the key itself")
             }

@@ -6,6 +6,7 @@ use core::fmt;
 use crate::{
     ErrorCode,
     family::{Evidence, Rejection},
+    hex::Hex,
 };
 use alloy_primitives::B256;
 
@@ -100,7 +101,7 @@ impl fmt::Display for Opt<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
             None => f.write_str("absent"),
-            Some(v) => write!(f, "{}", alloy_primitives::hex::encode_prefixed(v)),
+            Some(v) => Hex(v).fmt(f),
         }
     }
 }
@@ -115,7 +116,9 @@ impl fmt::Display for MptError {
             Self::RootMismatch { expected, got } => {
                 write!(
                     f,
-                    "the first node hashes to {got}, not to the root {expected}"
+                    "the first node hashes to {}, not to the root {}",
+                    Hex(got.as_slice()),
+                    Hex(expected.as_slice())
                 )
             }
             Self::NodeHashMismatch {
@@ -125,7 +128,9 @@ impl fmt::Display for MptError {
             } => {
                 write!(
                     f,
-                    "node {index} hashes to {got}, but its parent references {expected}"
+                    "node {index} hashes to {}, but its parent references {}",
+                    Hex(got.as_slice()),
+                    Hex(expected.as_slice())
                 )
             }
             Self::DuplicateNode { index, first } => write!(f, "node {index} repeats node {first}"),
@@ -268,7 +273,14 @@ impl fmt::Display for AccountProofError {
             }
             Self::Storage { index, error } => write!(f, "storageProof[{index}]: {error}"),
             Self::Address { expected, found } => {
-                write!(f, "address: the proof is for {found}, not {expected}")
+                // Lowercase hex, not the checksummed `Display`: the checksum's string code
+                // would weigh on every wasm module that verifies accounts.
+                write!(
+                    f,
+                    "address: the proof is for {}, not {}",
+                    Hex(found.as_slice()),
+                    Hex(expected.as_slice())
+                )
             }
         }
     }
@@ -290,12 +302,14 @@ impl MptError {
             Self::ExtraNodes { index, count } => {
                 Evidence::diff(at(index), "no more nodes", alloc::format!("{count} more"))
             }
-            Self::RootMismatch { expected, got } => Evidence::diff(at(&0), expected, got),
+            Self::RootMismatch { expected, got } => {
+                Evidence::diff(at(&0), Hex(expected.as_slice()), Hex(got.as_slice()))
+            }
             Self::NodeHashMismatch {
                 index,
                 expected,
                 got,
-            } => Evidence::diff(at(index), expected, got),
+            } => Evidence::diff(at(index), Hex(expected.as_slice()), Hex(got.as_slice())),
             Self::TruncatedProof { nodes } => Evidence::diff(
                 list,
                 "the path's next node",
@@ -341,7 +355,9 @@ impl Rejection for AccountProofError {
                 },
                 "another value",
             ),
-            Self::Address { expected, found } => Evidence::diff("", expected, found),
+            Self::Address { expected, found } => {
+                Evidence::diff("", Hex(expected.as_slice()), Hex(found.as_slice()))
+            }
         };
         Evidence {
             field: self.field(),
