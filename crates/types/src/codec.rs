@@ -75,12 +75,45 @@ impl Spans {
     }
 }
 
-/// A cursor over an encoded buffer that never reads past its end.
+/// Where a [`Reader`] puts the spans decoders report: [`Spans`], or nowhere ([`NoSpans`], the
+/// default). A type rather than a flag, so that a decoder instantiated for plain reading (the
+/// verifiers') carries no span code at all.
+pub trait SpanSink: fmt::Debug {
+    /// Whether spans are kept (decoders build span names only then).
+    const ON: bool;
+    /// Keeps one span.
+    fn push(&mut self, path: String, from: usize, to: usize);
+    /// Keeps a nested encoding's spans.
+    fn nest(&mut self, prefix: &str, base: usize, inner: Spans);
+}
+
+/// Spans are not kept.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NoSpans;
+
+impl SpanSink for NoSpans {
+    const ON: bool = false;
+    fn push(&mut self, _: String, _: usize, _: usize) {}
+    fn nest(&mut self, _: &str, _: usize, _: Spans) {}
+}
+
+impl SpanSink for Spans {
+    const ON: bool = true;
+    fn push(&mut self, path: String, from: usize, to: usize) {
+        self.entries.push((path, from, to));
+    }
+    fn nest(&mut self, prefix: &str, base: usize, inner: Spans) {
+        Spans::nest(self, prefix, base, inner);
+    }
+}
+
+/// A cursor over an encoded buffer that never reads past its end; `K` keeps the spans decoders
+/// report ([`Reader::with_spans`]) or drops them (the default).
 #[derive(Debug)]
-pub struct Reader<'a> {
+pub struct Reader<'a, K: SpanSink = NoSpans> {
     buf: &'a [u8],
     len: usize,
-    spans: Option<Spans>,
+    spans: K,
 }
 
 impl<'a> Reader<'a> {
@@ -89,19 +122,25 @@ impl<'a> Reader<'a> {
         Self {
             buf,
             len: buf.len(),
-            spans: None,
+            spans: NoSpans,
         }
     }
+}
 
+impl<'a> Reader<'a, Spans> {
     /// Starts reading `buf`, recording the spans the decoder reports with [`Reader::span`].
-    pub fn with_spans(buf: &'a [u8]) -> Self {
+    pub const fn with_spans(buf: &'a [u8]) -> Self {
         Self {
             buf,
             len: buf.len(),
-            spans: Some(Spans::default()),
+            spans: Spans {
+                entries: Vec::new(),
+            },
         }
     }
+}
 
+impl<'a, K: SpanSink> Reader<'a, K> {
     /// Bytes read so far: the offset of the next byte in the input.
     pub const fn pos(&self) -> usize {
         self.len - self.buf.len()
@@ -109,27 +148,26 @@ impl<'a> Reader<'a> {
 
     /// Whether spans are being recorded (decoders build span names only then).
     pub const fn recording(&self) -> bool {
-        self.spans.is_some()
+        K::ON
     }
 
     /// Records the span `[from, pos())` under the name `path()` (evaluated only when recording).
+    #[inline(always)]
     pub fn span(&mut self, from: usize, path: impl FnOnce() -> String) {
-        let to = self.pos();
-        if let Some(s) = &mut self.spans {
-            s.entries.push((path(), from, to));
+        if K::ON {
+            let to = self.pos();
+            self.spans.push(path(), from, to);
         }
     }
 
     /// Adds spans of a nested encoding that starts at `base` (see [`Spans::nest`]).
     pub fn nest(&mut self, prefix: &str, base: usize, inner: Spans) {
-        if let Some(s) = &mut self.spans {
-            s.nest(prefix, base, inner);
-        }
+        self.spans.nest(prefix, base, inner);
     }
 
-    /// The spans recorded (empty unless made [`Reader::with_spans`]).
-    pub fn into_spans(self) -> Spans {
-        self.spans.unwrap_or_default()
+    /// What was kept of the spans.
+    pub fn into_spans(self) -> K {
+        self.spans
     }
 
     /// Takes the next `n` bytes.

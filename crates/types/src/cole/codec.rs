@@ -4,7 +4,7 @@ use alloc::{string::String, vec::Vec};
 
 use crate::{
     B256, DecodeError, Word,
-    codec::{Reader, Spans, Writer},
+    codec::{Reader, SpanSink, Spans, Writer},
 };
 
 /// The wire format version this module reads and writes.
@@ -144,7 +144,7 @@ impl HistoryProof {
         Ok((p, r.into_spans()))
     }
 
-    fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {
+    fn read<K: SpanSink>(r: &mut Reader<'_, K>) -> Result<Self, DecodeError> {
         let buf_len = r.pos() + r.remaining();
         if r.u8("version")? != VERSION {
             return Err(DecodeError::new("version", "unsupported version"));
@@ -240,8 +240,8 @@ fn encode_tree(w: &mut Writer, t: &Tree, key: &B256) {
 /// Decodes a tree no deeper than `budget` inner levels (so recursion is bounded by
 /// [`MAX_HEIGHT`]).
 /// `path` names the tree's span (empty when the reader records none).
-fn decode_tree(
-    r: &mut Reader<'_>,
+fn decode_tree<K: SpanSink>(
+    r: &mut Reader<'_, K>,
     key: &B256,
     budget: u8,
     field: &str,

@@ -385,7 +385,7 @@ pub mod proof {
 
     use crate::{
         B256, DecodeError, Word,
-        codec::{Reader, Spans, Writer},
+        codec::{Reader, SpanSink, Spans, Writer},
     };
 
     /// Wire format version.
@@ -478,7 +478,11 @@ pub mod proof {
     }
 
     /// Reads an audit path: a count and that many hashes (spans `{field}.{name}[k]`).
-    fn hashes(r: &mut Reader<'_>, field: &str, name: &str) -> Result<Vec<B256>, DecodeError> {
+    fn hashes<K: SpanSink>(
+        r: &mut Reader<'_, K>,
+        field: &str,
+        name: &str,
+    ) -> Result<Vec<B256>, DecodeError> {
         let n = r.u8(&format!("{field}.{name}"))?;
         if n > 64 {
             return Err(DecodeError::new(
@@ -499,7 +503,10 @@ pub mod proof {
     /// Reads a tuple path; spans: `{field}.path` (block, size, index and the tuple-tree audit
     /// path), `{field}.path[k]`, `{field}.history` (the history audit path with its count),
     /// `{field}.history[k]`.
-    pub(super) fn get_path(r: &mut Reader<'_>, field: &str) -> Result<TuplePath, DecodeError> {
+    pub(super) fn get_path<K: SpanSink>(
+        r: &mut Reader<'_, K>,
+        field: &str,
+    ) -> Result<TuplePath, DecodeError> {
         let start = r.pos();
         let block = r.u64(&format!("{field}.block"))?;
         let size = r.u32(&format!("{field}.size"))?;
@@ -582,7 +589,7 @@ pub mod proof {
             Ok((p, r.into_spans()))
         }
 
-        fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {
+        fn read<K: SpanSink>(r: &mut Reader<'_, K>) -> Result<Self, DecodeError> {
             if r.u8("version")? != VERSION {
                 return Err(DecodeError::new("version", "unsupported version"));
             }
@@ -749,7 +756,9 @@ impl LvmtHistory {
         Ok((h, r.into_spans()))
     }
 
-    fn read(r: &mut crate::codec::Reader<'_>) -> Result<Self, crate::DecodeError> {
+    fn read<K: crate::codec::SpanSink>(
+        r: &mut crate::codec::Reader<'_, K>,
+    ) -> Result<Self, crate::DecodeError> {
         if r.u8("version")? != proof::VERSION {
             return Err(crate::DecodeError::new("version", "unsupported version"));
         }

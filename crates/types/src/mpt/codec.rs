@@ -4,7 +4,7 @@ use alloc::{format, string::String, vec::Vec};
 
 use crate::{
     Address, B256, DecodeError, Word,
-    codec::{Reader, Spans, Writer},
+    codec::{Reader, SpanSink, Spans, Writer},
 };
 
 /// Version byte of the [`AccountProof`] wire format.
@@ -63,7 +63,10 @@ pub fn encode_nodes(w: &mut Writer, nodes: &[Vec<u8>]) {
 /// Decodes a `Nodes` list, borrowing from the input; at most [`MAX_PROOF_NODES`] nodes.
 /// Spans: `{field}` (the list with its count) and `{field}[i]` (node `i`, its RLP without the
 /// length prefix).
-pub fn decode_nodes<'a>(r: &mut Reader<'a>, field: &str) -> Result<Vec<&'a [u8]>, DecodeError> {
+pub fn decode_nodes<'a, K: SpanSink>(
+    r: &mut Reader<'a, K>,
+    field: &str,
+) -> Result<Vec<&'a [u8]>, DecodeError> {
     let start = r.pos();
     let count = r.u16(field)? as usize;
     if count > MAX_PROOF_NODES {
@@ -175,7 +178,7 @@ impl<'a> AccountProofRef<'a> {
         Ok((p, r.into_spans()))
     }
 
-    fn read(r: &mut Reader<'a>) -> Result<Self, DecodeError> {
+    fn read<K: SpanSink>(r: &mut Reader<'a, K>) -> Result<Self, DecodeError> {
         if r.u8("version")? != ACCOUNT_PROOF_VERSION {
             return Err(DecodeError::new("version", "unknown account proof version"));
         }
