@@ -153,7 +153,9 @@ try {
   for (const f of files.sort()) {
     const body = fs.readFileSync(f);
     const kb = (n) => `${(n / 1000).toFixed(1)} kB`.padStart(9);
-    const note = f.endsWith('.wasm') ? '  (the verifier, fetched as its own asset)' : '';
+    const wasm = f.endsWith('.wasm');
+    const inspector = path.basename(f).startsWith('lightprov_inspect');
+    const note = !wasm ? '' : inspector ? '  (the proof inspector, fetched when a proof is first drawn)' : '  (a verifier module, fetched as its own asset)';
     console.log(`   ${path.relative(dist, f).padEnd(48)} ${kb(body.length)} │ gzip ${kb(zlib.gzipSync(body).length)}${note}`);
   }
   if (!files.some((f) => f.endsWith('.wasm'))) throw new Error('the page bundle has no .wasm asset (was the verifier inlined?)');

@@ -5,25 +5,27 @@
  * with its code. The forged proof's contents are never shown as values.
  */
 import {
-  FORGERIES,
-  type ForgeFamily,
-  type ForgeryKind,
   type HistoryScheme,
   LvmtParams,
-  type ProofOutline,
   type VerifiedHeader,
   coleRootOf,
-  forgeProof,
   hexToBytes,
   isVerificationError,
   lvmtRootsOf,
-  outlineColeProof,
-  outlineLvmtHistory,
-  outlineMptProof,
   verifyAccountProof,
   verifyColeHistory,
   verifyLvmtHistory,
 } from '@lightprov/sdk';
+import {
+  FORGERIES,
+  type ForgeFamily,
+  type ForgeryKind,
+  type ProofOutline,
+  forgeProof,
+  outlineColeProof,
+  outlineLvmtHistory,
+  outlineMptProof,
+} from '@lightprov/sdk/inspect';
 
 import { pickedFromControls } from './accounts.js';
 import { explain } from './explain.js';
@@ -50,7 +52,7 @@ interface Honest {
   what: string;
   /** Verifies a proof (honest or forged) against the same header; throws VerificationError. */
   verify(proof: unknown): void;
-  outline(proof: unknown): ProofOutline;
+  outline(proof: unknown): Promise<ProofOutline>;
 }
 
 const hex = (n: bigint) => `0x${n.toString(16)}`;
@@ -128,7 +130,7 @@ async function runForgery(): Promise<void> {
   const honestLine = h('div', { class: 'step' }, h('span', { class: 'step-n' }, '1'), verifiedMark(`the honest ${honest.what} (${bytes(honest.bytes)})`, honest.anchor));
   let forged: { proof: unknown; description: string; expectedCode: string };
   try {
-    forged = forgeProof({ family: scheme, kind, proof: honest.proof });
+    forged = await forgeProof({ family: scheme, kind, proof: honest.proof });
   } catch (e) {
     out.replaceChildren(
       honestLine,
@@ -156,7 +158,7 @@ async function runForgery(): Promise<void> {
   }
   let drawing: Node | string = '';
   try {
-    const o = honest.outline(forged.proof);
+    const o = await honest.outline(forged.proof);
     drawing = h('details', { class: 'forged-outline' }, h('summary', {}, 'Draw the forged proof (its recomputed root vs the header)'), outlineView(o, true));
   } catch (e) {
     drawing = h('p', { class: 'muted' }, `The forged proof does not even decode (${explain(e).code}).`);

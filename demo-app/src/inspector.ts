@@ -4,16 +4,8 @@
  * block's eth_getProof), hashes abbreviated, and the root recomputed from the proof next to the
  * root in the verified header.
  */
-import {
-  type ProofNode,
-  type ProofOutline,
-  type RootCheck,
-  coleRootOf,
-  lvmtRootsOf,
-  outlineColeProof,
-  outlineLvmtHistory,
-  outlineMptProof,
-} from '@lightprov/sdk';
+import { coleRootOf, lvmtRootsOf } from '@lightprov/sdk';
+import { type ProofNode, type ProofOutline, type RootCheck, outlineColeProof, outlineLvmtHistory, outlineMptProof } from '@lightprov/sdk/inspect';
 
 import { schemeLabel } from './history.js';
 import { type HistoryResult, app } from './state.js';
@@ -22,8 +14,11 @@ import { byId, bytes, errorBox, h, hash, num } from './ui.js';
 const MAX_CHILDREN = 24;
 const OPEN_DEPTH = 3;
 
-/** The outline of a verified history's proof (for MPT: the answer for the range's last block). */
-export function outlineOf(r: HistoryResult, proof?: unknown): ProofOutline {
+/**
+ * The outline of a verified history's proof (for MPT: the answer for the range's last block).
+ * The inspector's wasm module is loaded on the first outline.
+ */
+export function outlineOf(r: HistoryResult, proof?: unknown): Promise<ProofOutline> {
   const { history: hst, picked } = r;
   const raw = hst.raw as { proof?: string; siblingRoot?: string; block?: string };
   if (hst.scheme === 'cole' || hst.scheme === 'cole-star') {
@@ -144,10 +139,10 @@ export function outlineView(o: ProofOutline, forged = false): HTMLElement {
   );
 }
 
-function render(r: HistoryResult): void {
+async function render(r: HistoryResult): Promise<void> {
   const out = byId('inspector-out');
   try {
-    const o = outlineOf(r);
+    const o = await outlineOf(r);
     const which =
       r.scheme === 'mpt'
         ? `the eth_getProof answer for block #${num(r.history.toBlock)} (the last of ${num(r.history.toBlock - r.history.fromBlock + 1n)})`
@@ -159,5 +154,5 @@ function render(r: HistoryResult): void {
 }
 
 export function setupInspector(): void {
-  app.bus.on('history', render);
+  app.bus.on('history', (r) => void render(r));
 }

@@ -8,6 +8,9 @@
  * const header = verifyHeader(block, trustedHash);
  * const account = verifyAccountProof(proof, header.stateRoot);
  * ```
+ *
+ * Proof outlines and forgeries (for demo pages and tests) are `@lightprov/sdk/inspect`, with a
+ * wasm module of their own; this entry never loads it.
  */
 export { type InitOptions, WASM_FAMILIES, type WasmFamily, type WasmModuleName, type WasmSource, init, loadFamily, modulesFor } from './init.js';
 export { ERROR_CODES, type ErrorCode, RpcError, VerificationError, isVerificationError } from './errors.js';
@@ -46,20 +49,6 @@ export {
   verifyLvmtHistory,
   verifyLvmtProof,
 } from './families/lvmt.js';
-export {
-  FORGERIES,
-  type ForgeFamily,
-  type Forgery,
-  type ForgeryKind,
-  type ProofNode,
-  type ProofOutline,
-  type RootCheck,
-  forgeProof,
-  outlineColeProof,
-  outlineLvmtHistory,
-  outlineLvmtProof,
-  outlineMptProof,
-} from './inspect.js';
 export { bytesToHex, hexToBytes } from './hex.js';
 export { type HeaderCommitment, commitmentOf, headerCommitments } from './commitments.js';
 export { type FamilyInfo, READERS, type TamperClass, families, historySchemes } from './families/index.js';

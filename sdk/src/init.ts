@@ -78,7 +78,8 @@ export interface InitOptions {
 
 let locate: InitOptions['locate'];
 
-async function read(url: URL): Promise<WasmSource> {
+/** A `.wasm` next to a module: the URL in browsers, the file's bytes in Node. */
+export async function read(url: URL): Promise<WasmSource> {
   if (url.protocol !== 'file:') return url;
   const fs = 'node:fs/promises';
   const { readFile } = (await import(/* @vite-ignore */ fs)) as { readFile(path: URL): Promise<Uint8Array> };

@@ -1,18 +1,21 @@
 /**
  * Proof inspection: draw a proof as a generic tree (outlines) and tamper with honest proofs
- * (forgeries), for demo pages and for integrators' own tests.
+ * (forgeries), for demo pages and for integrators' own tests. `@lightprov/sdk/inspect`; the main
+ * entry never imports it.
  *
- * An outline never verifies anything: a forged proof is drawn like an honest one, with every
- * hash recomputed from what the proof holds and `root.matches` false where the recomputed root
- * differs from the header's. Only bytes that do not decode are refused, with a
- * `VerificationError('BAD_ENCODING')` as the verifiers do. COLE and LVMT outlines and
- * forgeries are computed in wasm; MPT ones here, with the wasm keccak256.
+ * Outlines and COLE/LVMT forgeries are computed by the inspector's own wasm module
+ * (crates/inspect, built into `wasm/inspect/`), loaded on first use: every function here is
+ * async and loads it if needed (`loadInspector()` loads it ahead). An outline never verifies
+ * anything: a forged proof is drawn like an honest one, with every hash recomputed from what
+ * the proof holds and `root.matches` false where the recomputed root differs from the header's.
+ * Only bytes that do not decode are refused, with a `VerificationError('BAD_ENCODING')` as the
+ * verifiers do.
  *
  * ```ts
- * await init();
- * const o = outlineColeProof({ proof, stateKey, fromBlock, toBlock, coleRoot, siblingRoot, scheme: 'cole' });
+ * import { forgeProof, outlineColeProof } from '@lightprov/sdk/inspect';
+ * const o = await outlineColeProof({ proof, stateKey, fromBlock, toBlock, coleRoot, siblingRoot, scheme: 'cole' });
  * o.root.matches; // true for an honest proof
- * const f = forgeProof({ family: 'cole', kind: 'drop-result', proof });
+ * const f = await forgeProof({ family: 'cole', kind: 'drop-result', proof });
  * f.expectedCode; // 'INCOMPLETE_RANGE': what verifyColeHistory throws for f.proof
  * ```
  */
@@ -20,10 +23,11 @@ import { RLP } from '@ethereumjs/rlp';
 
 import { type ErrorCode, isVerificationError, wasmCall } from './errors.js';
 import type { ColeScheme } from './families/cole.js';
-import { bytesArg, bytesToHex, hexToBytes } from './hex.js';
-import { keccak256, wasmOf } from './init.js';
 import type { LvmtAnchor } from './families/lvmt.js';
 import { type AccountProofJson, encodeAccountProof, parseAccountProof, verifyAccountProof } from './families/mpt.js';
+import { bytesArg, bytesToHex, hexToBytes } from './hex.js';
+import { type WasmSource, keccak256, loadFamily, read } from './init.js';
+import type * as InspectModule from '../wasm/inspect/lightprov_inspect.js';
 
 /** One node of a drawn proof. */
 export interface ProofNode {
@@ -34,7 +38,7 @@ export interface ProofNode {
   hash?: string;
   /** e.g. `block 17 → 0x5`, `versions [0,3,0,0,0,0]`, `nibble 0xa`. */
   detail?: string;
-  /** Byte range `[from, to)` of the proof's wire encoding this node came from. */
+  /** Byte range `[from, to)` of the proof's wire encoding this node came from (as the decoder reports it). */
   range?: [number, number];
   children: ProofNode[];
 }
@@ -68,6 +72,32 @@ export interface ProofOutline {
   roots: RootCheck[];
 }
 
+type Inspector = typeof InspectModule & { default: (o: { module_or_path: unknown }) => Promise<unknown> };
+
+let loading: Promise<Inspector> | undefined;
+
+/**
+ * Loads the inspector's wasm module (once; concurrent calls share the load). The functions of
+ * this module call it themselves; call it ahead to download the module early. `source`: where
+ * to get the `.wasm` instead of next to this module.
+ */
+export function loadInspector(source?: WasmSource): Promise<void> {
+  return inspector(source).then(() => undefined);
+}
+
+function inspector(source?: WasmSource): Promise<Inspector> {
+  loading ??= (async () => {
+    // A literal path each, so bundlers split the glue into its own chunk and emit the .wasm.
+    const glue = (await import('../wasm/inspect/lightprov_inspect.js')) as Inspector;
+    await glue.default({ module_or_path: source ?? (await read(new URL('../wasm/inspect/lightprov_inspect_bg.wasm', import.meta.url))) });
+    return glue;
+  })().catch((e: unknown) => {
+    loading = undefined;
+    throw e;
+  });
+  return loading;
+}
+
 function u64Arg(v: bigint | number, field: string): bigint {
   if (typeof v === 'number' && !Number.isSafeInteger(v)) throw new RangeError(`${field}: not a safe integer`);
   const b = typeof v === 'number' ? BigInt(v) : v;
@@ -81,6 +111,8 @@ function anchorArgs(a: LvmtAnchor): [Uint8Array, Uint8Array, bigint] {
   return [bytesArg(a.lvmtRoot, 'lvmtRoot', 32), bytesArg(a.lvmtHistoryRoot, 'lvmtHistoryRoot', 32), u64Arg(a.number, 'anchor.number') + 1n];
 }
 
+const parsed = (json: string): ProofOutline => JSON.parse(json) as ProofOutline;
+
 /**
  * Draws a COLE provenance proof: one `structure` per searched structure (MB-tree of level 0 or
  * run) holding its partial Merkle tree (`node`, `leaf` for neighbours, `sibling` for pruned
@@ -88,7 +120,7 @@ function anchorArgs(a: LvmtAnchor): [Uint8Array, Uint8Array, bigint] {
  * early stop. `root` compares the `coleRoot` recomputed from the proof's `H_state` and
  * `siblingRoot` with the header's.
  */
-export function outlineColeProof(args: {
+export async function outlineColeProof(args: {
   proof: Uint8Array | string;
   stateKey: string | Uint8Array;
   fromBlock: bigint | number;
@@ -96,7 +128,7 @@ export function outlineColeProof(args: {
   coleRoot: string | Uint8Array;
   siblingRoot: string | Uint8Array;
   scheme: ColeScheme;
-}): ProofOutline {
+}): Promise<ProofOutline> {
   const proof = proofBytes(args.proof);
   const key = bytesArg(args.stateKey, 'stateKey', 32);
   const root = bytesArg(args.coleRoot, 'coleRoot', 32);
@@ -104,8 +136,8 @@ export function outlineColeProof(args: {
   const lo = u64Arg(args.fromBlock, 'fromBlock');
   const hi = u64Arg(args.toBlock, 'toBlock');
   if (args.scheme !== 'cole' && args.scheme !== 'cole-star') throw new TypeError('scheme: expected cole or cole-star');
-  const wasm = wasmOf('cole');
-  return JSON.parse(wasmCall(() => wasm.outlineColeProof(proof, key, lo, hi, root, sibling, args.scheme))) as ProofOutline;
+  const wasm = await inspector();
+  return parsed(wasmCall(() => wasm.outlineColeProof(proof, key, lo, hi, root, sibling, args.scheme)));
 }
 
 /**
@@ -115,216 +147,29 @@ export function outlineColeProof(args: {
  * (`result`) or, for absence, the occupants of the path. `root` is `lvmtHistoryRoot`
  * recomputed through the key's tuple.
  */
-export function outlineLvmtProof(args: { proof: Uint8Array | string; stateKey: string | Uint8Array; anchor: LvmtAnchor }): ProofOutline {
+export async function outlineLvmtProof(args: { proof: Uint8Array | string; stateKey: string | Uint8Array; anchor: LvmtAnchor }): Promise<ProofOutline> {
   const proof = proofBytes(args.proof);
   const key = bytesArg(args.stateKey, 'stateKey', 32);
   const [aroot, hroot, blocks] = anchorArgs(args.anchor);
-  const wasm = wasmOf('lvmt');
-  return JSON.parse(wasmCall(() => wasm.outlineLvmtProof(proof, key, aroot, hroot, blocks))) as ProofOutline;
+  const wasm = await inspector();
+  return parsed(wasmCall(() => wasm.outlineLvmtProof(proof, key, aroot, hroot, blocks)));
 }
 
 /** Draws an LVMT history proof: the latest-version proof (a `structure`), then each listed version's tuple. */
-export function outlineLvmtHistory(args: {
+export async function outlineLvmtHistory(args: {
   proof: Uint8Array | string;
   stateKey: string | Uint8Array;
   fromBlock: bigint | number;
   toBlock: bigint | number;
   anchor: LvmtAnchor;
-}): ProofOutline {
+}): Promise<ProofOutline> {
   const proof = proofBytes(args.proof);
   const key = bytesArg(args.stateKey, 'stateKey', 32);
   const [aroot, hroot, blocks] = anchorArgs(args.anchor);
   const lo = u64Arg(args.fromBlock, 'fromBlock');
   const hi = u64Arg(args.toBlock, 'toBlock');
-  const wasm = wasmOf('lvmt');
-  return JSON.parse(wasmCall(() => wasm.outlineLvmtHistory(proof, key, lo, hi, aroot, hroot, blocks))) as ProofOutline;
-}
-
-// ---------------------------------------------------------------------------------------------
-// MPT
-
-/** Wire bytes before the account nodes: version, address, balance, nonce, codeHash, storageHash. */
-const ACCOUNT_FIELDS = 1 + 20 + 32 + 8 + 32 + 32;
-const EMPTY_ROOT = '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421';
-
-type Rlp = Uint8Array | Rlp[];
-
-function keccak(b: Uint8Array): string {
-  return bytesToHex(keccak256(b));
-}
-
-/** `0xabcd…1234`. */
-function short(hex: string): string {
-  return hex.length <= 14 ? hex : `${hex.slice(0, 6)}…${hex.slice(-4)}`;
-}
-
-function nibblesOf(b: Uint8Array): number[] {
-  const out: number[] = [];
-  for (const x of b) out.push(x >> 4, x & 15);
-  return out;
-}
-
-const nibbleHex = (ns: readonly number[]): string => '0x' + ns.map((n) => n.toString(16)).join('');
-
-/** A hex-prefix path: whether it ends in a leaf, and its nibbles (null if malformed). */
-function hexPrefix(b: Uint8Array): { leaf: boolean; path: number[] } | null {
-  const ns = nibblesOf(b);
-  const flag = ns[0];
-  if (flag === undefined || flag > 3) return null;
-  const odd = (flag & 1) === 1;
-  return { leaf: (flag & 2) === 2, path: ns.slice(odd ? 1 : 2) };
-}
-
-function bytesToBigInt(b: Uint8Array): bigint {
-  let v = 0n;
-  for (const x of b) v = (v << 8n) | BigInt(x);
-  return v;
-}
-
-interface Walked {
-  /** The first node of the chain (each node holds the next). */
-  head: ProofNode | null;
-  /** Listed nodes after the end of the path. */
-  extra: ProofNode[];
-  /** Where the path ended: the stored value, `null` for absent, `undefined` if it broke off. */
-  value: Uint8Array | null | undefined;
-  /** The node the result hangs from. */
-  last: ProofNode | null;
-}
-
-/** Follows `key` (nibbles) through listed nodes, as the verifier's walk does, without failing. */
-function walkTrie(nodes: readonly Uint8Array[], ranges: readonly [number, number][], key: readonly number[], root: { label: string; hash: string }): Walked {
-  const chain: ProofNode[] = [];
-  const mismatched: ProofNode[] = [];
-  if (nodes.length === 0 && root.hash === EMPTY_ROOT) {
-    // `[]` proves the empty trie.
-    return { head: null, extra: [], value: null, last: null };
-  }
-  let want: string | null = root.hash;
-  let current: Rlp | undefined;
-  let embedded = false;
-  let pos = 0;
-  let i = 0;
-  let value: Uint8Array | null | undefined;
-  const follow = (child: Rlp | undefined, n: ProofNode, via: string): boolean => {
-    if (child === undefined || (child instanceof Uint8Array && child.length === 0)) {
-      n.detail = `${via} → empty: the key is absent`;
-      value = null;
-      return false;
-    }
-    if (child instanceof Uint8Array) {
-      const h = bytesToHex(child);
-      n.detail = `${via} → ${short(h)}`;
-      want = h;
-      current = undefined;
-      embedded = false;
-      return true;
-    }
-    n.detail = `${via} → an embedded node`;
-    current = child;
-    embedded = true;
-    return true;
-  };
-  for (;;) {
-    let node: ProofNode;
-    let decoded: Rlp;
-    if (current === undefined) {
-      const raw = nodes[i];
-      if (raw === undefined) {
-        chain.push({ kind: 'sibling', label: 'missing node (not in the proof)', ...(want ? { hash: want } : {}), children: [] });
-        break;
-      }
-      const h = keccak(raw);
-      const range = ranges[i];
-      node = { kind: 'node', label: 'node', hash: h, ...(range ? { range } : {}), children: [] };
-      i++;
-      chain.push(node);
-      if (want !== null && h !== want) mismatched.push(node);
-      try {
-        decoded = RLP.decode(raw) as Rlp;
-      } catch {
-        node.label = 'malformed node (not RLP)';
-        break;
-      }
-    } else {
-      decoded = current;
-      node = { kind: 'node', label: 'node', children: [] };
-      chain.push(node);
-    }
-    const where = embedded ? ' (embedded in its parent)' : '';
-    if (!Array.isArray(decoded)) {
-      node.label = 'malformed node (not a list)' + where;
-      break;
-    }
-    if (decoded.length === 17) {
-      node.label = 'branch node' + where;
-      const nib = key[pos];
-      if (nib === undefined) {
-        const v = decoded[16];
-        node.detail = 'the key ends here: the branch value';
-        value = v instanceof Uint8Array && v.length > 0 ? v : null;
-        break;
-      }
-      pos++;
-      const occupied = decoded.slice(0, 16).filter((c) => !(c instanceof Uint8Array && c.length === 0)).length;
-      if (!follow(decoded[nib], node, `nibble 0x${nib.toString(16)} (${occupied} of 16 slots taken)`)) break;
-      continue;
-    }
-    if (decoded.length === 2) {
-      const [p, second] = decoded;
-      const hp = p instanceof Uint8Array ? hexPrefix(p) : null;
-      if (hp === null) {
-        node.label = 'malformed node (bad hex-prefix path)' + where;
-        break;
-      }
-      const rest = key.slice(pos);
-      if (hp.leaf) {
-        node.kind = 'leaf';
-        node.label = `leaf node, ${hp.path.length} nibbles${where}`;
-        const same = rest.length === hp.path.length && rest.every((n, k) => n === hp.path[k]);
-        node.detail = same ? `path ${short(nibbleHex(hp.path))}: the key's leaf` : `path ${short(nibbleHex(hp.path))}: another key's leaf (the key is absent)`;
-        value = same && second instanceof Uint8Array ? second : null;
-        break;
-      }
-      node.label = `extension node, ${hp.path.length} nibbles${where}`;
-      const follows = hp.path.every((n, k) => rest[k] === n);
-      if (!follows) {
-        node.detail = `shared nibbles ${nibbleHex(hp.path)} diverge from the key: absent`;
-        value = null;
-        break;
-      }
-      pos += hp.path.length;
-      if (!follow(second, node, `shared nibbles ${nibbleHex(hp.path)}`)) break;
-      continue;
-    }
-    node.label = `malformed node (${decoded.length} items)` + where;
-    break;
-  }
-  for (const n of mismatched) n.label += n === chain[0] ? ` — its hash ≠ the ${root.label}` : ' — its hash ≠ the reference its parent holds';
-  const extra: ProofNode[] = [];
-  for (; i < nodes.length; i++) {
-    const raw = nodes[i] as Uint8Array;
-    const range = ranges[i];
-    extra.push({ kind: 'node', label: 'extra node (off the key’s path)', hash: keccak(raw), ...(range ? { range } : {}), children: [] });
-  }
-  for (let k = chain.length - 1; k > 0; k--) (chain[k - 1] as ProofNode).children.unshift(chain[k] as ProofNode);
-  return { head: chain[0] ?? null, extra, value, last: chain[chain.length - 1] ?? null };
-}
-
-function rootOf(nodes: readonly Uint8Array[]): string {
-  const first = nodes[0];
-  return first ? keccak(first) : EMPTY_ROOT;
-}
-
-/** Wire ranges of a `Nodes` list starting at `at`; returns them and the end offset. */
-function nodeRanges(nodes: readonly Uint8Array[], at: number): [[number, number][], number] {
-  const out: [number, number][] = [];
-  let pos = at + 2;
-  for (const n of nodes) {
-    out.push([pos + 4, pos + 4 + n.length]);
-    pos += 4 + n.length;
-  }
-  return [out, pos];
+  const wasm = await inspector();
+  return parsed(wasmCall(() => wasm.outlineLvmtHistory(proof, key, lo, hi, aroot, hroot, blocks)));
 }
 
 /**
@@ -332,118 +177,13 @@ function nodeRanges(nodes: readonly Uint8Array[], at: number): [[number, number]
  * nibble taken, the `leaf`, each with its keccak256), then each storage slot's path; the
  * account found is compared with the claimed fields. `root` compares keccak256 of the first
  * account node with the header's `stateRoot`; `roots` adds each slot's storage root against the
- * claimed `storageHash`.
+ * claimed `storageHash`. Ranges are in the packed wire form (`encodeAccountProof`).
  */
-export function outlineMptProof(args: { proof: AccountProofJson | unknown; stateRoot: string | Uint8Array }): ProofOutline {
-  const stateRoot = bytesToHex(bytesArg(args.stateRoot, 'stateRoot', 32));
-  const p = parseAccountProof(args.proof);
-  const wire = encodeAccountProof(p);
-  const wasm = { keccak256 };
-  const address = bytesToHex(p.address);
-  const storageHash = bytesToHex(p.storageHash);
-  const codeHash = bytesToHex(p.codeHash);
-
-  const [accountRanges, afterAccount] = nodeRanges(p.accountProof, ACCOUNT_FIELDS);
-  const path = wasm.keccak256(p.address);
-  const w = walkTrie(p.accountProof, accountRanges, nibblesOf(path), { label: 'header’s stateRoot', hash: stateRoot });
-  const claims: string[] = [];
-  let result: ProofNode;
-  if (w.value === undefined) {
-    result = { kind: 'result', label: 'no answer: the path breaks off', children: [] };
-  } else if (w.value === null) {
-    const empty = p.nonce === 0n && p.balance === 0n;
-    result = {
-      kind: 'result',
-      label: 'absent account',
-      detail: empty ? 'the answer claims an empty account' : `the answer claims nonce ${p.nonce}, balance ${p.balance} ✗`,
-      children: [],
-    };
-  } else {
-    let fields: Rlp;
-    try {
-      fields = RLP.decode(w.value) as Rlp;
-    } catch {
-      fields = [];
-    }
-    const [nonce, balance, sroot, chash] = Array.isArray(fields) ? fields : [];
-    if (nonce instanceof Uint8Array && balance instanceof Uint8Array && sroot instanceof Uint8Array && chash instanceof Uint8Array) {
-      const n = bytesToBigInt(nonce);
-      const b = bytesToBigInt(balance);
-      const check = (what: string, leaf: string, claimed: string) => {
-        if (leaf !== claimed) claims.push(`the answer claims ${what} ${claimed} ✗`);
-      };
-      check('nonce', String(n), String(p.nonce));
-      check('balance', String(b), String(p.balance));
-      check('storageHash', bytesToHex(sroot), storageHash);
-      check('codeHash', bytesToHex(chash), codeHash);
-      result = {
-        kind: 'result',
-        label: `account: nonce ${n}, balance ${b}`,
-        detail: [`storageRoot ${short(bytesToHex(sroot))}, codeHash ${short(bytesToHex(chash))}`, ...(claims.length ? claims : ['= the answer'])].join('; '),
-        children: [],
-      };
-    } else {
-      result = { kind: 'result', label: 'the leaf holds no account (malformed)', children: [] };
-    }
-  }
-  w.last?.children.push(result);
-  const recomputed = rootOf(p.accountProof);
-  const account: ProofNode = {
-    kind: 'structure',
-    label: `account trie: path keccak256(address) = ${short(bytesToHex(path))}`,
-    hash: recomputed,
-    detail: `${p.accountProof.length} node(s)`,
-    range: [ACCOUNT_FIELDS, afterAccount],
-    children: [...(w.head ? [w.head] : [result]), ...w.extra],
-  };
-
-  const roots: RootCheck[] = [{ label: 'stateRoot', recomputed, expected: stateRoot, matches: recomputed === stateRoot }];
-  const storage: ProofNode[] = [];
-  let at = afterAccount + 2;
-  p.storageProof.forEach((s, k) => {
-    const slot = bytesToHex(s.key);
-    const start = at;
-    const [ranges, end] = nodeRanges(s.proof, at + 64);
-    at = end;
-    const sw = walkTrie(s.proof, ranges, nibblesOf(wasm.keccak256(s.key)), { label: 'claimed storageHash', hash: storageHash });
-    let stored: bigint | undefined;
-    if (sw.value instanceof Uint8Array) {
-      try {
-        const d = RLP.decode(sw.value) as Rlp;
-        stored = d instanceof Uint8Array ? bytesToBigInt(d) : undefined;
-      } catch {
-        stored = undefined;
-      }
-    } else if (sw.value === null) stored = 0n;
-    const res: ProofNode = {
-      kind: 'result',
-      label: stored === undefined ? 'no value (the path breaks off or the leaf is malformed)' : sw.value === null ? 'absent slot (value 0)' : `value ${'0x' + stored.toString(16)}`,
-      detail: stored === s.value ? '= the answer' : `the answer claims ${'0x' + s.value.toString(16)} ✗`,
-      children: [],
-    };
-    sw.last?.children.push(res);
-    const sroot = rootOf(s.proof);
-    roots.push({ label: `storageHash (slot ${short(slot)})`, recomputed: sroot, expected: storageHash, matches: sroot === storageHash });
-    storage.push({
-      kind: 'structure',
-      label: `storage slot ${short(slot)}: path keccak256(slot) = ${short(bytesToHex(wasm.keccak256(s.key)))}`,
-      hash: sroot,
-      detail: `storageProof[${k}], ${s.proof.length} node(s); its root must be the account's storageHash`,
-      range: [start, end],
-      children: [...(sw.head ? [sw.head] : [res]), ...sw.extra],
-    });
-  });
-
-  const tree: ProofNode = {
-    kind: 'root',
-    label: `eth_getProof: account ${short(address)}, ${p.storageProof.length} storage slot(s)`,
-    hash: recomputed,
-    detail: 'each node must hash to the reference its parent holds for the key’s next nibble; the first to the state root',
-    range: [0, wire.length],
-    children: [account, ...storage],
-  };
-  const root = roots[0] as RootCheck;
-  return { family: 'mpt', bytes: wire.length, tree, root, roots };
+export async function outlineMptProof(args: { proof: AccountProofJson | unknown; stateRoot: string | Uint8Array }): Promise<ProofOutline> {
+  const stateRoot = bytesArg(args.stateRoot, 'stateRoot', 32);
+  const wire = encodeAccountProof(parseAccountProof(args.proof));
+  const wasm = await inspector();
+  return parsed(wasmCall(() => wasm.outlineMptProof(wire, stateRoot)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -485,7 +225,7 @@ export type ForgeFamily = 'cole' | 'cole-star' | 'lvmt' | 'mpt';
 
 /**
  * Tampers with an honest proof (see {@link FORGERIES}) and says which code our verifier rejects
- * the result with — determined by running the verifier against the root the honest proof
+ * the result with (loading the inspector's module, or for MPT the MPT verifier's, if needed) — determined by running the verifier against the root the honest proof
  * recomputes (COLE, MPT), or by the LVMT check that catches it (each is unit-tested against the
  * verifier). Throws `RangeError` for a tamper that does not apply to this proof (e.g.
  * `swap-structures` with one structure, `stale-tuple` without an older version's tuple) and
@@ -502,26 +242,37 @@ export type ForgeFamily = 'cole' | 'cole-star' | 'lvmt' | 'mpt';
  *   node), `wrong-value` (balance + 1 ETH), `flip-byte` (a byte of a hash or value inside the
  *   last account node, so it still decodes).
  */
-export function forgeProof(args: { family: 'mpt'; kind: ForgeryKind; proof: AccountProofJson | unknown }): Forgery<AccountProofJson>;
-export function forgeProof(args: { family: 'cole' | 'cole-star' | 'lvmt'; kind: ForgeryKind; proof: Uint8Array | string; aux?: Uint8Array | string }): Forgery<Uint8Array>;
-export function forgeProof(args: { family: ForgeFamily; kind: ForgeryKind; proof: unknown; aux?: Uint8Array | string }): Forgery;
-export function forgeProof(args: { family: ForgeFamily; kind: ForgeryKind; proof: unknown; aux?: Uint8Array | string }): Forgery {
+export function forgeProof(args: { family: 'mpt'; kind: ForgeryKind; proof: AccountProofJson | unknown }): Promise<Forgery<AccountProofJson>>;
+export function forgeProof(args: { family: 'cole' | 'cole-star' | 'lvmt'; kind: ForgeryKind; proof: Uint8Array | string; aux?: Uint8Array | string }): Promise<Forgery<Uint8Array>>;
+export function forgeProof(args: { family: ForgeFamily; kind: ForgeryKind; proof: unknown; aux?: Uint8Array | string }): Promise<Forgery>;
+export async function forgeProof(args: { family: ForgeFamily; kind: ForgeryKind; proof: unknown; aux?: Uint8Array | string }): Promise<Forgery> {
   const { family, kind } = args;
-  if (family === 'mpt') return forgeMpt(kind, args.proof);
+  if (family === 'mpt') {
+    // Tampered as JSON here; the code comes from the MPT verifier (its module loaded on demand).
+    await loadFamily('mpt');
+    return forgeMpt(kind, args.proof);
+  }
   if (family !== 'cole' && family !== 'cole-star' && family !== 'lvmt') throw new TypeError(`family: expected cole, cole-star, lvmt or mpt`);
   if (!(args.proof instanceof Uint8Array) && typeof args.proof !== 'string') throw new TypeError('proof: expected bytes or 0x-hex');
   const proof = proofBytes(args.proof);
-  const out = wasmCall(() =>
-    family === 'lvmt'
-      ? wasmOf('lvmt').forgeLvmtProof(kind, proof, args.aux === undefined ? undefined : proofBytes(args.aux))
-      : wasmOf('cole').forgeColeProof(kind, proof),
-  ) as { proof: Uint8Array; description: string; expectedCode: ErrorCode };
+  const aux = args.aux === undefined ? undefined : proofBytes(args.aux);
+  const wasm = await inspector();
+  const out = wasmCall(() => (family === 'lvmt' ? wasm.forgeLvmtProof(kind, proof, aux) : wasm.forgeColeProof(kind, proof))) as {
+    proof: Uint8Array;
+    description: string;
+    expectedCode: ErrorCode;
+  };
   return { proof: out.proof, description: out.description, expectedCode: out.expectedCode };
 }
 
+type Rlp = Uint8Array | Rlp[];
+
+const EMPTY_ROOT = '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421';
+
 function forgeMpt(kind: ForgeryKind, json: unknown): Forgery<AccountProofJson> {
   const honest = parseAccountProof(json);
-  const root = rootOf(honest.accountProof);
+  const first = honest.accountProof[0];
+  const root = first ? bytesToHex(keccak256(first)) : EMPTY_ROOT;
   const forged = JSON.parse(JSON.stringify(json)) as { -readonly [K in keyof AccountProofJson]: AccountProofJson[K] } & { accountProof: string[] };
   let description: string;
   switch (kind) {

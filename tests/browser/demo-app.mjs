@@ -140,6 +140,12 @@ try {
     await shot('02-account');
   });
 
+  const inspectorLoads = () => wasmResponses.filter((r) => r.url.includes('lightprov_inspect')).length;
+  await check('the proof inspector module is not loaded before a proof is drawn', async () => {
+    expect(wasmResponses.length > 0, 'no verifier module was loaded');
+    expect(inspectorLoads() === 0, `loaded early: ${wasmResponses.map((r) => r.url).join(', ')}`);
+  });
+
   let cole = [];
   await check('draws a COLE history: every point verified, the proof drawn with its root', async () => {
     cole = await drawn('cole');
@@ -154,6 +160,7 @@ try {
     });
     expect(painted > 1000, 'the chart is blank');
     await page.waitForSelector('#inspector-out .root-check[data-matches="true"]', { timeout: 30_000 });
+    expect(inspectorLoads() === 1, `the inspector module was fetched ${inspectorLoads()} times`);
     console.log(`demo-app:      COLE points ${cole.join(', ')}`);
     await view('#history-panel');
     await shot('03-history-cole');
@@ -177,6 +184,9 @@ try {
     await page.waitForSelector('#inspector-out .outline[data-family="mpt"] .root-check[data-matches="true"]', { timeout: 30_000 });
     await view('#history-panel');
     await shot('07-history-mpt');
+    await view('#inspector-panel');
+    await shot('07-inspector-mpt');
+    expect(inspectorLoads() === 1, `the inspector module was fetched ${inspectorLoads()} times`);
   });
 
   await check('runs the scheme comparison for ranges 2…128 (bytes and verify ms per scheme)', async () => {

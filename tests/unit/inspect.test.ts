@@ -1,32 +1,62 @@
 /**
- * Proof outlines and forgeries (sdk/src/inspect.ts) over the shared honest vectors: every honest
- * outline recomputes the header's root, every forgery is rejected by the verifier with exactly
- * the code `forgeProof` announces, and every forged proof can still be drawn.
+ * Proof outlines and forgeries (`@lightprov/sdk/inspect`, the inspector's own wasm module) over
+ * the shared honest vectors: every honest outline recomputes the header's root, every forgery is
+ * rejected by the verifier with exactly the code `forgeProof` announces, and every forged proof
+ * can still be drawn. The main entry neither exports nor imports the inspector.
  */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import * as sdk from '@lightprov/sdk';
+import { LvmtParams, VerificationError, hexToBytes, init, verifyAccountProof, verifyColeHistory, verifyLvmtHistory, verifyLvmtProof } from '@lightprov/sdk';
 import {
   FORGERIES,
   type ForgeryKind,
-  LvmtParams,
   type ProofNode,
   type ProofOutline,
-  VerificationError,
   forgeProof,
-  hexToBytes,
-  init,
+  loadInspector,
   outlineColeProof,
   outlineLvmtHistory,
   outlineLvmtProof,
   outlineMptProof,
-  verifyAccountProof,
-  verifyColeHistory,
-  verifyLvmtHistory,
-  verifyLvmtProof,
-} from '@lightprov/sdk';
+} from '@lightprov/sdk/inspect';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import { loadVectors } from './load.js';
 
 beforeAll(() => init());
+
+describe('the inspector is a subpath of its own', () => {
+  it('the main entry exports none of it', () => {
+    for (const name of ['outlineColeProof', 'outlineMptProof', 'forgeProof', 'FORGERIES', 'loadInspector']) expect(name in sdk).toBe(false);
+  });
+
+  it('nothing the main entry imports, statically or dynamically, is the inspector', () => {
+    const dist = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'sdk', 'dist');
+    const seen = new Set<string>();
+    const visit = (file: string): void => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const text = fs.readFileSync(file, 'utf8');
+      for (const m of text.matchAll(/(?:from|import\()\s*'(\.[^']+)'/g)) {
+        const target = path.resolve(path.dirname(file), m[1] as string);
+        expect(target.includes(`${path.sep}inspect`), `${file} imports ${target}`).toBe(false);
+        if (target.endsWith('.js') && target.startsWith(dist)) visit(target);
+      }
+    };
+    visit(path.join(dist, 'index.js'));
+    expect(seen.size).toBeGreaterThan(5);
+  });
+
+  it('loads once, on first use', async () => {
+    const a = loadInspector();
+    const b = loadInspector();
+    await Promise.all([a, b]);
+    await expect(loadInspector()).resolves.toBeUndefined();
+  });
+});
 
 const KINDS = new Set(['root', 'structure', 'level', 'node', 'leaf', 'sibling', 'result', 'tuple', 'digest']);
 
@@ -52,10 +82,10 @@ function wellFormed(o: ProofOutline): void {
   expect(o.roots.length).toBeGreaterThan(0);
 }
 
-/** The code a verification throws, or `accepted`. */
-function rejection(f: () => unknown): string {
+/** The code a verification throws (or rejects with), or `accepted`. */
+async function rejection(f: () => unknown): Promise<string> {
   try {
-    f();
+    await f();
   } catch (e) {
     if (e instanceof VerificationError) return e.code;
     throw e;
@@ -64,9 +94,9 @@ function rejection(f: () => unknown): string {
 }
 
 /** Draws a forged proof: it must outline, or fail only as BAD_ENCODING (undecodable bytes). */
-function drawable(f: () => ProofOutline): ProofOutline | null {
+async function drawable(f: () => Promise<ProofOutline>): Promise<ProofOutline | null> {
   try {
-    const o = f();
+    const o = await f();
     wellFormed(o);
     return o;
   } catch (e) {
@@ -95,8 +125,8 @@ describe('COLE outlines and forgeries', () => {
     };
     const proof = i['proof'] as string;
 
-    it('outlines the honest proof with the header root', () => {
-      const o = outlineColeProof({ ...args, proof });
+    it('outlines the honest proof with the header root', async () => {
+      const o = await outlineColeProof({ ...args, proof });
       wellFormed(o);
       expect(o.family).toBe(scheme);
       expect(o.bytes).toBe(hexToBytes(proof, 'proof').length);
@@ -107,11 +137,11 @@ describe('COLE outlines and forgeries', () => {
       expect(nodes(o.tree).filter((n) => n.kind === 'structure').length).toBeGreaterThan(0);
     });
 
-    it.each(kinds('cole'))('%s is rejected with the announced code', (kind) => {
-      const f = forgeProof({ family: scheme, kind, proof });
+    it.each(kinds('cole'))('%s is rejected with the announced code', async (kind) => {
+      const f = await forgeProof({ family: scheme, kind, proof });
       expect(f.proof).toBeInstanceOf(Uint8Array);
       expect(f.description.length).toBeGreaterThan(0);
-      expect(rejection(() => verifyColeHistory({ ...args, proof: f.proof }))).toBe(f.expectedCode);
+      expect(await rejection(() => verifyColeHistory({ ...args, proof: f.proof }))).toBe(f.expectedCode);
       const table: Record<string, string[]> = {
         'flip-byte': ['ROOT_MISMATCH'],
         'wrong-value': ['ROOT_MISMATCH'],
@@ -119,29 +149,32 @@ describe('COLE outlines and forgeries', () => {
         'swap-structures': ['ROOT_MISMATCH', 'RESULTS_OUT_OF_ORDER', 'WRONG_EARLY_STOP'],
       };
       expect(table[kind]).toContain(f.expectedCode);
-      const o = drawable(() => outlineColeProof({ ...args, proof: f.proof }));
+      const o = await drawable(() => outlineColeProof({ ...args, proof: f.proof }));
       expect(o).not.toBeNull();
       // A hidden version keeps every hash (the range check catches it); the others change the root.
       expect(o?.root.matches).toBe(kind === 'drop-result');
     });
   });
 
-  it('flip-byte flips exactly one byte, inside a value', () => {
+  it('flip-byte flips exactly one byte, inside a value', async () => {
     const [, v] = vectors[0] as [string, (typeof vectors)[0][1]];
     const honest = hexToBytes((v.inputs as Record<string, string>)['proof'], 'proof');
-    const f = forgeProof({ family: 'cole', kind: 'flip-byte', proof: honest });
+    const f = await forgeProof({ family: 'cole', kind: 'flip-byte', proof: honest });
     expect(f.proof).toHaveLength(honest.length);
     expect(f.proof.filter((b, k) => b !== honest[k])).toHaveLength(1);
   });
 
-  it('refuses undecodable bytes as BAD_ENCODING and unknown tampers as RangeError', () => {
+  it('refuses undecodable bytes as BAD_ENCODING and unknown tampers as RangeError', async () => {
     const [, v] = vectors[0] as [string, (typeof vectors)[0][1]];
     const i = v.inputs as Record<string, string>;
     const cut = hexToBytes(i['proof'], 'proof').subarray(0, 60);
     const args = { stateKey: i['stateKey'] as string, fromBlock: BigInt(i['fromBlock'] as string), toBlock: BigInt(i['toBlock'] as string), coleRoot: i['coleRoot'] as string, siblingRoot: i['siblingRoot'] as string, scheme: 'cole' as const };
-    expect(rejection(() => outlineColeProof({ ...args, proof: cut }))).toBe('BAD_ENCODING');
-    expect(rejection(() => forgeProof({ family: 'cole', kind: 'flip-byte', proof: cut }))).toBe('BAD_ENCODING');
-    expect(() => forgeProof({ family: 'cole', kind: 'stale-tuple', proof: i['proof'] as string })).toThrow(RangeError);
+    expect(await rejection(() => outlineColeProof({ ...args, proof: cut }))).toBe('BAD_ENCODING');
+    expect(await rejection(() => forgeProof({ family: 'cole', kind: 'flip-byte', proof: cut }))).toBe('BAD_ENCODING');
+    await expect(forgeProof({ family: 'cole', kind: 'stale-tuple', proof: i['proof'] as string })).rejects.toThrow(RangeError);
+    // Wrong arguments are refused before the module is asked.
+    await expect(outlineColeProof({ ...args, proof: i['proof'] as string, scheme: 'lvmt' as 'cole' })).rejects.toThrow(TypeError);
+    await expect(outlineColeProof({ ...args, proof: i['proof'] as string, stateKey: '0x12' })).rejects.toThrow(RangeError);
   });
 });
 
@@ -163,7 +196,7 @@ describe('LVMT outlines and forgeries', () => {
       if (!p) params.set(hex, (p = LvmtParams.fromBytes(hex)));
       return p;
     };
-    const outline = (p: Uint8Array | string): ProofOutline =>
+    const outline = (p: Uint8Array | string): Promise<ProofOutline> =>
       range ? outlineLvmtHistory({ proof: p, stateKey, anchor, ...range }) : outlineLvmtProof({ proof: p, stateKey, anchor });
     const verify = (p: Uint8Array): unknown =>
       range ? verifyLvmtHistory({ params: getParams(), anchor, stateKey, proof: p, ...range }) : verifyLvmtProof({ params: getParams(), anchor, stateKey, proof: p });
@@ -174,8 +207,8 @@ describe('LVMT outlines and forgeries', () => {
       | string
       | undefined;
 
-    it('outlines the honest proof with the header roots', () => {
-      const o = outline(proof);
+    it('outlines the honest proof with the header roots', async () => {
+      const o = await outline(proof);
       wellFormed(o);
       expect(o.family).toBe(history ? 'lvmt-history' : 'lvmt');
       expect(o.root.matches).toBe(true);
@@ -186,13 +219,13 @@ describe('LVMT outlines and forgeries', () => {
       expect(nodes(o.tree).filter((n) => n.kind === 'level').length).toBeGreaterThan(0);
     });
 
-    it.each(kinds('lvmt'))('%s is rejected with the announced code', (kind) => {
+    it.each(kinds('lvmt'))('%s is rejected with the announced code', async (kind) => {
       if (kind === 'stale-tuple' && (!present || (!aux && !history))) {
-        expect(() => forgeProof({ family: 'lvmt', kind, proof, ...(aux ? { aux } : {}) })).toThrow(RangeError);
+        await expect(forgeProof({ family: 'lvmt', kind, proof, ...(aux ? { aux } : {}) })).rejects.toThrow(RangeError);
         return;
       }
-      const f = forgeProof({ family: 'lvmt', kind, proof, ...(aux ? { aux } : {}) });
-      expect(rejection(() => verify(f.proof))).toBe(f.expectedCode);
+      const f = await forgeProof({ family: 'lvmt', kind, proof, ...(aux ? { aux } : {}) });
+      expect(await rejection(() => verify(f.proof))).toBe(f.expectedCode);
       const table: Record<string, string[]> = {
         'flip-byte': ['HISTORY_MISMATCH', 'PAIRING_CHECK_FAILED'],
         'wrong-value': ['HISTORY_MISMATCH', 'LEVEL_MISMATCH'],
@@ -200,15 +233,15 @@ describe('LVMT outlines and forgeries', () => {
         'drop-level': ['HISTORY_MISMATCH', 'LEVEL_MISMATCH', 'BAD_ENCODING'],
       };
       expect(table[kind]).toContain(f.expectedCode);
-      const o = drawable(() => outline(f.proof));
+      const o = await drawable(() => outline(f.proof));
       if (f.expectedCode === 'HISTORY_MISMATCH') expect(o?.root.matches).toBe(false);
       if (o === null) expect(f.expectedCode).toBe('BAD_ENCODING');
     });
 
     if (name === 'proof-2.json') {
-      it('stale-tuple takes the older tuple from a history given as the proof itself', () => {
+      it('stale-tuple takes the older tuple from a history given as the proof itself', async () => {
         expect(aux).toBeDefined();
-        const f = forgeProof({ family: 'lvmt', kind: 'stale-tuple', proof: aux as string });
+        const f = await forgeProof({ family: 'lvmt', kind: 'stale-tuple', proof: aux as string });
         expect(f.expectedCode).toBe('HISTORY_MISMATCH');
       });
     }
@@ -226,8 +259,8 @@ describe('MPT outlines and forgeries', () => {
     const proof = v.inputs['proof'];
     const stateRoot = v.inputs['stateRoot'] as string;
 
-    it('outlines the honest proof with the state root and storage roots', () => {
-      const o = outlineMptProof({ proof, stateRoot });
+    it('outlines the honest proof with the state root and storage roots', async () => {
+      const o = await outlineMptProof({ proof, stateRoot });
       wellFormed(o);
       expect(o.family).toBe('mpt');
       expect(o.root).toEqual({ label: 'stateRoot', recomputed: stateRoot.toLowerCase(), expected: stateRoot.toLowerCase(), matches: true });
@@ -238,18 +271,18 @@ describe('MPT outlines and forgeries', () => {
       expect(results.every((r) => !r.detail?.includes('✗'))).toBe(true);
     });
 
-    it.each(kinds('mpt'))('%s is rejected with the announced code', (kind) => {
+    it.each(kinds('mpt'))('%s is rejected with the announced code', async (kind) => {
       const before = JSON.stringify(proof);
-      const f = forgeProof({ family: 'mpt', kind, proof });
+      const f = await forgeProof({ family: 'mpt', kind, proof });
       expect(JSON.stringify(proof)).toBe(before);
-      expect(rejection(() => verifyAccountProof(f.proof, stateRoot))).toBe(f.expectedCode);
+      expect(await rejection(() => verifyAccountProof(f.proof, stateRoot))).toBe(f.expectedCode);
       const table: Record<string, string[]> = {
         'drop-node': ['TRUNCATED_PROOF', 'ROOT_MISMATCH'],
         'wrong-value': ['VALUE_MISMATCH'],
         'flip-byte': ['NODE_HASH_MISMATCH', 'ROOT_MISMATCH'],
       };
       expect(table[kind]).toContain(f.expectedCode);
-      const o = drawable(() => outlineMptProof({ proof: f.proof, stateRoot }));
+      const o = await drawable(() => outlineMptProof({ proof: f.proof, stateRoot }));
       expect(o).not.toBeNull();
       if (f.expectedCode === 'ROOT_MISMATCH') expect(o?.root.matches).toBe(false);
       // What the verifier objects to is visible in the drawing.
@@ -275,8 +308,8 @@ describe('MPT: the single-node proof of docs/proofs.md', () => {
   };
   const stateRoot = '0xb3e58fdbabd36dfe1519fdc910e208791c4d3fd0153ee4b650be5112ddcf41c6';
 
-  it('draws the leaf and the account, with the wire size of the docs', () => {
-    const o = outlineMptProof({ proof, stateRoot });
+  it('draws the leaf and the account, with the wire size of the docs', async () => {
+    const o = await outlineMptProof({ proof, stateRoot });
     expect(o.bytes).toBe(249);
     expect(o.root.matches).toBe(true);
     const leaf = nodes(o.tree).find((n) => n.kind === 'leaf');
@@ -289,11 +322,11 @@ describe('MPT: the single-node proof of docs/proofs.md', () => {
     ['drop-node', 'TRUNCATED_PROOF'],
     ['wrong-value', 'VALUE_MISMATCH'],
     ['flip-byte', 'ROOT_MISMATCH'],
-  ] as const)('%s → %s', (kind, code) => {
-    const f = forgeProof({ family: 'mpt', kind, proof });
+  ] as const)('%s → %s', async (kind, code) => {
+    const f = await forgeProof({ family: 'mpt', kind, proof });
     expect(f.expectedCode).toBe(code);
-    expect(rejection(() => verifyAccountProof(f.proof, stateRoot))).toBe(code);
-    expect(outlineMptProof({ proof: f.proof, stateRoot }).root.matches).toBe(kind === 'wrong-value');
+    expect(await rejection(() => verifyAccountProof(f.proof, stateRoot))).toBe(code);
+    expect((await outlineMptProof({ proof: f.proof, stateRoot })).root.matches).toBe(kind === 'wrong-value');
   });
 });
 

@@ -39,16 +39,135 @@ impl fmt::Display for DecodeError {
 #[cfg(feature = "std")]
 impl std::error::Error for DecodeError {}
 
-/// A cursor over an encoded buffer that never reads past its end.
+/// Where a decoded element sits in the input: `[from, to)` byte offsets, named by its field
+/// path (`parts[0].tree.1`, `levels[2].quotients[0]`, `storageProof[1].proof[3]`; each family's
+/// `decode_with_spans` documents its names).
+///
+/// Spans are reported by the decoders themselves, for tools that point into the wire bytes
+/// (the proof inspector); they never change what is accepted.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Spans {
+    entries: Vec<(String, usize, usize)>,
+}
+
+impl Spans {
+    /// The span of the element named `path`, if the decoder reported one.
+    pub fn get(&self, path: &str) -> Option<(usize, usize)> {
+        self.entries
+            .iter()
+            .find(|(p, _, _)| p == path)
+            .map(|(_, a, b)| (*a, *b))
+    }
+
+    /// Every span, in the order the decoder closed them.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, usize, usize)> {
+        self.entries.iter().map(|(p, a, b)| (p.as_str(), *a, *b))
+    }
+
+    /// Adds `inner`'s spans, each shifted by `base` and named `prefix` + its name.
+    pub fn nest(&mut self, prefix: &str, base: usize, inner: Spans) {
+        for (p, a, b) in inner.entries {
+            let mut name = String::with_capacity(prefix.len() + p.len());
+            name.push_str(prefix);
+            name.push_str(&p);
+            self.entries.push((name, a + base, b + base));
+        }
+    }
+}
+
+/// Where a [`Reader`] puts the spans decoders report: [`Spans`], or nowhere ([`NoSpans`], the
+/// default). A type rather than a flag, so that a decoder instantiated for plain reading (the
+/// verifiers') carries no span code at all.
+pub trait SpanSink: fmt::Debug {
+    /// Whether spans are kept (decoders build span names only then).
+    const ON: bool;
+    /// Keeps one span.
+    fn push(&mut self, path: String, from: usize, to: usize);
+    /// Keeps a nested encoding's spans.
+    fn nest(&mut self, prefix: &str, base: usize, inner: Spans);
+}
+
+/// Spans are not kept.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NoSpans;
+
+impl SpanSink for NoSpans {
+    const ON: bool = false;
+    fn push(&mut self, _: String, _: usize, _: usize) {}
+    fn nest(&mut self, _: &str, _: usize, _: Spans) {}
+}
+
+impl SpanSink for Spans {
+    const ON: bool = true;
+    fn push(&mut self, path: String, from: usize, to: usize) {
+        self.entries.push((path, from, to));
+    }
+    fn nest(&mut self, prefix: &str, base: usize, inner: Spans) {
+        Spans::nest(self, prefix, base, inner);
+    }
+}
+
+/// A cursor over an encoded buffer that never reads past its end; `K` keeps the spans decoders
+/// report ([`Reader::with_spans`]) or drops them (the default).
 #[derive(Debug)]
-pub struct Reader<'a> {
+pub struct Reader<'a, K: SpanSink = NoSpans> {
     buf: &'a [u8],
+    len: usize,
+    spans: K,
 }
 
 impl<'a> Reader<'a> {
     /// Starts reading `buf`.
     pub const fn new(buf: &'a [u8]) -> Self {
-        Self { buf }
+        Self {
+            buf,
+            len: buf.len(),
+            spans: NoSpans,
+        }
+    }
+}
+
+impl<'a> Reader<'a, Spans> {
+    /// Starts reading `buf`, recording the spans the decoder reports with [`Reader::span`].
+    pub const fn with_spans(buf: &'a [u8]) -> Self {
+        Self {
+            buf,
+            len: buf.len(),
+            spans: Spans {
+                entries: Vec::new(),
+            },
+        }
+    }
+}
+
+impl<'a, K: SpanSink> Reader<'a, K> {
+    /// Bytes read so far: the offset of the next byte in the input.
+    pub const fn pos(&self) -> usize {
+        self.len - self.buf.len()
+    }
+
+    /// Whether spans are being recorded (decoders build span names only then).
+    pub const fn recording(&self) -> bool {
+        K::ON
+    }
+
+    /// Records the span `[from, pos())` under the name `path()` (evaluated only when recording).
+    #[inline(always)]
+    pub fn span(&mut self, from: usize, path: impl FnOnce() -> String) {
+        if K::ON {
+            let to = self.pos();
+            self.spans.push(path(), from, to);
+        }
+    }
+
+    /// Adds spans of a nested encoding that starts at `base` (see [`Spans::nest`]).
+    pub fn nest(&mut self, prefix: &str, base: usize, inner: Spans) {
+        self.spans.nest(prefix, base, inner);
+    }
+
+    /// What was kept of the spans.
+    pub fn into_spans(self) -> K {
+        self.spans
     }
 
     /// Takes the next `n` bytes.
@@ -92,6 +211,20 @@ impl<'a> Reader<'a> {
     pub fn bytes(&mut self, field: &str) -> Result<&'a [u8], DecodeError> {
         let len = self.u32(field)? as usize;
         self.take(len, field)
+    }
+
+    /// Bytes left to read.
+    pub const fn remaining(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Fails unless every byte was read (without consuming the reader).
+    pub fn check_end(&self, field: &str) -> Result<(), DecodeError> {
+        if self.buf.is_empty() {
+            Ok(())
+        } else {
+            Err(DecodeError::new(field, "trailing bytes"))
+        }
     }
 
     /// Fails unless every byte was read.

@@ -8,9 +8,6 @@ use js_sys::{Error, Reflect};
 use lightprov_types::{B256, DecodeError, ErrorCode, Rejection};
 use wasm_bindgen::prelude::*;
 
-#[cfg(all(feature = "inspect", any(feature = "cole", feature = "lvmt")))]
-pub mod inspect;
-
 /// A JS `Error` carrying the stable `code` and the `field` at fault; the SDK rewraps it as a
 /// `VerificationError`.
 fn error(code: ErrorCode, field: &str, message: &str) -> JsValue {

@@ -3,7 +3,9 @@
 // family's, the one with every family, and what typical apps download — an MPT-only dapp (the
 // MPT module), one that also follows headers (header + MPT), and a page that verifies every
 // family (the loader's choice: the per-family modules or the one with all, whichever is
-// smaller). Raw bytes and gzip -9 bytes, against the budgets. Usage: wasm-sizes.mjs [--json out]
+// smaller). Also the proof inspector's module (sdk/wasm/inspect, crates/inspect), which only
+// pages that draw proofs load. Raw bytes and gzip -9 bytes, against the budgets.
+// Usage: wasm-sizes.mjs [--json out]
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,14 +18,15 @@ const FAMILIES = ['header', 'mpt', 'cole', 'lvmt'];
 // The sizes before the verifier was split per family (one module per feature set).
 const BUDGET = { mptOnly: 24_600, allFamilies: 197_000 };
 
-function measure(module) {
-  const file = path.join(root, 'sdk', 'wasm', module, 'lightprov_verifier_wasm_bg.wasm');
+function measure(module, name = 'lightprov_verifier_wasm_bg.wasm') {
+  const file = path.join(root, 'sdk', 'wasm', module, name);
   if (!fs.existsSync(file)) throw new Error(`missing ${path.relative(root, file)}: run scripts/build`);
   const b = fs.readFileSync(file);
   return { raw: b.length, gzip: zlib.gzipSync(b, { level: 9 }).length };
 }
 
 const modules = Object.fromEntries([...FAMILIES, 'all'].map((m) => [m, measure(m)]));
+modules.inspect = measure('inspect', 'lightprov_inspect_bg.wasm');
 const sum = (ms) => ms.reduce((a, m) => ({ raw: a.raw + modules[m].raw, gzip: a.gzip + modules[m].gzip }), { raw: 0, gzip: 0 });
 const perFamily = sum(FAMILIES);
 const allFamilies = modules.all.gzip < perFamily.gzip ? { ...modules.all, modules: ['all'] } : { ...perFamily, modules: FAMILIES };

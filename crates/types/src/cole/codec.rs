@@ -1,10 +1,10 @@
 //! The cole family's wire format and hashing rules (documented on the family module).
 
-use alloc::vec::Vec;
+use alloc::{string::String, vec::Vec};
 
 use crate::{
     B256, DecodeError, Word,
-    codec::{Reader, Writer},
+    codec::{Reader, SpanSink, Spans, Writer},
 };
 
 /// The wire format version this module reads and writes.
@@ -132,7 +132,20 @@ impl HistoryProof {
 
     /// Decodes the one accepted encoding.
     pub fn decode(buf: &[u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(buf);
+        Self::read(&mut Reader::new(buf))
+    }
+
+    /// [`HistoryProof::decode`], also reporting where each element sits: `parts[i]` (a whole
+    /// part), `parts[i].tree` (a searched structure's tree) and its subtrees `parts[i].tree.j`,
+    /// `parts[i].tree.j.k`, … (child `j`, then its child `k`).
+    pub fn decode_with_spans(buf: &[u8]) -> Result<(Self, Spans), DecodeError> {
+        let mut r = Reader::with_spans(buf);
+        let p = Self::read(&mut r)?;
+        Ok((p, r.into_spans()))
+    }
+
+    fn read<K: SpanSink>(r: &mut Reader<'_, K>) -> Result<Self, DecodeError> {
+        let buf_len = r.pos() + r.remaining();
         if r.u8("version")? != VERSION {
             return Err(DecodeError::new("version", "unsupported version"));
         }
@@ -147,9 +160,10 @@ impl HistoryProof {
         // the buffer is reserved for no more parts than the input can hold (a 2-byte count of
         // 65535 would otherwise reserve megabytes for a proof of a few bytes).
         let count = r.u16("count")?;
-        let mut parts = Vec::with_capacity(usize::from(count).min(buf.len() / 33));
+        let mut parts = Vec::with_capacity(usize::from(count).min(buf_len / 33));
         for i in 0..count {
             let field = |name: &str| alloc::format!("parts[{i}].{name}");
+            let start = r.pos();
             let part = match r.u8(&field("kind"))? {
                 k @ (0 | 1) => {
                     let n = r.u64(&field("n"))?;
@@ -167,7 +181,12 @@ impl HistoryProof {
                             bloom: B256::from(r.array::<32>(&field("bloom"))?),
                         }
                     };
-                    let tree = decode_tree(&mut r, &key, height, &field("tree"))?;
+                    let path = if r.recording() {
+                        field("tree")
+                    } else {
+                        String::new()
+                    };
+                    let tree = decode_tree(r, &key, height, &field("tree"), &path)?;
                     Part::Searched(Structure {
                         kind,
                         n,
@@ -178,9 +197,10 @@ impl HistoryProof {
                 2 => Part::Skipped(B256::from(r.array::<32>(&field("digest"))?)),
                 _ => return Err(DecodeError::new(field("kind"), "unknown part kind")),
             };
+            r.span(start, || alloc::format!("parts[{i}]"));
             parts.push(part);
         }
-        r.finish("proof")?;
+        r.check_end("proof")?;
         Ok(Self {
             key,
             lo,
@@ -219,13 +239,16 @@ fn encode_tree(w: &mut Writer, t: &Tree, key: &B256) {
 
 /// Decodes a tree no deeper than `budget` inner levels (so recursion is bounded by
 /// [`MAX_HEIGHT`]).
-fn decode_tree(
-    r: &mut Reader<'_>,
+/// `path` names the tree's span (empty when the reader records none).
+fn decode_tree<K: SpanSink>(
+    r: &mut Reader<'_, K>,
     key: &B256,
     budget: u8,
     field: &str,
+    path: &str,
 ) -> Result<Tree, DecodeError> {
-    Ok(match r.u8(field)? {
+    let start = r.pos();
+    let tree = match r.u8(field)? {
         0 => {
             let k = B256::from(r.array::<32>(field)?);
             if k == *key {
@@ -255,13 +278,20 @@ fn decode_tree(
                 return Err(DecodeError::new(field, "inner node without children"));
             }
             let mut children = Vec::with_capacity(usize::from(arity));
-            for _ in 0..arity {
-                children.push(decode_tree(r, key, budget, field)?);
+            for j in 0..arity {
+                let sub = if r.recording() {
+                    alloc::format!("{path}.{j}")
+                } else {
+                    String::new()
+                };
+                children.push(decode_tree(r, key, budget, field, &sub)?);
             }
             Tree::Node(children)
         }
         _ => return Err(DecodeError::new(field, "unknown tree node kind")),
-    })
+    };
+    r.span(start, || String::from(path));
+    Ok(tree)
 }
 
 /// Hashing rules shared by the engine and the verifier (see the module docs).

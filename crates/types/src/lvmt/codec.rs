@@ -385,7 +385,7 @@ pub mod proof {
 
     use crate::{
         B256, DecodeError, Word,
-        codec::{Reader, Writer},
+        codec::{Reader, SpanSink, Spans, Writer},
     };
 
     /// Wire format version.
@@ -477,7 +477,37 @@ pub mod proof {
         }
     }
 
-    pub(super) fn get_path(r: &mut Reader<'_>, field: &str) -> Result<TuplePath, DecodeError> {
+    /// Reads an audit path: a count and that many hashes (spans `{field}.{name}[k]`).
+    fn hashes<K: SpanSink>(
+        r: &mut Reader<'_, K>,
+        field: &str,
+        name: &str,
+    ) -> Result<Vec<B256>, DecodeError> {
+        let n = r.u8(&format!("{field}.{name}"))?;
+        if n > 64 {
+            return Err(DecodeError::new(
+                format!("{field}.{name}"),
+                "longer than any tree",
+            ));
+        }
+        (0..n)
+            .map(|k| {
+                let at = r.pos();
+                let h = r.array::<32>(&format!("{field}.{name}")).map(B256::from);
+                r.span(at, || format!("{field}.{name}[{k}]"));
+                h
+            })
+            .collect()
+    }
+
+    /// Reads a tuple path; spans: `{field}.path` (block, size, index and the tuple-tree audit
+    /// path), `{field}.path[k]`, `{field}.history` (the history audit path with its count),
+    /// `{field}.history[k]`.
+    pub(super) fn get_path<K: SpanSink>(
+        r: &mut Reader<'_, K>,
+        field: &str,
+    ) -> Result<TuplePath, DecodeError> {
+        let start = r.pos();
         let block = r.u64(&format!("{field}.block"))?;
         let size = r.u32(&format!("{field}.size"))?;
         let index = r.u32(&format!("{field}.index"))?;
@@ -487,20 +517,11 @@ pub mod proof {
                 "not below the tree size",
             ));
         }
-        let mut hashes = |name: &str| -> Result<Vec<B256>, DecodeError> {
-            let n = r.u8(&format!("{field}.{name}"))?;
-            if n > 64 {
-                return Err(DecodeError::new(
-                    format!("{field}.{name}"),
-                    "longer than any tree",
-                ));
-            }
-            (0..n)
-                .map(|_| r.array::<32>(&format!("{field}.{name}")).map(B256::from))
-                .collect()
-        };
-        let path = hashes("path")?;
-        let history = hashes("history")?;
+        let path = hashes(r, field, "path")?;
+        r.span(start, || format!("{field}.path"));
+        let history_start = r.pos();
+        let history = hashes(r, field, "history")?;
+        r.span(history_start, || format!("{field}.history"));
         Ok(TuplePath {
             block,
             size,
@@ -553,7 +574,22 @@ pub mod proof {
         /// Decodes the one accepted encoding. The number of occupants of an absence proof is
         /// read from the versions (every non-zero key slot of every level).
         pub fn decode(buf: &[u8]) -> Result<Self, DecodeError> {
-            let mut r = Reader::new(buf);
+            Self::read(&mut Reader::new(buf))
+        }
+
+        /// [`LvmtProof::decode`], also reporting where each element sits: `levels[l]`,
+        /// `levels[l].quotients`, `levels[l].quotients[d]`, `levels[l].commitmentTuple` (the
+        /// commitment and its tuple path), `tail` (presence: slot, value and path; absence: every
+        /// occupant), `others[i]` (an occupant), and for every tuple path `P` (`tuple`,
+        /// `others[i]`, `levels[l].commitmentTuple`) the spans of `P.path` and `P.history`
+        /// with their hashes `P.path[k]`, `P.history[k]`.
+        pub fn decode_with_spans(buf: &[u8]) -> Result<(Self, Spans), DecodeError> {
+            let mut r = Reader::with_spans(buf);
+            let p = Self::read(&mut r)?;
+            Ok((p, r.into_spans()))
+        }
+
+        fn read<K: SpanSink>(r: &mut Reader<'_, K>) -> Result<Self, DecodeError> {
             if r.u8("version")? != VERSION {
                 return Err(DecodeError::new("version", "unsupported version"));
             }
@@ -579,6 +615,7 @@ pub mod proof {
             let mut levels = Vec::with_capacity(usize::from(count));
             for l in 0..count {
                 let f = |name: &str| format!("levels[{l}].{name}");
+                let level_start = r.pos();
                 let mut versions = [0u64; 6];
                 for v in &mut versions {
                     *v = r.u64(&f("versions"))?;
@@ -586,23 +623,35 @@ pub mod proof {
                         return Err(DecodeError::new(f("versions"), "a version is 40 bits"));
                     }
                 }
+                let quotients_start = r.pos();
                 let quotients = (0..depth)
-                    .map(|_| r.array::<32>(&f("quotients")))
+                    .map(|d| {
+                        let at = r.pos();
+                        let q = r.array::<32>(&f("quotients"));
+                        r.span(at, || format!("levels[{l}].quotients[{d}]"));
+                        q
+                    })
                     .collect::<Result<Vec<_>, _>>()?;
+                r.span(quotients_start, || f("quotients"));
                 let commitment = if l == 0 {
                     None
                 } else {
-                    Some((
+                    let at = r.pos();
+                    let c = (
                         r.array::<32>(&f("commitment"))?,
-                        get_path(&mut r, &f("commitmentTuple"))?,
-                    ))
+                        get_path(r, &f("commitmentTuple"))?,
+                    );
+                    r.span(at, || f("commitmentTuple"));
+                    Some(c)
                 };
+                r.span(level_start, || format!("levels[{l}]"));
                 levels.push(LevelProof {
                     versions,
                     quotients,
                     commitment,
                 });
             }
+            let tail_start = r.pos();
             let kind = if kind == 0 {
                 let slot = r.u8("slot")?;
                 if !(1..=5).contains(&slot) {
@@ -611,7 +660,7 @@ pub mod proof {
                 Kind::Presence {
                     slot,
                     value: r.array::<32>("value")?,
-                    path: get_path(&mut r, "tuple")?,
+                    path: get_path(r, "tuple")?,
                 }
             } else {
                 let occupied: usize = levels
@@ -621,16 +670,20 @@ pub mod proof {
                 let others = (0..occupied)
                     .map(|i| {
                         let f = format!("others[{i}]");
-                        Ok(OtherKey {
+                        let at = r.pos();
+                        let o = OtherKey {
                             key: B256::from(r.array::<32>(&format!("{f}.key"))?),
                             value: r.array::<32>(&format!("{f}.value"))?,
-                            path: get_path(&mut r, &f)?,
-                        })
+                            path: get_path(r, &f)?,
+                        };
+                        r.span(at, || f);
+                        Ok(o)
                     })
                     .collect::<Result<Vec<_>, DecodeError>>()?;
                 Kind::Absence { others }
             };
-            r.finish("proof")?;
+            r.span(tail_start, || "tail".into());
+            r.check_end("proof")?;
             Ok(Self {
                 depth,
                 key,
@@ -688,23 +741,51 @@ impl LvmtHistory {
 
     /// Decodes the one accepted encoding.
     pub fn decode(buf: &[u8]) -> Result<Self, crate::DecodeError> {
-        let mut r = crate::codec::Reader::new(buf);
+        Self::read(&mut crate::codec::Reader::new(buf))
+    }
+
+    /// [`LvmtHistory::decode`], also reporting where each element sits: `latest` (the
+    /// latest-version proof, without its length) and its spans prefixed `latest.` (see
+    /// [`LvmtProof::decode_with_spans`]), `tuples[i]` (value and path) and, for each,
+    /// `tuples[i].path`, `tuples[i].history` and their hashes.
+    pub fn decode_with_spans(
+        buf: &[u8],
+    ) -> Result<(Self, crate::codec::Spans), crate::DecodeError> {
+        let mut r = crate::codec::Reader::with_spans(buf);
+        let h = Self::read(&mut r)?;
+        Ok((h, r.into_spans()))
+    }
+
+    fn read<K: crate::codec::SpanSink>(
+        r: &mut crate::codec::Reader<'_, K>,
+    ) -> Result<Self, crate::DecodeError> {
         if r.u8("version")? != proof::VERSION {
             return Err(crate::DecodeError::new("version", "unsupported version"));
         }
         let lo = r.u64("lo")?;
         let hi = r.u64("hi")?;
-        let latest = LvmtProof::decode(r.bytes("latest")?)?;
+        let inner = r.bytes("latest")?;
+        let base = r.pos() - inner.len();
+        let latest = if r.recording() {
+            let (p, spans) = LvmtProof::decode_with_spans(inner)?;
+            r.nest("latest.", base, spans);
+            r.span(base, || "latest".into());
+            p
+        } else {
+            LvmtProof::decode(inner)?
+        };
         let first = r.u64("first")?;
         let count = r.u32("count")?;
         // Each tuple takes at least 50 bytes: the count cannot outrun the input.
         let mut tuples = Vec::new();
         for i in 0..count {
             let f = alloc::format!("tuples[{i}]");
+            let at = r.pos();
             let value = r.array::<32>(&alloc::format!("{f}.value"))?;
-            tuples.push((value, proof::get_path(&mut r, &f)?));
+            tuples.push((value, proof::get_path(r, &f)?));
+            r.span(at, || f);
         }
-        r.finish("history")?;
+        r.check_end("history")?;
         Ok(Self {
             lo,
             hi,

@@ -1,10 +1,10 @@
 //! The mpt family's wire format and hashing rules (documented on the family module).
 
-use alloc::{format, vec::Vec};
+use alloc::{format, string::String, vec::Vec};
 
 use crate::{
     Address, B256, DecodeError, Word,
-    codec::{Reader, Writer},
+    codec::{Reader, SpanSink, Spans, Writer},
 };
 
 /// Version byte of the [`AccountProof`] wire format.
@@ -61,7 +61,13 @@ pub fn encode_nodes(w: &mut Writer, nodes: &[Vec<u8>]) {
 }
 
 /// Decodes a `Nodes` list, borrowing from the input; at most [`MAX_PROOF_NODES`] nodes.
-pub fn decode_nodes<'a>(r: &mut Reader<'a>, field: &str) -> Result<Vec<&'a [u8]>, DecodeError> {
+/// Spans: `{field}` (the list with its count) and `{field}[i]` (node `i`, its RLP without the
+/// length prefix).
+pub fn decode_nodes<'a, K: SpanSink>(
+    r: &mut Reader<'a, K>,
+    field: &str,
+) -> Result<Vec<&'a [u8]>, DecodeError> {
+    let start = r.pos();
     let count = r.u16(field)? as usize;
     if count > MAX_PROOF_NODES {
         return Err(DecodeError::new(
@@ -69,7 +75,15 @@ pub fn decode_nodes<'a>(r: &mut Reader<'a>, field: &str) -> Result<Vec<&'a [u8]>
             "more nodes than any 32-byte key path has",
         ));
     }
-    (0..count).map(|_| r.bytes(field)).collect()
+    let nodes = (0..count)
+        .map(|i| {
+            let node = r.bytes(field)?;
+            r.span(r.pos() - node.len(), || format!("{field}[{i}]"));
+            Ok(node)
+        })
+        .collect::<Result<Vec<_>, DecodeError>>()?;
+    r.span(start, || String::from(field));
+    Ok(nodes)
 }
 
 /// An [`AccountProof`] decoded from the wire format, borrowing its nodes from the input.
@@ -152,7 +166,19 @@ impl AccountProof {
 impl<'a> AccountProofRef<'a> {
     /// Decodes the compact wire format; rejects unknown versions and trailing bytes.
     pub fn decode(buf: &'a [u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(buf);
+        Self::read(&mut Reader::new(buf))
+    }
+
+    /// [`AccountProofRef::decode`], also reporting where each element sits: `accountProof`,
+    /// `accountProof[i]`, `storageProof[k]` (key, value and nodes) and `storageProof[k].proof`,
+    /// `storageProof[k].proof[i]` (see [`decode_nodes`]).
+    pub fn decode_with_spans(buf: &'a [u8]) -> Result<(Self, Spans), DecodeError> {
+        let mut r = Reader::with_spans(buf);
+        let p = Self::read(&mut r)?;
+        Ok((p, r.into_spans()))
+    }
+
+    fn read<K: SpanSink>(r: &mut Reader<'a, K>) -> Result<Self, DecodeError> {
         if r.u8("version")? != ACCOUNT_PROOF_VERSION {
             return Err(DecodeError::new("version", "unknown account proof version"));
         }
@@ -161,16 +187,18 @@ impl<'a> AccountProofRef<'a> {
         let nonce = r.u64("nonce")?;
         let code_hash = B256::from(r.array::<32>("codeHash")?);
         let storage_hash = B256::from(r.array::<32>("storageHash")?);
-        let account_proof = decode_nodes(&mut r, "accountProof")?;
+        let account_proof = decode_nodes(r, "accountProof")?;
         let count = usize::from(r.u16("storageProof")?);
         let mut storage_proof = Vec::with_capacity(count.min(256));
         for i in 0..count {
+            let start = r.pos();
             let key = B256::from(r.array::<32>(&format!("storageProof[{i}].key"))?);
             let value = r.array(&format!("storageProof[{i}].value"))?;
-            let proof = decode_nodes(&mut r, &format!("storageProof[{i}].proof"))?;
+            let proof = decode_nodes(r, &format!("storageProof[{i}].proof"))?;
+            r.span(start, || format!("storageProof[{i}]"));
             storage_proof.push(StorageProofRef { key, value, proof });
         }
-        r.finish("accountProof")?;
+        r.check_end("accountProof")?;
         Ok(Self {
             address,
             balance,

@@ -9,26 +9,39 @@
 use std::{format, string::String, vec::Vec};
 
 use lightprov_types::{
-    B256, DecodeError, Word,
+    B256, DecodeError, ErrorCode, Word,
+    codec::Spans,
     lvmt::{self, Kind, LvmtHistory, LvmtProof, TuplePath, index_at, prefix_at, proof::LevelProof},
 };
 
-use super::{
-    ForgeError, Forged, Node, RootCheck, first_difference, hex, increment, not_applicable,
-    outline_json, short, word,
+use crate::{
+    Family, ForgeError, Forged, Node, NodeKind, Outline, RootCheck, first_difference, hex,
+    increment, not_applicable, short, word,
 };
 
 /// What the header says.
-#[derive(Debug)]
-pub(crate) struct Anchor {
-    pub(crate) aroot: [u8; 32],
-    pub(crate) history_root: B256,
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Anchor {
+    /// The header's `lvmtRoot` (the root AMT's commitment, compressed).
+    pub aroot: [u8; 32],
+    /// The header's `lvmtHistoryRoot`.
+    pub history_root: B256,
     /// The header's number + 1.
-    pub(crate) blocks: u64,
+    pub blocks: u64,
 }
 
-/// Wire bytes of a proof before its first level: version, depth, key, kind, count.
-const HEADER: usize = 1 + 1 + 32 + 1 + 1;
+/// Spans of one encoding, named as its decoder names them, under a prefix (`latest.` for the
+/// proof inside a history).
+struct At<'a> {
+    spans: &'a Spans,
+    prefix: &'a str,
+}
+
+impl At<'_> {
+    fn get(&self, name: &str) -> Option<(usize, usize)> {
+        self.spans.get(&format!("{}{name}", self.prefix))
+    }
+}
 
 // Hashing, kept out of line: inlined at every call it would cost more than the outline code.
 #[inline(never)]
@@ -56,13 +69,16 @@ fn root_from_path(leaf: &B256, index: u64, size: u64, path: &[B256]) -> Option<B
     lvmt::root_from_path(leaf, index, size, path)
 }
 
-fn path_size(p: &TuplePath) -> usize {
-    8 + 4 + 4 + 1 + 32 * p.path.len() + 1 + 32 * p.history.len()
-}
-
-/// Draws a tuple's way to the history root (from wire offset `pos`); returns the nodes and the
-/// recomputed history root (`None`: the paths fit no tree of those sizes).
-fn path_nodes(leaf: &B256, p: &TuplePath, pos: usize, a: &Anchor) -> (Vec<Node>, Option<B256>) {
+/// Draws a tuple's way to the history root (its path's spans are named `{field}.path…`,
+/// `{field}.history…`); returns the nodes and the recomputed history root (`None`: the paths
+/// fit no tree of those sizes).
+fn path_nodes(
+    leaf: &B256,
+    p: &TuplePath,
+    at: &At<'_>,
+    field: &str,
+    a: &Anchor,
+) -> (Vec<Node>, Option<B256>) {
     let block_root = root_from_path(leaf, u64::from(p.index), u64::from(p.size), &p.path);
     let history = block_root.and_then(|r| {
         root_from_path(
@@ -72,57 +88,55 @@ fn path_nodes(leaf: &B256, p: &TuplePath, pos: usize, a: &Anchor) -> (Vec<Node>,
             &p.history,
         )
     });
-    let siblings = |hashes: &[B256], from: usize| -> Vec<Node> {
+    let siblings = |hashes: &[B256], name: &str| -> Vec<Node> {
         hashes
             .iter()
             .enumerate()
             .map(|(k, h)| {
-                Node::new("sibling", format!("sibling {}", k + 1))
+                Node::new(NodeKind::Sibling, format!("sibling {}", k + 1))
                     .hash(h.as_slice())
-                    .range(from + 32 * k, from + 32 * (k + 1))
+                    .range(at.get(&format!("{field}.{name}[{k}]")))
             })
             .collect()
     };
-    let block_from = pos + 16 + 1;
     let mut block = Node::new(
-        "node",
+        NodeKind::Node,
         format!(
             "block {}'s tuple tree: index {} of {} tuples",
             p.block, p.index, p.size
         ),
     )
-    .range(pos, block_from + 32 * p.path.len())
-    .children(siblings(&p.path, block_from));
+    .range(at.get(&format!("{field}.path")))
+    .children(siblings(&p.path, "path"));
     block = match block_root {
         Some(r) => block.hash(r.as_slice()),
-        None => block.detail("the audit path fits no tree of this size".into()),
+        None => block.detail("the audit path fits no tree of this size"),
     };
-    let hist_from = block_from + 32 * p.path.len() + 1;
     let mut hist = Node::new(
-        "node",
+        NodeKind::Node,
         format!("history tree: block {} of {}", p.block, a.blocks),
     )
-    .range(hist_from - 1, hist_from + 32 * p.history.len())
-    .children(siblings(&p.history, hist_from));
+    .range(at.get(&format!("{field}.history")))
+    .children(siblings(&p.history, "history"));
     hist = match history {
         Some(r) if r == a.history_root => hist
             .hash(r.as_slice())
-            .detail("= the header's lvmtHistoryRoot".into()),
+            .detail("= the header's lvmtHistoryRoot"),
         Some(r) => hist.hash(r.as_slice()).detail(format!(
             "≠ the header's lvmtHistoryRoot {}",
             short(a.history_root.as_slice())
         )),
-        None => hist.detail("the audit path fits no tree of this size".into()),
+        None => hist.detail("the audit path fits no tree of this size"),
     };
     (std::vec![block, hist], history)
 }
 
 fn check(label: String, got: Option<B256>, a: &Anchor) -> RootCheck {
-    RootCheck {
+    RootCheck::new(
         label,
-        recomputed: got.map(|r| hex(r.as_slice())).unwrap_or_default(),
-        expected: hex(a.history_root.as_slice()),
-    }
+        got.map(|r| hex(r.as_slice())).unwrap_or_default(),
+        hex(a.history_root.as_slice()),
+    )
 }
 
 fn versions(v: &[u64; 6]) -> String {
@@ -148,30 +162,26 @@ struct Drawn {
     primary: Option<usize>,
     /// The key's version and slot (presence).
     slot: Option<(u64, u8)>,
-    end: usize,
 }
 
-/// Draws an LVMT proof whose encoding starts at wire offset `base`.
-fn draw(p: &LvmtProof, base: usize, a: &Anchor) -> Drawn {
+/// Draws an LVMT proof whose spans are `at`.
+fn draw(p: &LvmtProof, at: &At<'_>, a: &Anchor) -> Drawn {
     let depth = p.depth;
     let khash = keccak(&p.key);
-    let mut pos = base + HEADER;
     let mut nodes = Vec::with_capacity(p.levels.len());
     let mut checks = Vec::new();
     let mut prev_sub = 0u64;
     for (l, level) in p.levels.iter().enumerate() {
         let lu = u8::try_from(l).unwrap_or(u8::MAX);
-        let start = pos;
         let index = index_at(&khash, lu, depth).unwrap_or(0);
-        pos += 48;
         let qs: Vec<Node> = level
             .quotients
             .iter()
             .enumerate()
             .map(|(d, q)| {
-                Node::new("digest", format!("Q_{}", d + 1))
+                Node::new(NodeKind::Digest, format!("Q_{}", d + 1))
                     .hash(q)
-                    .range(pos + 32 * d, pos + 32 * (d + 1))
+                    .range(at.get(&format!("levels[{l}].quotients[{d}]")))
             })
             .collect();
         let mut list = String::new();
@@ -182,13 +192,12 @@ fn draw(p: &LvmtProof, base: usize, a: &Anchor) -> Drawn {
             list.push_str(&short(q));
         }
         let opening = Node::new(
-            "node",
+            NodeKind::Node,
             format!("opening of entry {index}: {} quotient points", qs.len()),
         )
         .detail(list)
-        .range(pos, pos + 32 * level.quotients.len())
+        .range(at.get(&format!("levels[{l}].quotients")))
         .children(qs);
-        pos += 32 * level.quotients.len();
         let (label, commitment) = match &level.commitment {
             None => (format!("level {l}: root AMT, entry {index}"), a.aroot),
             Some((c, _)) => (
@@ -206,16 +215,14 @@ fn draw(p: &LvmtProof, base: usize, a: &Anchor) -> Drawn {
         if level.commitment.is_none() {
             detail.push_str("; commitment: the header's lvmtRoot");
         }
-        let mut node = Node::new("level", label)
+        let mut node = Node::new(NodeKind::Level, label)
             .hash(&commitment)
             .detail(detail)
             .child(opening);
         if let Some((c, path)) = &level.commitment {
             let leaf = amt_tuple(lu, &prefix(&khash, lu, depth), prev_sub, c);
-            let tuple_start = pos;
-            pos += 32;
-            let (kids, got) = path_nodes(&leaf, path, pos, a);
-            pos += path_size(path);
+            let field = format!("levels[{l}].commitmentTuple");
+            let (kids, got) = path_nodes(&leaf, path, at, &field, a);
             checks.push(check(
                 format!("lvmtHistoryRoot via level {l}'s sub-AMT tuple"),
                 got,
@@ -223,7 +230,7 @@ fn draw(p: &LvmtProof, base: usize, a: &Anchor) -> Drawn {
             ));
             node = node.child(
                 Node::new(
-                    "tuple",
+                    NodeKind::Tuple,
                     format!("sub-AMT tuple: level {l}, version {prev_sub}"),
                 )
                 .hash(leaf.as_slice())
@@ -233,16 +240,15 @@ fn draw(p: &LvmtProof, base: usize, a: &Anchor) -> Drawn {
                     short(c),
                     path.block
                 ))
-                .range(tuple_start, pos)
+                .range(at.get(&field))
                 .children(kids),
             );
         }
         prev_sub = level.versions[0];
-        nodes.push(node.range(start, pos));
+        nodes.push(node.range(at.get(&format!("levels[{l}]"))));
     }
     let last = p.levels.last();
     let last_u8 = u8::try_from(p.levels.len().saturating_sub(1)).unwrap_or(u8::MAX);
-    let tail_start = pos;
     let (tail, primary, slot) = match &p.kind {
         Kind::Presence { slot, value, path } => {
             let version = last
@@ -250,12 +256,10 @@ fn draw(p: &LvmtProof, base: usize, a: &Anchor) -> Drawn {
                 .copied()
                 .unwrap_or(0);
             let leaf = key_tuple(&p.key, version, value, last_u8, *slot);
-            pos += 1 + 32;
-            let (kids, got) = path_nodes(&leaf, path, pos, a);
-            pos += path_size(path);
+            let (kids, got) = path_nodes(&leaf, path, at, "tuple", a);
             checks.push(check("lvmtHistoryRoot via the key's tuple".into(), got, a));
             let node = Node::new(
-                "result",
+                NodeKind::Result,
                 format!(
                     "key tuple: version {version} → {} (written in block {})",
                     word(value),
@@ -267,7 +271,7 @@ fn draw(p: &LvmtProof, base: usize, a: &Anchor) -> Drawn {
                 "level {last_u8}, slot {slot}; value {}",
                 hex(value)
             ))
-            .range(tail_start, pos)
+            .range(at.get("tail"))
             .children(kids);
             (node, Some(checks.len() - 1), Some((version, *slot)))
         }
@@ -275,6 +279,7 @@ fn draw(p: &LvmtProof, base: usize, a: &Anchor) -> Drawn {
             let mut it = others.iter();
             let mut kids = Vec::with_capacity(others.len());
             let mut first = None;
+            let mut i = 0usize;
             for (l, level) in p.levels.iter().enumerate() {
                 let lu = u8::try_from(l).unwrap_or(u8::MAX);
                 for (s, v) in level.versions.iter().enumerate().skip(1) {
@@ -284,10 +289,9 @@ fn draw(p: &LvmtProof, base: usize, a: &Anchor) -> Drawn {
                     let Some(o) = it.next() else { break };
                     let su = u8::try_from(s).unwrap_or(u8::MAX);
                     let leaf = key_tuple(&o.key, *v, &o.value, lu, su);
-                    let start = pos;
-                    pos += 64;
-                    let (path, got) = path_nodes(&leaf, &o.path, pos, a);
-                    pos += path_size(&o.path);
+                    let field = format!("others[{i}]");
+                    i += 1;
+                    let (path, got) = path_nodes(&leaf, &o.path, at, &field, a);
                     checks.push(check(
                         format!("lvmtHistoryRoot via the occupant of level {l} slot {s}"),
                         got,
@@ -296,7 +300,7 @@ fn draw(p: &LvmtProof, base: usize, a: &Anchor) -> Drawn {
                     first.get_or_insert(checks.len() - 1);
                     kids.push(
                         Node::new(
-                            "tuple",
+                            NodeKind::Tuple,
                             format!(
                                 "occupant of level {l} slot {s}: key {}, version {v} → {}",
                                 short(o.key.as_slice()),
@@ -308,7 +312,7 @@ fn draw(p: &LvmtProof, base: usize, a: &Anchor) -> Drawn {
                             "keccak256(key) = {}, on the same path",
                             short(keccak(&o.key).as_slice())
                         ))
-                        .range(start, pos)
+                        .range(at.get(&field))
                         .children(path),
                     );
                 }
@@ -321,13 +325,13 @@ fn draw(p: &LvmtProof, base: usize, a: &Anchor) -> Drawn {
                 _ => "(the last level is full and has a sub-AMT: the path goes on)",
             };
             let node = Node::new(
-                "result",
+                NodeKind::Result,
                 format!("absent: the path ends at level {last_u8}"),
             )
             .detail(format!(
                 "{why}; every occupied key slot on the path is another key's"
             ))
-            .range(tail_start, pos)
+            .range(at.get("tail"))
             .children(kids);
             // No occupant: the first sub-AMT tuple, if any.
             let primary = first.or(if checks.is_empty() { None } else { Some(0) });
@@ -340,7 +344,6 @@ fn draw(p: &LvmtProof, base: usize, a: &Anchor) -> Drawn {
         checks,
         primary,
         slot,
-        end: pos,
     }
 }
 
@@ -363,7 +366,7 @@ fn root_node(p: &LvmtProof, key: &B256) -> Node {
         ));
     }
     Node::new(
-        "root",
+        NodeKind::Root,
         format!("LVMT {what} proof: key {}", short(p.key.as_slice())),
     )
     .detail(detail)
@@ -371,75 +374,87 @@ fn root_node(p: &LvmtProof, key: &B256) -> Node {
 
 /// `root`: the primary history-root check, or `lvmtRoot` when the proof carries no tuple.
 fn primary_root(d: &mut Drawn, a: &Anchor) -> (RootCheck, Vec<RootCheck>) {
-    let aroot = RootCheck {
-        label: "lvmtRoot (level 0 is opened against it, never recomputed)".into(),
-        recomputed: hex(&a.aroot),
-        expected: hex(&a.aroot),
-    };
+    let aroot = RootCheck::new(
+        "lvmtRoot (level 0 is opened against it, never recomputed)",
+        hex(&a.aroot),
+        hex(&a.aroot),
+    );
     let mut roots = std::vec![aroot];
     let root = match d.primary.and_then(|i| d.checks.get(i)) {
-        Some(c) => RootCheck {
-            label: "lvmtHistoryRoot".into(),
-            recomputed: c.recomputed.clone(),
-            expected: c.expected.clone(),
-        },
-        None => RootCheck {
-            label: "lvmtRoot".into(),
-            recomputed: hex(&a.aroot),
-            expected: hex(&a.aroot),
-        },
+        Some(c) => RootCheck::new("lvmtHistoryRoot", c.recomputed.clone(), c.expected.clone()),
+        None => RootCheck::new("lvmtRoot", hex(&a.aroot), hex(&a.aroot)),
     };
     roots.append(&mut d.checks);
     (root, roots)
 }
 
-pub(super) fn outline_proof(proof: &[u8], key: &B256, a: &Anchor) -> Result<String, DecodeError> {
-    let p = LvmtProof::decode(proof)?;
-    let mut d = draw(&p, 0, a);
+/// Draws an LVMT proof of `key`'s latest value or absence: one `level` per AMT level (its
+/// commitment, the entry's six versions, the opening's D quotient points and, below the root,
+/// the sub-AMT's `tuple` with its block-tree and history-tree paths), then the key's tuple
+/// (`result`) or, for absence, the occupants of the path. `root` is `lvmtHistoryRoot`
+/// recomputed through the key's tuple. Nothing is paired: no parameters are needed.
+pub fn outline_proof(proof: &[u8], key: &B256, a: &Anchor) -> Result<Outline, DecodeError> {
+    let (p, spans) = LvmtProof::decode_with_spans(proof)?;
+    let at = At {
+        spans: &spans,
+        prefix: "",
+    };
+    let mut d = draw(&p, &at, a);
     let tree = root_node(&p, key)
-        .range(0, proof.len())
+        .range(Some((0, proof.len())))
         .children(std::mem::take(&mut d.nodes))
         .child(std::mem::replace(
             &mut d.tail,
-            Node::new("result", String::new()),
+            Node::new(NodeKind::Result, String::new()),
         ));
     let (root, roots) = primary_root(&mut d, a);
-    Ok(outline_json("lvmt", proof.len(), &tree, &root, &roots))
+    Ok(Outline {
+        family: Family::Lvmt,
+        bytes: proof.len(),
+        tree,
+        root,
+        roots,
+    })
 }
 
-pub(super) fn outline_history(
+/// Draws an LVMT history proof asked for `key` over `lo..=hi`: the latest-version proof (a
+/// `structure`), then each listed version's tuple (`result` in the range, `leaf` outside).
+pub fn outline_history(
     proof: &[u8],
     key: &B256,
     lo: u64,
     hi: u64,
     a: &Anchor,
-) -> Result<String, DecodeError> {
-    let h = LvmtHistory::decode(proof)?;
-    // version, lo, hi, then the length of the latest-version proof.
-    let base = 1 + 8 + 8 + 4;
-    let mut d = draw(&h.latest, base, a);
+) -> Result<Outline, DecodeError> {
+    let (h, spans) = LvmtHistory::decode_with_spans(proof)?;
+    let at = At {
+        spans: &spans,
+        prefix: "latest.",
+    };
+    let mut d = draw(&h.latest, &at, a);
     let latest = root_node(&h.latest, key)
-        .range(base, d.end)
+        .range(spans.get("latest"))
         .children(std::mem::take(&mut d.nodes))
         .child(std::mem::replace(
             &mut d.tail,
-            Node::new("result", String::new()),
+            Node::new(NodeKind::Result, String::new()),
         ));
     let latest = Node {
-        kind: "structure",
+        kind: NodeKind::Structure,
         ..latest
     };
-    let mut pos = d.end + 8 + 4;
+    let top = At {
+        spans: &spans,
+        prefix: "",
+    };
     let level = u8::try_from(h.latest.levels.len().saturating_sub(1)).unwrap_or(u8::MAX);
     let slot = d.slot.map_or(0, |(_, s)| s);
     let mut kids = std::vec![latest];
     for (i, (value, path)) in h.tuples.iter().enumerate() {
         let version = h.first.saturating_add(i as u64);
         let leaf = key_tuple(&h.latest.key, version, value, level, slot);
-        let start = pos;
-        pos += 32;
-        let (nodes, got) = path_nodes(&leaf, path, pos, a);
-        pos += path_size(path);
+        let field = format!("tuples[{i}]");
+        let (nodes, got) = path_nodes(&leaf, path, &top, &field, a);
         d.checks.push(check(
             format!("lvmtHistoryRoot via version {version}'s tuple"),
             got,
@@ -447,7 +462,11 @@ pub(super) fn outline_history(
         ));
         let in_range = (lo..=hi).contains(&path.block);
         let label = format!("version {version}: block {} → {}", path.block, word(value));
-        let kind = if in_range { "result" } else { "leaf" };
+        let kind = if in_range {
+            NodeKind::Result
+        } else {
+            NodeKind::Leaf
+        };
         let detail = if in_range {
             format!("level {level}, slot {slot}; value {}", hex(value))
         } else if path.block < lo {
@@ -459,7 +478,7 @@ pub(super) fn outline_history(
             Node::new(kind, label)
                 .hash(leaf.as_slice())
                 .detail(detail)
-                .range(start, pos)
+                .range(spans.get(&field))
                 .children(nodes),
         );
     }
@@ -478,7 +497,7 @@ pub(super) fn outline_history(
         ));
     }
     let tree = Node::new(
-        "root",
+        NodeKind::Root,
         format!(
             "LVMT history: key {}, blocks {}..={}",
             short(h.latest.key.as_slice()),
@@ -487,16 +506,16 @@ pub(super) fn outline_history(
         ),
     )
     .detail(detail)
-    .range(0, proof.len())
+    .range(Some((0, proof.len())))
     .children(kids);
     let (root, roots) = primary_root(&mut d, a);
-    Ok(outline_json(
-        "lvmt-history",
-        proof.len(),
-        &tree,
-        &root,
-        &roots,
-    ))
+    Ok(Outline {
+        family: Family::LvmtHistory,
+        bytes: proof.len(),
+        tree,
+        root,
+        roots,
+    })
 }
 
 /// A proof or a history, as given.
@@ -554,7 +573,12 @@ fn occupied(l: &LevelProof) -> usize {
     l.versions.iter().skip(1).filter(|v| **v > 0).count()
 }
 
-pub(super) fn forge(kind: &str, proof: &[u8], aux: Option<&[u8]>) -> Result<Forged, ForgeError> {
+/// Tampers with an honest LVMT proof (or the latest-version proof inside a history): `kind` is
+/// `flip-byte`, `wrong-value` (the key's value, or an occupant's for absence), `stale-tuple`
+/// (the tuple of an older version from `aux`: an LVMT history — or older presence proof — of
+/// the same key; a history given as `proof` serves as its own) or `drop-level` (the last
+/// level). The code is the check of the LVMT verifier that catches the tamper.
+pub fn forge(kind: &str, proof: &[u8], aux: Option<&[u8]>) -> Result<Forged, ForgeError> {
     let mut w = Wire::decode(proof)?;
     let own = versions_in(&w);
     let p = w.latest();
@@ -580,7 +604,7 @@ pub(super) fn forge(kind: &str, proof: &[u8], aux: Option<&[u8]>) -> Result<Forg
             match &mut p.kind {
                 Kind::Presence { value, .. } => (
                     format!("{verb} the key's value ({})", tamper(value)),
-                    "HISTORY_MISMATCH",
+                    ErrorCode::HistoryMismatch,
                 ),
                 Kind::Absence { others } => match others.first_mut() {
                     Some(o) => (
@@ -589,7 +613,7 @@ pub(super) fn forge(kind: &str, proof: &[u8], aux: Option<&[u8]>) -> Result<Forg
                             short(o.key.as_slice()),
                             tamper(&mut o.value)
                         ),
-                        "HISTORY_MISMATCH",
+                        ErrorCode::HistoryMismatch,
                     ),
                     None if flip => {
                         // No tuple at all: tamper with the entry the AMT opening proves.
@@ -604,7 +628,7 @@ pub(super) fn forge(kind: &str, proof: &[u8], aux: Option<&[u8]>) -> Result<Forg
                                  → {}): the AMT opening no longer matches",
                                 l.versions[0]
                             ),
-                            "PAIRING_CHECK_FAILED",
+                            ErrorCode::PairingCheckFailed,
                         )
                     }
                     None => {
@@ -629,7 +653,7 @@ pub(super) fn forge(kind: &str, proof: &[u8], aux: Option<&[u8]>) -> Result<Forg
                                 "claimed value 0x1 for the absent key (a presence proof with a \
                                  made-up tuple)",
                             ),
-                            "LEVEL_MISMATCH",
+                            ErrorCode::LevelMismatch,
                         )
                     }
                 },
@@ -679,7 +703,7 @@ pub(super) fn forge(kind: &str, proof: &[u8], aux: Option<&[u8]>) -> Result<Forg
             );
             *value = old_value;
             *path = old_path;
-            (d, "HISTORY_MISMATCH")
+            (d, ErrorCode::HistoryMismatch)
         }
         "drop-level" => {
             let n = p.levels.len();
@@ -692,7 +716,7 @@ pub(super) fn forge(kind: &str, proof: &[u8], aux: Option<&[u8]>) -> Result<Forg
             if n <= 1 {
                 (
                     String::from("dropped the only level: the proof no longer decodes"),
-                    "BAD_ENCODING",
+                    ErrorCode::BadEncoding,
                 )
             } else if presence {
                 (
@@ -700,7 +724,7 @@ pub(super) fn forge(kind: &str, proof: &[u8], aux: Option<&[u8]>) -> Result<Forg
                         "dropped level {} (the key's): its slot now names another key's version",
                         n - 1
                     ),
-                    "HISTORY_MISMATCH",
+                    ErrorCode::HistoryMismatch,
                 )
             } else {
                 (
@@ -709,7 +733,7 @@ pub(super) fn forge(kind: &str, proof: &[u8], aux: Option<&[u8]>) -> Result<Forg
                          with a sub-AMT below",
                         n - 1
                     ),
-                    "LEVEL_MISMATCH",
+                    ErrorCode::LevelMismatch,
                 )
             }
         }

@@ -1,20 +1,39 @@
-//! COLE outlines and forgeries.
+//! COLE outlines and forgeries, on [`HistoryProof::decode_with_spans`].
 
 use std::{format, string::String, vec::Vec};
 
 use lightprov_types::{
     B256, DecodeError,
+    codec::Spans,
     cole::{Entry, HistoryProof, Part, Structure, StructureKind, Tree, hash},
 };
 use lightprov_verifier::cole::verify_history;
 
-use super::{
-    ForgeError, Forged, Node, RootCheck, first_difference, hex, increment, not_applicable,
-    outline_json, short, word,
+use crate::{
+    Family, ForgeError, Forged, Node, NodeKind, Outline, RootCheck, first_difference, hex,
+    increment, not_applicable, short, span, word,
 };
 
-/// Wire bytes before the first part: version, key, lo, hi, fanout, count.
-const HEADER: usize = 1 + 32 + 8 + 8 + 1 + 2;
+/// Which COLE engine a proof comes from: the header's `coleRoot` commits to both engines'
+/// `H_state`, COLE's first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scheme {
+    /// COLE.
+    Cole,
+    /// COLE*.
+    ColeStar,
+}
+
+impl Scheme {
+    /// `"cole"` or `"cole-star"`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "cole" => Some(Self::Cole),
+            "cole-star" => Some(Self::ColeStar),
+            _ => None,
+        }
+    }
+}
 
 // Hashing, kept out of line: inlined at every call it would cost more than the outline code.
 #[inline(never)]
@@ -33,21 +52,22 @@ struct Ctx<'a> {
     hi: u64,
     /// "MB-tree node" or "run node".
     noun: &'static str,
+    spans: &'a Spans,
 }
 
-/// Draws a partial tree from wire offset `pos`; returns the node, its hash and its size.
-fn tree(t: &Tree, c: &Ctx<'_>, pos: usize) -> (Node, B256, usize) {
+/// Draws the partial tree whose span is named `path`; returns the node and its hash.
+fn tree(t: &Tree, c: &Ctx<'_>, path: &str) -> (Node, B256) {
+    let range = span(c.spans, path);
     match t {
         Tree::Leaf(e) => {
             let own = e.key == *c.key;
-            let size = if own { 1 + 8 + 32 } else { 1 + 32 + 8 + 32 };
             let h = leaf_hash(e);
             let v = word(&e.value);
             let node = if own && (c.lo..=c.hi).contains(&e.block) {
-                Node::new("result", format!("block {} → {v}", e.block))
+                Node::new(NodeKind::Result, format!("block {} → {v}", e.block))
             } else if own && e.block < c.lo {
                 Node::new(
-                    "leaf",
+                    NodeKind::Leaf,
                     format!(
                         "left neighbour: block {} → {v} (in force at block {})",
                         e.block, c.lo
@@ -55,12 +75,12 @@ fn tree(t: &Tree, c: &Ctx<'_>, pos: usize) -> (Node, B256, usize) {
                 )
             } else if own {
                 Node::new(
-                    "leaf",
+                    NodeKind::Leaf,
                     format!("right neighbour: block {} → {v} (after the range)", e.block),
                 )
             } else {
                 Node::new(
-                    "leaf",
+                    NodeKind::Leaf,
                     format!(
                         "neighbour: key {}, block {}",
                         short(e.key.as_slice()),
@@ -71,32 +91,32 @@ fn tree(t: &Tree, c: &Ctx<'_>, pos: usize) -> (Node, B256, usize) {
             let node = node
                 .hash(h.as_slice())
                 .detail(format!("value {}", hex(&e.value)))
-                .range(pos, pos + size);
-            (node, h, size)
+                .range(range);
+            (node, h)
         }
         Tree::Hash(h) => (
-            Node::new("sibling", "pruned subtree".into())
+            Node::new(NodeKind::Sibling, "pruned subtree")
                 .hash(h.as_slice())
-                .range(pos, pos + 33),
+                .range(range),
             *h,
-            33,
         ),
         Tree::Node(children) => {
-            let mut at = pos + 2;
             let mut kids = Vec::with_capacity(children.len());
             let mut hashes = Vec::with_capacity(children.len());
-            for ch in children {
-                let (n, h, size) = tree(ch, c, at);
-                at += size;
+            for (j, ch) in children.iter().enumerate() {
+                let (n, h) = tree(ch, c, &format!("{path}.{j}"));
                 kids.push(n);
                 hashes.push(h);
             }
             let h = node_hash(&hashes);
-            let node = Node::new("node", format!("{} ({} children)", c.noun, children.len()))
-                .hash(h.as_slice())
-                .range(pos, at)
-                .children(kids);
-            (node, h, at - pos)
+            let node = Node::new(
+                NodeKind::Node,
+                format!("{} ({} children)", c.noun, children.len()),
+            )
+            .hash(h.as_slice())
+            .range(range)
+            .children(kids);
+            (node, h)
         }
     }
 }
@@ -133,17 +153,22 @@ fn h_state(p: &HistoryProof) -> B256 {
     hash::state(p.fanout, digests.iter())
 }
 
-pub(super) fn outline(
+/// Draws a COLE provenance proof asked for `key` over `lo..=hi`: one `structure` per searched
+/// structure (MB-tree of level 0 or run) holding its partial Merkle tree (`node`, `leaf` for
+/// neighbours, `sibling` for pruned subtrees, `result` for the key's versions in the range), one
+/// `digest` per structure after the early stop. `root` compares the `coleRoot` recomputed from
+/// the proof's `H_state` and `sibling` (the other engine's) with the header's `cole_root`.
+pub fn outline(
     proof: &[u8],
     key: &B256,
     lo: u64,
     hi: u64,
     cole_root: &B256,
     sibling: &B256,
-    star: bool,
-) -> Result<String, DecodeError> {
-    let p = HistoryProof::decode(proof)?;
-    let mut pos = HEADER;
+    scheme: Scheme,
+) -> Result<Outline, DecodeError> {
+    let star = scheme == Scheme::ColeStar;
+    let (p, spans) = HistoryProof::decode_with_spans(proof)?;
     let mut kids = Vec::with_capacity(p.parts.len());
     let mut digests = Vec::with_capacity(p.parts.len());
     let (mut mbtrees, mut runs, mut searched) = (0u32, 0u32, 0usize);
@@ -152,11 +177,10 @@ pub(super) fn outline(
         match part {
             Part::Searched(s) => {
                 searched += 1;
-                let (head, label, noun, bloom) = match s.kind {
+                let (label, noun, bloom) = match s.kind {
                     StructureKind::MbTree => {
                         mbtrees += 1;
                         (
-                            1 + 8 + 1,
                             format!("MB-tree L0 #{mbtrees} (n = {}, height {})", s.n, s.height),
                             "MB-tree node",
                             None,
@@ -165,7 +189,6 @@ pub(super) fn outline(
                     StructureKind::Run { bloom } => {
                         runs += 1;
                         (
-                            1 + 8 + 1 + 32,
                             format!("run #{runs} (n = {}, height {})", s.n, s.height),
                             "run node",
                             Some(bloom),
@@ -177,8 +200,9 @@ pub(super) fn outline(
                     lo: p.lo,
                     hi: p.hi,
                     noun,
+                    spans: &spans,
                 };
-                let (t, root, size) = tree(&s.tree, &c, pos + head);
+                let (t, root) = tree(&s.tree, &c, &format!("parts[{i}].tree"));
                 let d = digest(s, &root);
                 let mut detail = format!(
                     "structure {} of {total}, searched; tree root {}",
@@ -190,29 +214,27 @@ pub(super) fn outline(
                     detail.push_str(&short(b.as_slice()));
                 }
                 kids.push(
-                    Node::new("structure", label)
+                    Node::new(NodeKind::Structure, label)
                         .hash(d.as_slice())
                         .detail(detail)
-                        .range(pos, pos + head + size)
+                        .range(span(&spans, &format!("parts[{i}]")))
                         .child(t),
                 );
                 digests.push(d);
-                pos += head + size;
             }
             Part::Skipped(d) => {
                 kids.push(
                     Node::new(
-                        "digest",
+                        NodeKind::Digest,
                         format!(
                             "structure {} of {total}: digest only (after the early stop)",
                             i + 1
                         ),
                     )
                     .hash(d.as_slice())
-                    .range(pos, pos + 33),
+                    .range(span(&spans, &format!("parts[{i}]"))),
                 );
                 digests.push(*d);
-                pos += 33;
             }
         }
     }
@@ -246,7 +268,7 @@ pub(super) fn outline(
         ));
     }
     let tree = Node::new(
-        "root",
+        NodeKind::Root,
         format!(
             "{} provenance proof: key {}, blocks {}..={}",
             if star { "COLE*" } else { "COLE" },
@@ -257,15 +279,20 @@ pub(super) fn outline(
     )
     .hash(state.as_slice())
     .detail(detail)
-    .range(0, proof.len())
+    .range(Some((0, proof.len())))
     .children(kids);
-    let root = || RootCheck {
-        label: "coleRoot".into(),
-        recomputed: hex(recomputed.as_slice()),
-        expected: hex(cole_root.as_slice()),
-    };
-    let family = if star { "cole-star" } else { "cole" };
-    Ok(outline_json(family, proof.len(), &tree, &root(), &[root()]))
+    let root = RootCheck::new(
+        "coleRoot",
+        hex(recomputed.as_slice()),
+        hex(cole_root.as_slice()),
+    );
+    Ok(Outline {
+        family: if star { Family::ColeStar } else { Family::Cole },
+        bytes: proof.len(),
+        tree,
+        root: root.clone(),
+        roots: std::vec![root],
+    })
 }
 
 /// Every revealed entry of a tree, left to right.
@@ -336,7 +363,12 @@ fn entry_name(t: &Tree, key: &B256) -> String {
     }
 }
 
-pub(super) fn forge(kind: &str, proof: &[u8]) -> Result<Forged, ForgeError> {
+/// Tampers with an honest COLE (or COLE*) proof: `kind` is `flip-byte` (the last byte of the
+/// first revealed version's value), `wrong-value` (that value + 1), `drop-result` (that version
+/// pruned to its hash — the root still matches) or `swap-structures` (the first two searched).
+/// The code is the one the verifier gives the forgery against the root the honest proof
+/// recomputes.
+pub fn forge(kind: &str, proof: &[u8]) -> Result<Forged, ForgeError> {
     let honest = HistoryProof::decode(proof)?;
     let mut p = honest.clone();
     let key = p.key;
@@ -418,7 +450,7 @@ pub(super) fn forge(kind: &str, proof: &[u8]) -> Result<Forged, ForgeError> {
     // What the verifier says against the root the honest proof recomputes — the header's, for
     // an honest proof.
     let code = match verify_history(&h_state(&honest), &key, honest.lo, honest.hi, &forged) {
-        Err(e) => e.code().as_str(),
+        Err(e) => e.code(),
         Ok(_) => return not_applicable("the verifier accepts this tamper of this proof"),
     };
     Ok(Forged {
@@ -426,84 +458,4 @@ pub(super) fn forge(kind: &str, proof: &[u8]) -> Result<Forged, ForgeError> {
         description,
         code,
     })
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
-mod tests {
-    use lightprov_types::cole::{Entry, Structure};
-
-    use super::*;
-
-    /// The worked example of docs/proofs.md (two versions of one key in one MB-tree leaf).
-    fn worked_example() -> Vec<u8> {
-        let key = B256::repeat_byte(0x11);
-        let word = |v: u8| {
-            let mut w = [0u8; 32];
-            w[31] = v;
-            w
-        };
-        HistoryProof {
-            key,
-            lo: 2,
-            hi: 3,
-            fanout: 4,
-            parts: std::vec![Part::Searched(Structure {
-                kind: StructureKind::MbTree,
-                n: 2,
-                height: 1,
-                tree: Tree::Node(std::vec![
-                    Tree::Leaf(Entry {
-                        key,
-                        block: 1,
-                        value: word(5)
-                    }),
-                    Tree::Leaf(Entry {
-                        key,
-                        block: 3,
-                        value: word(7)
-                    }),
-                ]),
-            })],
-        }
-        .encode()
-    }
-
-    #[test]
-    fn outlines_the_worked_example_with_its_h_state() {
-        let proof = worked_example();
-        let h_state: B256 = "0x3c67a7aae3e67dee7beaef66fc77b527b6a34b8b6a59add481972af272bcd99e"
-            .parse()
-            .unwrap();
-        let sibling = B256::ZERO;
-        let cole_root = hash::header_root(&h_state, &sibling);
-        let key = B256::repeat_byte(0x11);
-        let json = outline(&proof, &key, 2, 3, &cole_root, &sibling, false).unwrap();
-        assert!(json.contains(&std::format!("\"hash\":\"{h_state}\"")));
-        assert!(json.contains("left neighbour: block 1 → 0x5 (in force at block 2)"));
-        assert!(json.contains("\"kind\":\"result\",\"label\":\"block 3 → 0x7\""));
-        assert!(json.contains("\"range\":[52,146]"));
-        assert!(json.contains("\"matches\":true"));
-    }
-
-    #[test]
-    fn forgeries_of_the_worked_example_carry_the_verifiers_code() {
-        let proof = worked_example();
-        for (kind, code) in [
-            ("flip-byte", "ROOT_MISMATCH"),
-            ("wrong-value", "ROOT_MISMATCH"),
-            ("drop-result", "INCOMPLETE_RANGE"),
-        ] {
-            let f = forge(kind, &proof).unwrap();
-            assert_eq!(f.code, code, "{kind}: {}", f.description);
-        }
-        assert!(matches!(
-            forge("swap-structures", &proof),
-            Err(ForgeError::NotApplicable(_))
-        ));
-        assert!(matches!(
-            forge("flip-byte", &proof[..40]),
-            Err(ForgeError::Decode(_))
-        ));
-    }
 }

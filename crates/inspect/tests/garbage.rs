@@ -1,0 +1,154 @@
+//! The inspector never panics: on random bytes, on every truncation of the real proofs and on
+//! single-byte changes of them (two per byte; every third byte of the long LVMT proofs), each outline and forgery returns (an outline, a decode
+//! error or a refusal), and the spans decoders report never change what they accept.
+#![allow(
+    missing_docs,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod common;
+
+use common::valid;
+use lightprov_inspect::{Outline, cole, lvmt, mpt};
+use lightprov_types::{
+    B256,
+    cole::HistoryProof,
+    lvmt::{LvmtHistory, LvmtProof},
+    mpt::{AccountProof, AccountProofRef},
+};
+use proptest::prelude::*;
+
+fn anchor() -> lvmt::Anchor {
+    lvmt::Anchor {
+        aroot: [7; 32],
+        history_root: B256::repeat_byte(9),
+        blocks: 100,
+    }
+}
+
+fn sane(o: &Outline, len: usize) {
+    assert_eq!(o.bytes, len);
+    for n in o.tree.walk() {
+        if let Some((a, b)) = n.range {
+            assert!(a <= b && b <= len, "{} at {a}..{b} of {len}", n.label);
+        }
+    }
+    assert!(!o.roots.is_empty());
+}
+
+/// Runs every entry point on `b`; outlines that succeed must be sane.
+fn everything(b: &[u8]) {
+    let key = B256::repeat_byte(3);
+    for scheme in [cole::Scheme::Cole, cole::Scheme::ColeStar] {
+        if let Ok(o) = cole::outline(b, &key, 0, 10, &key, &key, scheme) {
+            sane(&o, b.len());
+        }
+    }
+    if let Ok(o) = lvmt::outline_proof(b, &key, &anchor()) {
+        sane(&o, b.len());
+    }
+    if let Ok(o) = lvmt::outline_history(b, &key, 0, 10, &anchor()) {
+        sane(&o, b.len());
+    }
+    if let Ok(o) = mpt::outline(b, &key) {
+        sane(&o, b.len());
+    }
+    for kind in [
+        "flip-byte",
+        "wrong-value",
+        "drop-result",
+        "swap-structures",
+        "x",
+    ] {
+        let _ = cole::forge(kind, b);
+    }
+    for kind in ["flip-byte", "wrong-value", "stale-tuple", "drop-level", "x"] {
+        let _ = lvmt::forge(kind, b, None);
+        let _ = lvmt::forge(kind, b, Some(b));
+    }
+    // Spans are reported without changing what decodes.
+    assert_eq!(
+        HistoryProof::decode(b).ok(),
+        HistoryProof::decode_with_spans(b).ok().map(|(p, _)| p)
+    );
+    assert_eq!(
+        LvmtProof::decode(b).ok(),
+        LvmtProof::decode_with_spans(b).ok().map(|(p, _)| p)
+    );
+    assert_eq!(
+        LvmtHistory::decode(b).ok(),
+        LvmtHistory::decode_with_spans(b).ok().map(|(p, _)| p)
+    );
+    assert_eq!(
+        AccountProofRef::decode(b).ok(),
+        AccountProofRef::decode_with_spans(b).ok().map(|(p, _)| p)
+    );
+}
+
+fn real_proofs() -> Vec<Vec<u8>> {
+    let mut out: Vec<Vec<u8>> = valid("cole", "")
+        .iter()
+        .chain(&valid("lvmt", ""))
+        .map(|v| v.bytes("proof"))
+        .collect();
+    out.extend(valid("mpt", "account-").iter().map(|v| {
+        AccountProof::from_json(&v.inputs["proof"])
+            .unwrap()
+            .encode()
+    }));
+    out
+}
+
+#[test]
+fn every_truncation_of_every_real_proof() {
+    let mut outlined = 0;
+    for p in real_proofs() {
+        for n in 0..p.len() {
+            everything(&p[..n]);
+        }
+        everything(&p);
+        outlined += 1;
+    }
+    assert_eq!(outlined, 24 + 7 + 1);
+}
+
+#[test]
+fn every_byte_of_every_real_proof_changed() {
+    for p in real_proofs() {
+        let mut q = p.clone();
+        // Every byte of the short proofs; of the long ones (LVMT, ~1.5 kB) every third.
+        let step = if q.len() > 1000 { 3 } else { 1 };
+        for i in (0..q.len()).step_by(step) {
+            for x in [0x80, 0xff] {
+                q[i] ^= x;
+                everything(&q);
+                q[i] ^= x;
+            }
+        }
+        // Extra bytes and a doubled proof.
+        let mut longer = p.clone();
+        longer.push(0);
+        everything(&longer);
+        everything(&[p.as_slice(), p.as_slice()].concat());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn random_bytes(b in proptest::collection::vec(any::<u8>(), 0..400)) {
+        everything(&b);
+    }
+
+    /// Random bytes behind a valid-looking start: a version byte and plausible counts.
+    #[test]
+    fn random_bytes_behind_a_version(head in 0u8..3, b in proptest::collection::vec(any::<u8>(), 0..600)) {
+        let mut x = vec![1u8, head];
+        x.extend(b);
+        everything(&x);
+    }
+}

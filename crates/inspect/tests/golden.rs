@@ -1,0 +1,115 @@
+//! The outlines are the ones the demo drew before this crate: the JSON values the previous
+//! inspectors wrote for a few shared vectors (tests/golden, see its README), field by field.
+#![allow(
+    missing_docs,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod common;
+
+use common::valid;
+use lightprov_inspect::{cole, lvmt, mpt};
+use serde_json::Value;
+
+fn golden(name: &str) -> Value {
+    let path = format!("{}/tests/golden/{name}.json", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn json(s: &str) -> Value {
+    serde_json::from_str(s).unwrap()
+}
+
+#[test]
+fn cole_outlines_are_the_ones_drawn_before() {
+    let mut n = 0;
+    for v in valid("cole", "") {
+        let name = format!("cole-{}", v.name);
+        if !std::path::Path::new(&format!(
+            "{}/tests/golden/{name}.json",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .exists()
+        {
+            continue;
+        }
+        let o = cole::outline(
+            &v.bytes("proof"),
+            &v.b256("stateKey"),
+            v.num("fromBlock"),
+            v.num("toBlock"),
+            &v.b256("coleRoot"),
+            &v.b256("siblingRoot"),
+            cole::Scheme::parse(v.str("scheme")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(json(&o.to_json()), golden(&name), "{name}");
+        n += 1;
+    }
+    assert_eq!(n, 2);
+}
+
+#[test]
+fn lvmt_outlines_are_the_ones_drawn_before() {
+    let mut n = 0;
+    for v in valid("lvmt", "") {
+        let name = format!("lvmt-{}", v.name);
+        if !std::path::Path::new(&format!(
+            "{}/tests/golden/{name}.json",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .exists()
+        {
+            continue;
+        }
+        let proof = v.bytes("proof");
+        let key = v.b256("stateKey");
+        let o = if v.name.starts_with("history") {
+            lvmt::outline_history(
+                &proof,
+                &key,
+                v.num("fromBlock"),
+                v.num("toBlock"),
+                &v.anchor(),
+            )
+        } else {
+            lvmt::outline_proof(&proof, &key, &v.anchor())
+        }
+        .unwrap();
+        assert_eq!(json(&o.to_json()), golden(&name), "{name}");
+        n += 1;
+    }
+    assert_eq!(n, 3);
+}
+
+#[test]
+fn mpt_outlines_are_the_ones_the_typescript_inspector_drew() {
+    for (name, vector) in [
+        ("account-mainnet-eoa-500000", "account-mainnet-eoa-500000"),
+        (
+            "drop-node-account-mainnet-eoa-500000",
+            "account-mainnet-eoa-500000",
+        ),
+        (
+            "account-goerli-absent-storage-slot-8492954",
+            "account-goerli-absent-storage-slot-8492954",
+        ),
+        (
+            "flip-byte-account-goerli-absent-storage-slot-8492954",
+            "account-goerli-absent-storage-slot-8492954",
+        ),
+    ] {
+        let g = golden(&format!("mpt-{name}"));
+        let v = &valid("mpt", vector)[0];
+        let wire = common::hex(g["wire"].as_str().unwrap());
+        let o = mpt::outline(&wire, &v.b256("stateRoot")).unwrap();
+        assert_eq!(
+            json(&o.to_json()),
+            json(g["outline"].as_str().unwrap()),
+            "{name}"
+        );
+    }
+}
