@@ -263,15 +263,15 @@ function mptVerifyChart(fig) {
 }
 
 function wasmChart(fig) {
-  const s = fig.figures.wasmSizes.sets;
+  const s = fig.figures.wasmSizes.modules;
   return {
     id: 'wasm-sizes',
-    paper: 'wasm bundle size per feature set',
-    title: 'wasm bundle size per feature set',
+    paper: 'wasm module sizes',
+    title: 'wasm module sizes',
     config: base(
       'bar',
-      'wasm verifier size per feature set',
-      'post-bindgen _bg.wasm, --profile wasm (LTO, opt-level 3); gzip level 9',
+      'wasm modules of the SDK: one per proof family, every family in one, the inspector',
+      'bound by wasm-bindgen, --profile wasm (LTO, opt-level 2), wasm-opt -O2; gzip level 9',
       {
         labels: s.map((x) => x.label),
         datasets: [
@@ -281,7 +281,7 @@ function wasmChart(fig) {
       },
       {
         x: axis('size (bytes; ticks in kB = 1000 B)', { beginAtZero: true, ticks: { _format: 'bytes' } }),
-        y: axis('feature set (cargo features)'),
+        y: axis('module'),
       },
       { indexAxis: 'y' },
     ),

@@ -37,8 +37,8 @@ function expected(fig) {
   };
   out['mpt-verify'] = { 'µs per proof': f.mptVerify.bars.map((b) => ({ index: b.label, value: b.us })) };
   out['wasm-sizes'] = {
-    raw: f.wasmSizes.sets.map((s) => ({ index: s.label, value: s.raw })),
-    'gzip -9': f.wasmSizes.sets.map((s) => ({ index: s.label, value: s.gzip })),
+    raw: f.wasmSizes.modules.map((s) => ({ index: s.label, value: s.raw })),
+    'gzip -9': f.wasmSizes.modules.map((s) => ({ index: s.label, value: s.gzip })),
   };
   out['lvmt-commit'] = { 'writes/s': f.lvmtCommit.rows.map((r) => ({ index: r.label, value: r.writesPerS })) };
   return out;
