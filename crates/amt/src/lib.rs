@@ -4,6 +4,8 @@
 
 extern crate alloc;
 
+pub mod opening;
+
 use alloc::vec::Vec;
 
 use ark_bn254::{Bn254, Fr, G1Affine, G2Affine};
@@ -68,9 +70,15 @@ pub fn g2_to_bytes(p: &G2Affine) -> [u8; G2_BYTES] {
     out
 }
 
+/// A field element from big-endian bytes, reduced modulo the scalar field's order. (One
+/// instance for the engine and the verifier: arkworks' generic conversion is large in wasm.)
+pub fn fr_from_be_mod_order(b: &[u8]) -> Fr {
+    Fr::from_be_bytes_mod_order(b)
+}
+
 /// A field element from 32 big-endian bytes, which must be below the modulus.
 pub fn fr_from_be(b: &[u8; 32], field: &str) -> Result<Fr, DecodeError> {
-    let v = Fr::from_be_bytes_mod_order(b);
+    let v = fr_from_be_mod_order(b);
     if fr_to_be(&v) != *b {
         return Err(DecodeError::new(
             field,

@@ -2,9 +2,13 @@
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::expect_used)]
 
 use super::*;
-use ark_ec::PrimeGroup;
+use alloc::vec::Vec;
+use ark_bn254::{Fr, G1Affine, G1Projective};
+use ark_ec::{AffineRepr, CurveGroup, PrimeGroup};
 use ark_ff::BigInteger;
+use ark_ff::{Field, One, PrimeField, Zero};
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
+use lightprov_types::ErrorCode;
 
 /// An AMT of depth D with a known trapdoor: commitment and openings by polynomial division.
 struct Ref {
