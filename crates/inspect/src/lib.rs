@@ -2,7 +2,7 @@
 
 use std::{fmt::Display, string::String, vec::Vec};
 
-use lightprov_types::{DecodeError, ErrorCode, codec::Spans};
+use lightprov_types::{DecodeError, ErrorCode, codec::Spans, family::Tamper};
 use serde::Serialize;
 
 pub mod cole;
@@ -219,6 +219,47 @@ pub(crate) fn not_applicable<T>(what: impl Display) -> Result<T, ForgeError> {
     Err(ForgeError::NotApplicable(std::format!("{what}")))
 }
 
+/// The registry's tamper class `kind` of `family`, if the inspector forges it (`forgeries`, the
+/// family's list); not applicable otherwise.
+pub(crate) fn tamper_class(
+    family: &'static lightprov_types::Family,
+    forgeries: &[&str],
+    kind: &str,
+) -> Result<&'static Tamper, ForgeError> {
+    match family.tamper(kind) {
+        Some(t) if forgeries.contains(&kind) => Ok(t),
+        Some(_) => not_applicable(std::format!(
+            "{kind}: a {} tamper class the inspector does not forge ({})",
+            family.name,
+            forgeries.join(", ")
+        )),
+        None => not_applicable(std::format!(
+            "{kind}: not a {} tamper class ({})",
+            family.name,
+            forgeries.join(", ")
+        )),
+    }
+}
+
+/// The forgery, if `code` is an answer of its class; not applicable otherwise (the verifier
+/// answers this tamper of this proof with a code of another class: it is not a forgery of
+/// this class).
+pub(crate) fn labelled(t: &Tamper, forged: Forged) -> Result<Forged, ForgeError> {
+    if t.answers(forged.code) {
+        Ok(forged)
+    } else {
+        not_applicable(std::format!(
+            "{}: the verifier answers this proof's forgery with {}, not the class's {}",
+            t.name,
+            forged.code,
+            t.alt.map_or_else(
+                || String::from(t.code.as_str()),
+                |a| std::format!("{} or {}", t.code, a)
+            )
+        ))
+    }
+}
+
 /// The span a decoder reported for `path`.
 pub(crate) fn span(spans: &Spans, path: &str) -> Option<(usize, usize)> {
     spans.get(path)
@@ -309,17 +350,6 @@ pub fn decimal(b: &[u8]) -> String {
     digits.iter().rev().collect()
 }
 
-/// A word plus one (wrapping), big-endian.
-pub(crate) fn increment(w: &mut [u8; 32]) {
-    for b in w.iter_mut().rev() {
-        let (v, carry) = b.overflowing_add(1);
-        *b = v;
-        if !carry {
-            return;
-        }
-    }
-}
-
 /// The first byte where two encodings differ.
 pub(crate) fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
     a.iter().zip(b).position(|(x, y)| x != y)
@@ -356,9 +386,6 @@ mod tests {
             decimal(&[0xff; 32]),
             "115792089237316195423570985008687907853269984665640564039457584007913129639935"
         );
-        let mut max = [0xff; 32];
-        increment(&mut max);
-        assert_eq!(max, [0; 32]);
     }
 
     #[test]
