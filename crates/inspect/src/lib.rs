@@ -356,7 +356,7 @@ pub(crate) fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
 mod tests {
     use super::*;
 
@@ -386,6 +386,48 @@ mod tests {
             decimal(&[0xff; 32]),
             "115792089237316195423570985008687907853269984665640564039457584007913129639935"
         );
+    }
+
+    #[test]
+    fn a_forgery_keeps_its_class_only_with_a_code_the_class_answers() {
+        let forged = |code| Forged {
+            proof: std::vec![1],
+            description: String::from("d"),
+            code,
+        };
+        let cole = &lightprov_types::cole::FAMILY;
+        let t = cole.tamper("value-changed").unwrap();
+        assert_eq!(
+            labelled(t, forged(ErrorCode::RootMismatch)),
+            Ok(forged(ErrorCode::RootMismatch))
+        );
+        // The verifier answering with another class's code: not labelled value-changed.
+        let Err(ForgeError::NotApplicable(m)) = labelled(t, forged(ErrorCode::IncompleteRange))
+        else {
+            panic!("labelled with a code the class does not answer")
+        };
+        assert_eq!(
+            m,
+            "value-changed: the verifier answers this proof's forgery with INCOMPLETE_RANGE, not \
+             the class's ROOT_MISMATCH"
+        );
+        // A class's alternative code is one of its answers.
+        let lvmt = &lightprov_types::lvmt::FAMILY;
+        let t = lvmt.tamper("level-dropped").unwrap();
+        assert!(labelled(t, forged(ErrorCode::LevelMismatch)).is_ok());
+        assert!(labelled(t, forged(ErrorCode::HistoryMismatch)).is_ok());
+        assert!(labelled(t, forged(ErrorCode::PairingCheckFailed)).is_err());
+        // Only classes of the family that the inspector makes.
+        assert_eq!(
+            tamper_class(cole, &["value-changed"], "value-changed"),
+            Ok(cole.tamper("value-changed").unwrap())
+        );
+        for kind in ["bloom-changed", "stale-tuple", "x"] {
+            assert!(matches!(
+                tamper_class(cole, &["value-changed"], kind),
+                Err(ForgeError::NotApplicable(_))
+            ));
+        }
     }
 
     #[test]
