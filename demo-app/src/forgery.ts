@@ -176,7 +176,7 @@ async function runForgery(): Promise<void> {
       'div',
       { class: 'step' },
       h('span', { class: 'step-n' }, '2'),
-      h('span', {}, 'Tampered, tamper class ', h('code', {}, kind), about ? ` (${about}): ` : ': ', forged.description),
+      h('span', { class: 'step-text' }, 'Tampered, tamper class ', h('code', {}, kind), about ? ` (${about}): ` : ': ', forged.description),
     ),
     h('div', { class: 'step' }, h('span', { class: 'step-n' }, '3'), h('span', {}, `Verified the tampered proof against the same header #${num(honest.anchor.number)} `), hash(honest.anchor.hash)),
     verdict,
