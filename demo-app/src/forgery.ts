@@ -1,14 +1,17 @@
 /**
  * Forgery mode: fetch an honest proof for the picked key and range, check that it verifies,
- * tamper with it (flip a byte, drop a result, swap runs, a stale LVMT tuple, …), verify the
- * forgery with the same SDK function against the same verified header, and show the rejection
- * with its code. The forged proof's contents are never shown as values.
+ * tamper with it — each tamper is a tamper class of the family's registry entry (`families()`),
+ * the one the shared invalid vectors are named after (a changed value, a hidden version, a
+ * structure left out, a stale LVMT tuple, …) — verify the forgery with the same SDK function
+ * against the same verified header, and show the rejection with its code. The forged proof's
+ * contents are never shown as values.
  */
 import {
   type HistoryScheme,
   LvmtParams,
   type VerifiedHeader,
   coleRootOf,
+  families,
   hexToBytes,
   isVerificationError,
   lvmtRootsOf,
@@ -105,7 +108,7 @@ function fillKinds(): void {
   const select = byId<HTMLSelectElement>('forgery-kind');
   const keep = select.value;
   const list = FORGERIES[scheme === 'cole-star' ? 'cole' : scheme];
-  select.replaceChildren(...list.map((f) => h('option', { value: f.kind }, f.label)));
+  select.replaceChildren(...list.map((f) => h('option', { value: f.kind }, `${f.label} (${f.kind})`)));
   if (list.some((f) => f.kind === keep)) select.value = keep;
 }
 
@@ -163,9 +166,18 @@ async function runForgery(): Promise<void> {
   } catch (e) {
     drawing = h('p', { class: 'muted' }, `The forged proof does not even decode (${explain(e).code}).`);
   }
+  const registry = scheme === 'cole-star' ? 'cole' : scheme;
+  const about = families()
+    .find((f) => f.name === registry)
+    ?.tampers.find((t) => t.name === kind)?.about;
   out.replaceChildren(
     honestLine,
-    h('div', { class: 'step' }, h('span', { class: 'step-n' }, '2'), h('span', {}, `Tampered: ${forged.description}`)),
+    h(
+      'div',
+      { class: 'step' },
+      h('span', { class: 'step-n' }, '2'),
+      h('span', { class: 'step-text' }, 'Tampered, tamper class ', h('code', {}, kind), about ? ` (${about}): ` : ': ', forged.description),
+    ),
     h('div', { class: 'step' }, h('span', { class: 'step-n' }, '3'), h('span', {}, `Verified the tampered proof against the same header #${num(honest.anchor.number)} `), hash(honest.anchor.hash)),
     verdict,
     drawing,

@@ -27,7 +27,7 @@ const cole = vector('cole/valid/cole-key1-0-159.json').inputs;
 const args = { stateKey: cole.stateKey, fromBlock: BigInt(cole.fromBlock), toBlock: BigInt(cole.toBlock), coleRoot: cole.coleRoot, siblingRoot: cole.siblingRoot, scheme: cole.scheme };
 const honest = await outlineColeProof({ ...args, proof: cole.proof });
 console.log(`\nCOLE: ${honest.tree.label}; ${honest.tree.children.length} structures; coleRoot matches: ${honest.root.matches}`);
-const f = await forgeProof({ family: 'cole', kind: 'drop-result', proof: cole.proof });
+const f = await forgeProof({ family: 'cole', kind: 'result-hidden', proof: cole.proof });
 await init({ families: ['cole'] });
 try {
   verifyColeHistory({ ...args, proof: f.proof });

@@ -15,7 +15,7 @@
  * import { forgeProof, outlineColeProof } from '@lightprov/sdk/inspect';
  * const o = await outlineColeProof({ proof, stateKey, fromBlock, toBlock, coleRoot, siblingRoot, scheme: 'cole' });
  * o.root.matches; // true for an honest proof
- * const f = await forgeProof({ family: 'cole', kind: 'drop-result', proof });
+ * const f = await forgeProof({ family: 'cole', kind: 'result-hidden', proof });
  * f.expectedCode; // 'INCOMPLETE_RANGE': what verifyColeHistory throws for f.proof
  * ```
  */
@@ -23,6 +23,7 @@ import { RLP } from '@ethereumjs/rlp';
 
 import { type ErrorCode, isVerificationError, wasmCall } from './errors.js';
 import type { ColeScheme } from './families/cole.js';
+import { families } from './families/index.js';
 import type { LvmtAnchor } from './families/lvmt.js';
 import { type AccountProofJson, encodeAccountProof, parseAccountProof, verifyAccountProof } from './families/mpt.js';
 import { bytesArg, bytesToHex, hexToBytes } from './hex.js';
@@ -189,27 +190,37 @@ export async function outlineMptProof(args: { proof: AccountProofJson | unknown;
 // ---------------------------------------------------------------------------------------------
 // Forgeries
 
-/** A tamper with an honest proof. */
-export type ForgeryKind = 'flip-byte' | 'drop-result' | 'swap-structures' | 'wrong-value' | 'stale-tuple' | 'drop-level' | 'drop-node';
+/**
+ * A tamper with an honest proof: a tamper class of the family's registry entry (`families()`,
+ * `lightprov_types::FAMILIES`), the name its shared invalid vectors carry
+ * (`tests/vectors/<family>/invalid/*-<class>.json`).
+ */
+export type ForgeryKind =
+  | 'value-changed'
+  | 'result-hidden'
+  | 'structure-dropped'
+  | 'stale-tuple'
+  | 'level-dropped'
+  | 'account-truncated'
+  | 'wrong-balance'
+  | 'account-flipped-byte-in-last-node';
 
-/** The tampers each family supports, with a label for a picker. */
+/** The tamper classes the inspector forges for each family (COLE* as COLE), with a label for a picker. */
 export const FORGERIES: Record<'cole' | 'lvmt' | 'mpt', readonly { kind: ForgeryKind; label: string }[]> = {
   cole: [
-    { kind: 'flip-byte', label: 'Flip a byte of a revealed value' },
-    { kind: 'wrong-value', label: 'Change a revealed value' },
-    { kind: 'drop-result', label: 'Hide a version behind its hash' },
-    { kind: 'swap-structures', label: 'Swap two structures' },
+    { kind: 'value-changed', label: 'Flip a byte of a revealed value' },
+    { kind: 'result-hidden', label: 'Hide a version behind its hash' },
+    { kind: 'structure-dropped', label: 'Leave the last structure out' },
   ],
   lvmt: [
-    { kind: 'flip-byte', label: "Flip a byte of the key's value" },
-    { kind: 'wrong-value', label: "Change the key's value" },
+    { kind: 'value-changed', label: "Flip a byte of the key's value" },
     { kind: 'stale-tuple', label: "Present an older version's tuple" },
-    { kind: 'drop-level', label: 'Drop the last AMT level' },
+    { kind: 'level-dropped', label: 'Drop the last AMT level' },
   ],
   mpt: [
-    { kind: 'drop-node', label: 'Drop the last trie node' },
-    { kind: 'wrong-value', label: 'Claim a different balance' },
-    { kind: 'flip-byte', label: 'Flip a byte inside a trie node' },
+    { kind: 'account-truncated', label: 'Drop the last trie node' },
+    { kind: 'wrong-balance', label: 'Claim a different balance' },
+    { kind: 'account-flipped-byte-in-last-node', label: 'Flip a byte inside the last trie node' },
   ],
 };
 
@@ -225,22 +236,28 @@ export type ForgeFamily = 'cole' | 'cole-star' | 'lvmt' | 'mpt';
 
 /**
  * Tampers with an honest proof (see {@link FORGERIES}) and says which code our verifier rejects
- * the result with (loading the inspector's module, or for MPT the MPT verifier's, if needed) — determined by running the verifier against the root the honest proof
- * recomputes (COLE, MPT), or by the LVMT check that catches it (each is unit-tested against the
- * verifier). Throws `RangeError` for a tamper that does not apply to this proof (e.g.
- * `swap-structures` with one structure, `stale-tuple` without an older version's tuple) and
+ * the result with (loading the inspector's module, or for MPT the MPT verifier's and the header
+ * module's, if needed) — determined by running the verifier against the root the honest proof
+ * recomputes (COLE, MPT), or by the LVMT check that catches it (each is tested against the
+ * verifier). `kind` is a tamper class of the family's registry entry, and `expectedCode` is
+ * always one that class answers (its `code` or `alt`): where the verifier would answer this
+ * proof's forgery with another code, or the class does not fit the proof, it throws
+ * `RangeError` (e.g. `level-dropped` on a proof of one level, `stale-tuple` without an older
+ * version's tuple, a kind that is not a class of the family). Throws
  * `VerificationError('BAD_ENCODING')` if the honest proof does not decode.
  *
- * - COLE (`proof`: wire bytes, COLE and COLE* alike): `flip-byte` (the last byte of the first
- *   revealed version's value), `wrong-value` (that value + 1), `drop-result` (that version pruned
- *   to its hash — the root still matches), `swap-structures` (the first two searched).
+ * - COLE (`proof`: wire bytes, COLE and COLE* alike): `value-changed` (the last byte of the
+ *   first revealed version's value flipped), `result-hidden` (that version pruned to its hash —
+ *   the root still matches), `structure-dropped` (the last structure left out).
  * - LVMT (`proof`: a proof or a history, whose latest-version proof is tampered with):
- *   `flip-byte`, `wrong-value` (the key's value, or an occupant's for absence), `stale-tuple`
- *   (the tuple of an older version from `aux`: an LVMT history — or older presence proof — of
- *   the same key; a history given as `proof` serves as its own), `drop-level` (the last level).
- * - MPT (`proof`: `eth_getProof` JSON, returned as a new object): `drop-node` (the last account
- *   node), `wrong-value` (balance + 1 ETH), `flip-byte` (a byte of a hash or value inside the
- *   last account node, so it still decodes).
+ *   `value-changed` (the last byte of the key's value flipped, or of an occupant's for absence;
+ *   not for an absence proof with no occupant), `stale-tuple` (the tuple of an older version
+ *   from `aux`: an LVMT history — or older presence proof — of the same key; a history given as
+ *   `proof` serves as its own), `level-dropped` (the last level; not for a proof of one level).
+ * - MPT (`proof`: `eth_getProof` JSON, returned as a new object): `account-truncated` (the last
+ *   account node dropped), `wrong-balance` (balance + 1 ETH), `account-flipped-byte-in-last-node`
+ *   (a byte of a hash or value inside the last account node flipped, so it still decodes; not
+ *   for a one-node proof, whose only node is the root).
  */
 export function forgeProof(args: { family: 'mpt'; kind: ForgeryKind; proof: AccountProofJson | unknown }): Promise<Forgery<AccountProofJson>>;
 export function forgeProof(args: { family: 'cole' | 'cole-star' | 'lvmt'; kind: ForgeryKind; proof: Uint8Array | string; aux?: Uint8Array | string }): Promise<Forgery<Uint8Array>>;
@@ -248,8 +265,9 @@ export function forgeProof(args: { family: ForgeFamily; kind: ForgeryKind; proof
 export async function forgeProof(args: { family: ForgeFamily; kind: ForgeryKind; proof: unknown; aux?: Uint8Array | string }): Promise<Forgery> {
   const { family, kind } = args;
   if (family === 'mpt') {
-    // Tampered as JSON here; the code comes from the MPT verifier (its module loaded on demand).
-    await loadFamily('mpt');
+    // Tampered as JSON here; the code comes from the MPT verifier and the class from the
+    // registry (their modules loaded on demand).
+    await Promise.all([loadFamily('mpt'), loadFamily('header')]);
     return forgeMpt(kind, args.proof);
   }
   if (family !== 'cole' && family !== 'cole-star' && family !== 'lvmt') throw new TypeError(`family: expected cole, cole-star, lvmt or mpt`);
@@ -270,29 +288,36 @@ type Rlp = Uint8Array | Rlp[];
 const EMPTY_ROOT = '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421';
 
 function forgeMpt(kind: ForgeryKind, json: unknown): Forgery<AccountProofJson> {
+  const offered = FORGERIES.mpt.map((f) => f.kind);
+  const tamper = families()
+    .find((f) => f.name === 'mpt')
+    ?.tampers.find((t) => t.name === kind);
+  if (!tamper || !offered.includes(kind)) throw new RangeError(`${String(kind)}: not an MPT forgery (${offered.join(', ')})`);
   const honest = parseAccountProof(json);
   const first = honest.accountProof[0];
   const root = first ? bytesToHex(keccak256(first)) : EMPTY_ROOT;
   const forged = JSON.parse(JSON.stringify(json)) as { -readonly [K in keyof AccountProofJson]: AccountProofJson[K] } & { accountProof: string[] };
   let description: string;
   switch (kind) {
-    case 'drop-node': {
+    case 'account-truncated': {
       const n = forged.accountProof.length;
-      if (n === 0) throw new RangeError('drop-node: the account proof has no node');
+      if (n === 0) throw new RangeError('account-truncated: the account proof has no node');
       forged.accountProof = forged.accountProof.slice(0, -1);
       description = `dropped the last of the ${n} account proof nodes`;
       break;
     }
-    case 'wrong-value': {
+    case 'wrong-balance': {
       const raised = honest.balance + 10n ** 18n;
       forged.balance = '0x' + raised.toString(16);
       description = `claimed balance ${raised} instead of ${honest.balance} (+1 ETH)`;
       break;
     }
-    case 'flip-byte': {
+    default: {
+      // account-flipped-byte-in-last-node: the last node is checked against the reference its
+      // parent holds, so a proof of one node (the root) has no such node.
       const n = honest.accountProof.length;
       const last = honest.accountProof[n - 1];
-      if (!last) throw new RangeError('flip-byte: the account proof has no node');
+      if (!last || n < 2) throw new RangeError(`${kind}: the account proof has ${n} node${n === 1 ? '' : 's'}, its last node is the root`);
       const node = last.slice();
       const at = flipTarget(node);
       node[at] = (node[at] as number) ^ 0x01;
@@ -300,10 +325,12 @@ function forgeMpt(kind: ForgeryKind, json: unknown): Forgery<AccountProofJson> {
       description = `flipped byte ${at} of account node ${n - 1} (inside ${at === node.length - 1 ? 'its last item' : 'a child hash'})`;
       break;
     }
-    default:
-      throw new RangeError(`${kind}: not an MPT forgery (drop-node, wrong-value, flip-byte)`);
   }
-  return { proof: forged, description, expectedCode: rejection(() => verifyAccountProof(forged, root)) };
+  const expectedCode = rejection(() => verifyAccountProof(forged, root));
+  if (expectedCode !== tamper.code && expectedCode !== tamper.alt) {
+    throw new RangeError(`${kind}: the verifier answers this proof's forgery with ${expectedCode}, not the class's ${tamper.code}${tamper.alt ? ` or ${tamper.alt}` : ''}`);
+  }
+  return { proof: forged, description, expectedCode };
 }
 
 /** A byte of a node whose flip keeps it decodable: the last byte of a branch's first hash child, else the last byte. */

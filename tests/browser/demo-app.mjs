@@ -204,10 +204,10 @@ try {
     await page.check('#forgery-mode');
     const seen = [];
     for (const [scheme, kind] of [
-      ['cole', 'drop-result'],
-      ['cole-star', 'flip-byte'],
+      ['cole', 'result-hidden'],
+      ['cole-star', 'value-changed'],
       ['lvmt', 'stale-tuple'],
-      ['mpt', 'wrong-value'],
+      ['mpt', 'wrong-balance'],
     ]) {
       await page.selectOption('#forgery-scheme', scheme);
       await page.selectOption('#forgery-kind', kind);

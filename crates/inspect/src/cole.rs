@@ -11,7 +11,7 @@ use lightprov_verifier::cole::verify_history;
 
 use crate::{
     Family, ForgeError, Forged, Node, NodeKind, Outline, RootCheck, first_difference, hex,
-    increment, not_applicable, short, span, word,
+    labelled, not_applicable, short, span, tamper_class, word,
 };
 
 /// Which COLE engine a proof comes from: the header's `coleRoot` commits to both engines'
@@ -363,17 +363,24 @@ fn entry_name(t: &Tree, key: &B256) -> String {
     }
 }
 
-/// Tampers with an honest COLE (or COLE*) proof: `kind` is `flip-byte` (the last byte of the
-/// first revealed version's value), `wrong-value` (that value + 1), `drop-result` (that version
-/// pruned to its hash — the root still matches) or `swap-structures` (the first two searched).
-/// The code is the one the verifier gives the forgery against the root the honest proof
-/// recomputes.
+/// The registry's COLE tamper classes ([`lightprov_types::cole::FAMILY`]) [`forge`] makes, in
+/// the order a picker lists them.
+pub const FORGERIES: &[&str] = &["value-changed", "result-hidden", "structure-dropped"];
+
+/// Tampers with an honest COLE (or COLE*) proof. `kind` is one of the family's registry tamper
+/// classes in [`FORGERIES`]: `value-changed` (the last byte of the first revealed version's
+/// value flipped), `result-hidden` (that version pruned to its hash — the root still matches)
+/// or `structure-dropped` (the last structure left out of the list). The code is the one the
+/// verifier gives the forgery against the root the honest proof recomputes; a code the class
+/// does not answer makes the tamper not applicable to this proof, as does a kind that is not in
+/// [`FORGERIES`].
 pub fn forge(kind: &str, proof: &[u8]) -> Result<Forged, ForgeError> {
+    let class = tamper_class(&lightprov_types::cole::FAMILY, FORGERIES, kind)?;
     let honest = HistoryProof::decode(proof)?;
     let mut p = honest.clone();
     let key = p.key;
     let description = match kind {
-        "flip-byte" | "wrong-value" => {
+        "value-changed" => {
             let Some((i, t)) = target(&mut p) else {
                 return not_applicable("the proof reveals no entry");
             };
@@ -382,25 +389,16 @@ pub fn forge(kind: &str, proof: &[u8]) -> Result<Forged, ForgeError> {
                 return not_applicable("the proof reveals no entry");
             };
             let before = word(&e.value);
-            if kind == "flip-byte" {
-                if let Some(b) = e.value.last_mut() {
-                    *b ^= 0xff;
-                }
-                format!(
-                    "flipped the last byte of the value of {name} in structure {} ({before} → {})",
-                    i + 1,
-                    word(&e.value)
-                )
-            } else {
-                increment(&mut e.value);
-                format!(
-                    "changed the value of {name} in structure {} from {before} to {}",
-                    i + 1,
-                    word(&e.value)
-                )
+            if let Some(b) = e.value.last_mut() {
+                *b ^= 0xff;
             }
+            format!(
+                "flipped the last byte of the value of {name} in structure {} ({before} → {})",
+                i + 1,
+                word(&e.value)
+            )
         }
-        "drop-result" => {
+        "result-hidden" => {
             let Some((i, t)) = target(&mut p) else {
                 return not_applicable("the proof reveals no entry");
             };
@@ -414,35 +412,20 @@ pub fn forge(kind: &str, proof: &[u8]) -> Result<Forged, ForgeError> {
                 i + 1
             )
         }
-        "swap-structures" => {
-            let searched: Vec<usize> = p
-                .parts
-                .iter()
-                .enumerate()
-                .filter(|(_, x)| matches!(x, Part::Searched(_)))
-                .map(|(i, _)| i)
-                .collect();
-            let (a, b) = match (searched.first(), searched.get(1)) {
-                (Some(a), Some(b)) => (*a, *b),
-                _ if p.parts.len() >= 2 => (0, 1),
-                _ => return not_applicable("the proof holds one structure: nothing to swap"),
+        _ => {
+            // structure-dropped, as the vector generator makes it: the last structure popped.
+            let n = p.parts.len();
+            let what = match p.parts.pop() {
+                Some(Part::Searched(_)) => "a searched one",
+                Some(Part::Skipped(_)) => "a digest after the early stop",
+                None => return not_applicable("the proof holds no structure"),
             };
-            p.parts.swap(a, b);
-            format!(
-                "swapped structures {} and {} (a newer and an older one)",
-                a + 1,
-                b + 1
-            )
-        }
-        other => {
-            return not_applicable(format!(
-                "{other}: not a COLE forgery (flip-byte, wrong-value, drop-result, swap-structures)"
-            ));
+            format!("left out the last structure ({n} of {n}, {what})")
         }
     };
     let forged = p.encode();
     let description = match first_difference(proof, &forged) {
-        Some(at) if forged.len() == proof.len() && kind == "flip-byte" => {
+        Some(at) if forged.len() == proof.len() && kind == "value-changed" => {
             format!("{description}; wire byte {at}")
         }
         _ => description,
@@ -453,9 +436,12 @@ pub fn forge(kind: &str, proof: &[u8]) -> Result<Forged, ForgeError> {
         Err(e) => e.code(),
         Ok(_) => return not_applicable("the verifier accepts this tamper of this proof"),
     };
-    Ok(Forged {
-        proof: forged,
-        description,
-        code,
-    })
+    labelled(
+        class,
+        Forged {
+            proof: forged,
+            description,
+            code,
+        },
+    )
 }

@@ -2,7 +2,7 @@
 
 use std::{fmt::Display, string::String, vec::Vec};
 
-use lightprov_types::{DecodeError, ErrorCode, codec::Spans};
+use lightprov_types::{DecodeError, ErrorCode, codec::Spans, family::Tamper};
 use serde::Serialize;
 
 pub mod cole;
@@ -219,6 +219,47 @@ pub(crate) fn not_applicable<T>(what: impl Display) -> Result<T, ForgeError> {
     Err(ForgeError::NotApplicable(std::format!("{what}")))
 }
 
+/// The registry's tamper class `kind` of `family`, if the inspector forges it (`forgeries`, the
+/// family's list); not applicable otherwise.
+pub(crate) fn tamper_class(
+    family: &'static lightprov_types::Family,
+    forgeries: &[&str],
+    kind: &str,
+) -> Result<&'static Tamper, ForgeError> {
+    match family.tamper(kind) {
+        Some(t) if forgeries.contains(&kind) => Ok(t),
+        Some(_) => not_applicable(std::format!(
+            "{kind}: a {} tamper class the inspector does not forge ({})",
+            family.name,
+            forgeries.join(", ")
+        )),
+        None => not_applicable(std::format!(
+            "{kind}: not a {} tamper class ({})",
+            family.name,
+            forgeries.join(", ")
+        )),
+    }
+}
+
+/// The forgery, if `code` is an answer of its class; not applicable otherwise (the verifier
+/// answers this tamper of this proof with a code of another class: it is not a forgery of
+/// this class).
+pub(crate) fn labelled(t: &Tamper, forged: Forged) -> Result<Forged, ForgeError> {
+    if t.answers(forged.code) {
+        Ok(forged)
+    } else {
+        not_applicable(std::format!(
+            "{}: the verifier answers this proof's forgery with {}, not the class's {}",
+            t.name,
+            forged.code,
+            t.alt.map_or_else(
+                || String::from(t.code.as_str()),
+                |a| std::format!("{} or {}", t.code, a)
+            )
+        ))
+    }
+}
+
 /// The span a decoder reported for `path`.
 pub(crate) fn span(spans: &Spans, path: &str) -> Option<(usize, usize)> {
     spans.get(path)
@@ -309,24 +350,13 @@ pub fn decimal(b: &[u8]) -> String {
     digits.iter().rev().collect()
 }
 
-/// A word plus one (wrapping), big-endian.
-pub(crate) fn increment(w: &mut [u8; 32]) {
-    for b in w.iter_mut().rev() {
-        let (v, carry) = b.overflowing_add(1);
-        *b = v;
-        if !carry {
-            return;
-        }
-    }
-}
-
 /// The first byte where two encodings differ.
 pub(crate) fn first_difference(a: &[u8], b: &[u8]) -> Option<usize> {
     a.iter().zip(b).position(|(x, y)| x != y)
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
 mod tests {
     use super::*;
 
@@ -356,9 +386,48 @@ mod tests {
             decimal(&[0xff; 32]),
             "115792089237316195423570985008687907853269984665640564039457584007913129639935"
         );
-        let mut max = [0xff; 32];
-        increment(&mut max);
-        assert_eq!(max, [0; 32]);
+    }
+
+    #[test]
+    fn a_forgery_keeps_its_class_only_with_a_code_the_class_answers() {
+        let forged = |code| Forged {
+            proof: std::vec![1],
+            description: String::from("d"),
+            code,
+        };
+        let cole = &lightprov_types::cole::FAMILY;
+        let t = cole.tamper("value-changed").unwrap();
+        assert_eq!(
+            labelled(t, forged(ErrorCode::RootMismatch)),
+            Ok(forged(ErrorCode::RootMismatch))
+        );
+        // The verifier answering with another class's code: not labelled value-changed.
+        let Err(ForgeError::NotApplicable(m)) = labelled(t, forged(ErrorCode::IncompleteRange))
+        else {
+            panic!("labelled with a code the class does not answer")
+        };
+        assert_eq!(
+            m,
+            "value-changed: the verifier answers this proof's forgery with INCOMPLETE_RANGE, not \
+             the class's ROOT_MISMATCH"
+        );
+        // A class's alternative code is one of its answers.
+        let lvmt = &lightprov_types::lvmt::FAMILY;
+        let t = lvmt.tamper("level-dropped").unwrap();
+        assert!(labelled(t, forged(ErrorCode::LevelMismatch)).is_ok());
+        assert!(labelled(t, forged(ErrorCode::HistoryMismatch)).is_ok());
+        assert!(labelled(t, forged(ErrorCode::PairingCheckFailed)).is_err());
+        // Only classes of the family that the inspector makes.
+        assert_eq!(
+            tamper_class(cole, &["value-changed"], "value-changed"),
+            Ok(cole.tamper("value-changed").unwrap())
+        );
+        for kind in ["bloom-changed", "stale-tuple", "x"] {
+            assert!(matches!(
+                tamper_class(cole, &["value-changed"], kind),
+                Err(ForgeError::NotApplicable(_))
+            ));
+        }
     }
 
     #[test]

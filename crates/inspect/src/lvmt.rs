@@ -16,7 +16,7 @@ use lightprov_types::{
 
 use crate::{
     Family, ForgeError, Forged, Node, NodeKind, Outline, RootCheck, first_difference, hex,
-    increment, not_applicable, short, word,
+    labelled, not_applicable, short, tamper_class, word,
 };
 
 /// What the header says.
@@ -573,88 +573,52 @@ fn occupied(l: &LevelProof) -> usize {
     l.versions.iter().skip(1).filter(|v| **v > 0).count()
 }
 
-/// Tampers with an honest LVMT proof (or the latest-version proof inside a history): `kind` is
-/// `flip-byte`, `wrong-value` (the key's value, or an occupant's for absence), `stale-tuple`
-/// (the tuple of an older version from `aux`: an LVMT history — or older presence proof — of
-/// the same key; a history given as `proof` serves as its own) or `drop-level` (the last
-/// level). The code is the check of the LVMT verifier that catches the tamper.
+/// The registry's LVMT tamper classes ([`lightprov_types::lvmt::FAMILY`]) [`forge`] makes, in
+/// the order a picker lists them.
+pub const FORGERIES: &[&str] = &["value-changed", "stale-tuple", "level-dropped"];
+
+/// Tampers with an honest LVMT proof (or the latest-version proof inside a history). `kind` is
+/// one of the family's registry tamper classes in [`FORGERIES`]: `value-changed` (the last byte
+/// of the key's value flipped, or of an occupant's for absence; an absence proof with no
+/// occupant has no value to change), `stale-tuple` (the tuple of an older version from `aux`:
+/// an LVMT history — or older presence proof — of the same key; a history given as `proof`
+/// serves as its own) or `level-dropped` (the last level left out; a proof of one level has
+/// none to spare). The code is the check of the LVMT verifier that catches the tamper, and one
+/// the class answers (the crate's tests run the verifier on every forgery of the shared
+/// vectors).
 pub fn forge(kind: &str, proof: &[u8], aux: Option<&[u8]>) -> Result<Forged, ForgeError> {
+    let class = tamper_class(&lightprov_types::lvmt::FAMILY, FORGERIES, kind)?;
     let mut w = Wire::decode(proof)?;
     let own = versions_in(&w);
     let p = w.latest();
     let (description, code) = match kind {
-        "flip-byte" | "wrong-value" => {
-            let flip = kind == "flip-byte";
-            let tamper = |v: &mut Word| -> String {
+        "value-changed" => {
+            let flip = |v: &mut Word| -> String {
                 let before = word(v);
-                if flip {
-                    if let Some(b) = v.last_mut() {
-                        *b ^= 0xff;
-                    }
-                } else {
-                    increment(v);
+                if let Some(b) = v.last_mut() {
+                    *b ^= 0xff;
                 }
                 format!("{before} → {}", word(v))
             };
-            let verb = if flip {
-                "flipped the last byte of"
-            } else {
-                "changed"
-            };
             match &mut p.kind {
                 Kind::Presence { value, .. } => (
-                    format!("{verb} the key's value ({})", tamper(value)),
+                    format!("flipped the last byte of the key's value ({})", flip(value)),
                     ErrorCode::HistoryMismatch,
                 ),
                 Kind::Absence { others } => match others.first_mut() {
                     Some(o) => (
                         format!(
-                            "{verb} the value of the occupant {} ({})",
+                            "flipped the last byte of the value of the occupant {} ({})",
                             short(o.key.as_slice()),
-                            tamper(&mut o.value)
+                            flip(&mut o.value)
                         ),
                         ErrorCode::HistoryMismatch,
                     ),
-                    None if flip => {
-                        // No tuple at all: tamper with the entry the AMT opening proves.
-                        let Some(l) = p.levels.last_mut() else {
-                            return not_applicable("the proof has no level");
-                        };
-                        let before = l.versions[0];
-                        l.versions[0] ^= 0xff;
-                        (
-                            format!(
-                                "flipped the low byte of the last level's slot-0 version ({before} \
-                                 → {}): the AMT opening no longer matches",
-                                l.versions[0]
-                            ),
-                            ErrorCode::PairingCheckFailed,
-                        )
-                    }
                     None => {
-                        // Claim a value for the absent key.
-                        p.kind = Kind::Presence {
-                            slot: 1,
-                            value: {
-                                let mut v = [0u8; 32];
-                                increment(&mut v);
-                                v
-                            },
-                            path: TuplePath {
-                                block: 0,
-                                size: 1,
-                                index: 0,
-                                path: Vec::new(),
-                                history: Vec::new(),
-                            },
-                        };
-                        (
-                            String::from(
-                                "claimed value 0x1 for the absent key (a presence proof with a \
-                                 made-up tuple)",
-                            ),
-                            ErrorCode::LevelMismatch,
-                        )
+                        return not_applicable(
+                            "value-changed: an absence proof whose path no other key occupies \
+                             holds no value to change",
+                        );
                     }
                 },
             }
@@ -705,20 +669,21 @@ pub fn forge(kind: &str, proof: &[u8], aux: Option<&[u8]>) -> Result<Forged, For
             *path = old_path;
             (d, ErrorCode::HistoryMismatch)
         }
-        "drop-level" => {
+        _ => {
+            // level-dropped.
             let n = p.levels.len();
+            if n <= 1 {
+                return not_applicable(
+                    "level-dropped: the proof has one level only, none can be left out",
+                );
+            }
             let presence = matches!(p.kind, Kind::Presence { .. });
             let dropped = p.levels.pop();
             if let (Kind::Absence { others }, Some(l)) = (&mut p.kind, &dropped) {
                 let keep = others.len().saturating_sub(occupied(l));
                 others.truncate(keep);
             }
-            if n <= 1 {
-                (
-                    String::from("dropped the only level: the proof no longer decodes"),
-                    ErrorCode::BadEncoding,
-                )
-            } else if presence {
+            if presence {
                 (
                     format!(
                         "dropped level {} (the key's): its slot now names another key's version",
@@ -737,22 +702,20 @@ pub fn forge(kind: &str, proof: &[u8], aux: Option<&[u8]>) -> Result<Forged, For
                 )
             }
         }
-        other => {
-            return not_applicable(format!(
-                "{other}: not an LVMT forgery (flip-byte, wrong-value, stale-tuple, drop-level)"
-            ));
-        }
     };
     let forged = w.encode();
     let description = match first_difference(proof, &forged) {
-        Some(at) if forged.len() == proof.len() && kind == "flip-byte" => {
+        Some(at) if forged.len() == proof.len() && kind == "value-changed" => {
             format!("{description}; wire byte {at}")
         }
         _ => description,
     };
-    Ok(Forged {
-        proof: forged,
-        description,
-        code,
-    })
+    labelled(
+        class,
+        Forged {
+            proof: forged,
+            description,
+            code,
+        },
+    )
 }

@@ -56,16 +56,10 @@ fn everything(b: &[u8]) {
     if let Ok(o) = mpt::outline(b, &key) {
         sane(&o, b.len());
     }
-    for kind in [
-        "flip-byte",
-        "wrong-value",
-        "drop-result",
-        "swap-structures",
-        "x",
-    ] {
+    for kind in cole::FORGERIES.iter().chain(&["x"]) {
         let _ = cole::forge(kind, b);
     }
-    for kind in ["flip-byte", "wrong-value", "stale-tuple", "drop-level", "x"] {
+    for kind in lvmt::FORGERIES.iter().chain(&["x"]) {
         let _ = lvmt::forge(kind, b, None);
         let _ = lvmt::forge(kind, b, Some(b));
     }

@@ -90,7 +90,7 @@ fn mpt_outlines_are_the_ones_the_typescript_inspector_drew() {
     for (name, vector) in [
         ("account-mainnet-eoa-500000", "account-mainnet-eoa-500000"),
         (
-            "drop-node-account-mainnet-eoa-500000",
+            "account-mainnet-eoa-500000--account-truncated",
             "account-mainnet-eoa-500000",
         ),
         (
@@ -98,7 +98,7 @@ fn mpt_outlines_are_the_ones_the_typescript_inspector_drew() {
             "account-goerli-absent-storage-slot-8492954",
         ),
         (
-            "flip-byte-account-goerli-absent-storage-slot-8492954",
+            "account-goerli-absent-storage-slot-8492954--account-flipped-byte-in-last-node",
             "account-goerli-absent-storage-slot-8492954",
         ),
     ] {

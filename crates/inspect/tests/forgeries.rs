@@ -1,0 +1,340 @@
+//! The inspector's forgeries are the registry's tamper classes: every kind it offers is a tamper
+//! of its family in `lightprov_types::FAMILIES`, every forgery of a shared honest vector carries
+//! a code its class answers, and the family's verifier really rejects the forged bytes with that
+//! code. A kind outside the registry — or a registry class the inspector does not make — is not
+//! applicable.
+#![allow(
+    missing_docs,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod common;
+
+use common::{Vector, valid};
+use lightprov_inspect::{ForgeError, Forged, cole, lvmt};
+use lightprov_types::{
+    ErrorCode,
+    lvmt::{Kind, LvmtHistory, LvmtProof},
+};
+use lightprov_verifier::{
+    cole::{Variant, verify_history_in_header},
+    lvmt::{
+        amt::Params,
+        proof::{Trusted, verify, verify_history},
+    },
+};
+
+fn not_applicable(r: &Result<Forged, ForgeError>) -> bool {
+    matches!(r, Err(ForgeError::NotApplicable(_)))
+}
+
+/// `f` is labelled with a class of `family` that answers its code.
+fn answered(family: &lightprov_types::Family, kind: &str, f: &Forged, name: &str) {
+    let t = family
+        .tamper(kind)
+        .unwrap_or_else(|| panic!("{kind} is not a {} tamper class", family.name));
+    assert!(
+        t.answers(f.code),
+        "{name} {kind}: code {} is not an answer of the class ({} / {:?})",
+        f.code,
+        t.code,
+        t.alt
+    );
+    assert!(!f.description.is_empty(), "{name} {kind}");
+}
+
+#[test]
+fn every_forgery_is_a_registry_tamper_class() {
+    for (family, kinds) in [
+        (&lightprov_types::cole::FAMILY, cole::FORGERIES),
+        (&lightprov_types::lvmt::FAMILY, lvmt::FORGERIES),
+    ] {
+        assert!(!kinds.is_empty());
+        for kind in kinds {
+            assert!(
+                family.tamper(kind).is_some(),
+                "{kind} is not a {} tamper class",
+                family.name
+            );
+        }
+    }
+    assert_eq!(
+        cole::FORGERIES,
+        ["value-changed", "result-hidden", "structure-dropped"]
+    );
+    assert_eq!(
+        lvmt::FORGERIES,
+        ["value-changed", "stale-tuple", "level-dropped"]
+    );
+}
+
+#[test]
+fn kinds_outside_the_registry_are_not_applicable() {
+    let c = valid("cole", "")[0].bytes("proof");
+    let l = valid("lvmt", "proof-")[0].bytes("proof");
+    // Names outside the registry, another family's class, and registry classes it does not
+    // make: none is forged.
+    for kind in [
+        "value-flipped",
+        "wrong-value",
+        "bogus",
+        "stale-tuple",
+        "bloom-changed",
+        "other-key",
+    ] {
+        assert!(not_applicable(&cole::forge(kind, &c)), "cole {kind}");
+    }
+    for kind in [
+        "value-flipped",
+        "wrong-value",
+        "bogus",
+        "result-hidden",
+        "quotient-swapped",
+        "other-key",
+    ] {
+        assert!(not_applicable(&lvmt::forge(kind, &l, None)), "lvmt {kind}");
+    }
+    // The kind is checked before the bytes: an unknown kind of garbage is not applicable, a
+    // known kind of garbage is a decode error.
+    assert!(not_applicable(&cole::forge("value-flipped", &[1, 2, 3])));
+    assert!(matches!(
+        cole::forge("value-changed", &[1, 2, 3]),
+        Err(ForgeError::Decode(_))
+    ));
+    assert!(matches!(
+        lvmt::forge("value-changed", &[1, 2, 3], None),
+        Err(ForgeError::Decode(_))
+    ));
+}
+
+fn cole_verify(v: &Vector, proof: &[u8]) -> Result<(), ErrorCode> {
+    let variant = match v.str("scheme") {
+        "cole" => Variant::Cole,
+        "cole-star" => Variant::ColeStar,
+        s => panic!("{}: scheme {s}", v.name),
+    };
+    verify_history_in_header(
+        &v.b256("coleRoot"),
+        variant,
+        &v.b256("siblingRoot"),
+        &v.b256("stateKey"),
+        v.num("fromBlock"),
+        v.num("toBlock"),
+        proof,
+    )
+    .map(|_| ())
+    .map_err(|e| e.code())
+}
+
+#[test]
+fn cole_forgeries_are_rejected_by_the_verifier_with_their_class_code() {
+    let vectors = valid("cole", "");
+    let mut made = std::collections::BTreeMap::<&str, usize>::new();
+    for v in &vectors {
+        let proof = v.bytes("proof");
+        assert_eq!(
+            cole_verify(v, &proof),
+            Ok(()),
+            "{}: the honest proof",
+            v.name
+        );
+        for kind in cole::FORGERIES {
+            let r = cole::forge(kind, &proof);
+            let f = match r {
+                Ok(f) => f,
+                Err(ForgeError::NotApplicable(why)) => {
+                    // Only hiding a version may not apply (a proof whose first revealed entry
+                    // is a neighbour the range check does not need).
+                    assert_eq!(*kind, "result-hidden", "{} {kind}: {why}", v.name);
+                    continue;
+                }
+                Err(e) => panic!("{} {kind}: {e}", v.name),
+            };
+            answered(&lightprov_types::cole::FAMILY, kind, &f, &v.name);
+            assert_ne!(f.proof, proof, "{} {kind}", v.name);
+            // Against the header's coleRoot, as a client checks it.
+            assert_eq!(
+                cole_verify(v, &f.proof),
+                Err(f.code),
+                "{} {kind}: {}",
+                v.name,
+                f.description
+            );
+            *made.entry(kind).or_default() += 1;
+        }
+    }
+    // A changed value and a structure left out apply to every proof; a hidden version to the
+    // proofs that reveal one.
+    assert_eq!(made.get("value-changed"), Some(&vectors.len()));
+    assert_eq!(made.get("structure-dropped"), Some(&vectors.len()));
+    assert!(
+        made.get("result-hidden").is_some_and(|n| *n > 0),
+        "{made:?}"
+    );
+}
+
+#[test]
+fn cole_value_changed_flips_one_byte_and_says_which() {
+    let v = &valid("cole", "")[0];
+    let honest = v.bytes("proof");
+    let f = cole::forge("value-changed", &honest).unwrap();
+    assert_eq!(f.code, ErrorCode::RootMismatch);
+    assert_eq!(f.proof.len(), honest.len());
+    let diff: Vec<usize> = (0..honest.len())
+        .filter(|i| honest[*i] != f.proof[*i])
+        .collect();
+    assert_eq!(diff.len(), 1, "{}", f.description);
+    assert_eq!(honest[diff[0]] ^ f.proof[diff[0]], 0xff);
+    assert!(
+        f.description
+            .starts_with("flipped the last byte of the value of ")
+            && f.description.ends_with(&format!("; wire byte {}", diff[0])),
+        "{}",
+        f.description
+    );
+}
+
+#[test]
+fn cole_structure_dropped_leaves_the_last_structure_out() {
+    for v in valid("cole", "") {
+        let honest = v.bytes("proof");
+        let f = cole::forge("structure-dropped", &honest).unwrap();
+        let (h, x) = (
+            lightprov_types::cole::HistoryProof::decode(&honest).unwrap(),
+            lightprov_types::cole::HistoryProof::decode(&f.proof).unwrap(),
+        );
+        assert_eq!(x.parts.len() + 1, h.parts.len(), "{}", v.name);
+        assert_eq!(x.parts[..], h.parts[..x.parts.len()], "{}", v.name);
+        assert_eq!(f.code, ErrorCode::RootMismatch, "{}", v.name);
+    }
+}
+
+struct LvmtCase {
+    v: Vector,
+    params: Params,
+}
+
+impl LvmtCase {
+    fn verify(&self, proof: &[u8]) -> Result<(), ErrorCode> {
+        let a = self.v.anchor();
+        let t = Trusted {
+            params: &self.params,
+            aroot: a.aroot,
+            history_root: a.history_root,
+            blocks: a.blocks,
+        };
+        let key = self.v.b256("stateKey");
+        if self.v.name.starts_with("history") {
+            verify_history(
+                &t,
+                &key,
+                self.v.num("fromBlock"),
+                self.v.num("toBlock"),
+                proof,
+            )
+            .map(|_| ())
+        } else {
+            verify(&t, &key, proof).map(|_| ())
+        }
+        .map_err(|e| e.code())
+    }
+
+    /// The latest-version proof the forgeries tamper with.
+    fn latest(&self) -> LvmtProof {
+        let b = self.v.bytes("proof");
+        LvmtProof::decode(&b)
+            .or_else(|_| LvmtHistory::decode(&b).map(|h| h.latest))
+            .unwrap()
+    }
+}
+
+#[test]
+fn lvmt_forgeries_are_rejected_by_the_verifier_with_their_class_code() {
+    let cases: Vec<LvmtCase> = valid("lvmt", "")
+        .into_iter()
+        .map(|v| LvmtCase {
+            params: Params::decode(&v.bytes("params")).unwrap(),
+            v,
+        })
+        .collect();
+    let mut made = std::collections::BTreeMap::<&str, usize>::new();
+    for c in &cases {
+        let (name, proof) = (&c.v.name, c.v.bytes("proof"));
+        assert_eq!(c.verify(&proof), Ok(()), "{name}: the honest proof");
+        let latest = c.latest();
+        let key = c.v.b256("stateKey");
+        // A history of the same key, for the older tuple of stale-tuple.
+        let aux = cases
+            .iter()
+            .find(|o| o.v.name.starts_with("history") && o.v.b256("stateKey") == key)
+            .map(|o| o.v.bytes("proof"));
+        for kind in lvmt::FORGERIES {
+            let r = lvmt::forge(kind, &proof, aux.as_deref());
+            let applies = match *kind {
+                "value-changed" => {
+                    !matches!(&latest.kind, Kind::Absence { others } if others.is_empty())
+                }
+                "level-dropped" => latest.levels.len() > 1,
+                // A presence proof, and an older version's tuple: from the history given as the
+                // proof, or from a history of the key given as aux.
+                _ => {
+                    matches!(latest.kind, Kind::Presence { .. })
+                        && (name.starts_with("history") || aux.is_some())
+                }
+            };
+            let f = match r {
+                Ok(f) => f,
+                Err(ForgeError::NotApplicable(why)) => {
+                    assert!(!applies, "{name} {kind}: not applicable ({why})");
+                    continue;
+                }
+                Err(e) => panic!("{name} {kind}: {e}"),
+            };
+            assert!(
+                applies,
+                "{name} {kind}: forged where the class does not apply"
+            );
+            answered(&lightprov_types::lvmt::FAMILY, kind, &f, name);
+            assert_ne!(f.proof, proof, "{name} {kind}");
+            assert_eq!(
+                c.verify(&f.proof),
+                Err(f.code),
+                "{name} {kind}: {}",
+                f.description
+            );
+            *made.entry(kind).or_default() += 1;
+        }
+    }
+    for kind in lvmt::FORGERIES {
+        assert!(made.get(kind).is_some_and(|n| *n > 0), "{kind}: {made:?}");
+    }
+    // Absence forgeries: an occupant's value, and a level dropped with its occupants.
+    let absent = cases
+        .iter()
+        .filter(|c| matches!(c.latest().kind, Kind::Absence { .. }))
+        .count();
+    assert!(absent > 0);
+}
+
+#[test]
+fn lvmt_value_changed_does_not_apply_to_an_absence_with_no_occupant() {
+    let mut seen = 0;
+    for v in valid("lvmt", "proof-") {
+        let proof = v.bytes("proof");
+        let p = LvmtProof::decode(&proof).unwrap();
+        if let Kind::Absence { others } = &p.kind
+            && others.is_empty()
+        {
+            let r = lvmt::forge("value-changed", &proof, None);
+            assert!(not_applicable(&r), "{}: {r:?}", v.name);
+            seen += 1;
+        }
+        if p.levels.len() == 1 {
+            assert!(not_applicable(&lvmt::forge("level-dropped", &proof, None)));
+        }
+    }
+    assert!(seen > 0, "no vector is an absence proof without occupants");
+}
