@@ -204,6 +204,33 @@ pub const WORKLOADS: [Workload; 3] = [
     },
 ];
 
+/// Kill -9 tests: reads a writer child's `committed <block>` lines until it reports block
+/// `target` (or its output ends), waits `pause`, then kills it with SIGKILL (no destructor
+/// runs) and reaps it. Returns the last block the child reported, or `last` if it reported none.
+pub fn kill_after_commit(
+    child: &mut std::process::Child,
+    target: u64,
+    last: Option<u64>,
+    pause: std::time::Duration,
+) -> Option<u64> {
+    use std::io::{BufRead, BufReader};
+    let mut last = last;
+    if let Some(stdout) = child.stdout.take() {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if let Some(b) = line.strip_prefix("committed ").and_then(|b| b.parse().ok()) {
+                last = Some(b);
+                if b >= target {
+                    break;
+                }
+            }
+        }
+    }
+    std::thread::sleep(pause);
+    let _ = child.kill();
+    let _ = child.wait();
+    last
+}
+
 /// Instantiates the conformance suite as `#[test]` functions.
 #[macro_export]
 macro_rules! conformance_tests {

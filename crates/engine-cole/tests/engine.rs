@@ -314,7 +314,6 @@ fn crash_child() {
 }
 
 fn killed_at_random_points(async_merge: bool) {
-    use std::io::{BufRead, BufReader};
     use std::process::{Command, Stdio};
     let params = crash_params(async_merge);
     let dir = tempfile::tempdir().unwrap();
@@ -335,23 +334,12 @@ fn killed_at_random_points(async_merge: bool) {
             cmd.env(CRASH_SLOW_MANIFEST, "1");
         }
         let mut child = cmd.spawn().unwrap();
-        let stdout = child.stdout.take().unwrap();
         let target = committed.map_or(0, |c| c + 1) + rng.random_range(5..60);
-        let mut last = committed;
-        for line in BufReader::new(stdout).lines() {
-            let line = line.unwrap();
-            if let Some(b) = line.strip_prefix("committed ") {
-                let b: u64 = b.parse().unwrap();
-                last = Some(b);
-                if b >= target {
-                    break;
-                }
-            }
-        }
         // SIGKILL somewhere in the next block(s): no destructor runs.
-        std::thread::sleep(Duration::from_micros(rng.random_range(0..3000)));
-        child.kill().unwrap();
-        child.wait().unwrap();
+        let pause = Duration::from_micros(rng.random_range(0..3000));
+        let last = lightprov_engine_api::conformance::kill_after_commit(
+            &mut child, target, committed, pause,
+        );
         let e = ColeEngine::open(dir.path(), params, Options::default())
             .unwrap_or_else(|err| panic!("reopen after kill {kill}: {err}"));
         let head = e.head_block().unwrap();

@@ -326,7 +326,6 @@ fn crash_child() {
 
 #[test]
 fn survives_kill_9() {
-    use std::io::{BufRead, BufReader};
     use std::process::{Command, Stdio};
     let dir = tempfile::tempdir().unwrap();
     let exe = std::env::current_exe().unwrap();
@@ -342,23 +341,12 @@ fn survives_kill_9() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        let stdout = child.stdout.take().unwrap();
         let target = committed.map_or(0, |c| c + 1) + rng.random_range(3..25);
-        let mut last = committed;
-        for line in BufReader::new(stdout).lines() {
-            let line = line.unwrap();
-            if let Some(b) = line.strip_prefix("committed ") {
-                let b: u64 = b.parse().unwrap();
-                last = Some(b);
-                if b >= target {
-                    break;
-                }
-            }
-        }
         // SIGKILL somewhere in the next block(s): no destructor runs.
-        std::thread::sleep(Duration::from_micros(rng.random_range(0..4000)));
-        child.kill().unwrap();
-        child.wait().unwrap();
+        let pause = Duration::from_micros(rng.random_range(0..4000));
+        let last = lightprov_engine_api::conformance::kill_after_commit(
+            &mut child, target, committed, pause,
+        );
         let s = LvmtStore::open(dir.path(), SETUP.clone(), Proofs::All)
             .unwrap_or_else(|e| panic!("reopen after kill {kill}: {e}"));
         let head = s.blocks().checked_sub(1).expect("a block survives");
