@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// Writes sdk/wasm/modules.js (and its .d.ts): the gzip size of each wasm module scripts/build
-// made. The SDK's loader reads it to choose between one module per family and the module with
-// every family, whichever is the smaller download for what a page asks for.
+// Writes sdk/wasm/modules.js (and its .d.ts): the wasm modules scripts/build made — how to load
+// each (literal paths, as bundlers need them), their types, and the gzip size of each. The SDK's
+// loader (sdk/src/init.ts) reads it, so a new module needs no line in the SDK: it is a feature of
+// crates/verifier-wasm. The sizes let the loader choose between one module per family and the
+// module with every family (`all`), whichever is the smaller download for what a page asks for.
 // Usage: node scripts/wasm-manifest.mjs header mpt cole lvmt all
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,15 +11,72 @@ import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
 
 const wasmDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'sdk', 'wasm');
-const sizes = {};
-for (const m of process.argv.slice(2)) {
-  const b = fs.readFileSync(path.join(wasmDir, m, 'lightprov_verifier_wasm_bg.wasm'));
-  sizes[m] = zlib.gzipSync(b, { level: 9 }).length;
+const GLUE = 'lightprov_verifier_wasm';
+const modules = process.argv.slice(2);
+if (!modules.includes('all') || modules.length < 2) {
+  console.error('wasm-manifest: expected the family modules and `all`');
+  process.exit(2);
 }
-const head = '// Written by scripts/wasm-manifest.mjs (scripts/build): gzip bytes of each wasm module.\n';
-fs.writeFileSync(path.join(wasmDir, 'modules.js'), `${head}export const GZIP_BYTES = ${JSON.stringify(sizes, null, 2)};\n`);
-fs.writeFileSync(
-  path.join(wasmDir, 'modules.d.ts'),
-  `${head}export declare const GZIP_BYTES: { ${Object.keys(sizes).map((m) => `readonly ${m}: number;`).join(' ')} };\n`,
-);
+for (const m of modules) {
+  if (!/^[a-z][a-z0-9-]*$/.test(m)) {
+    console.error(`wasm-manifest: \`${m}\` is not a module name (lowercase letters, digits, -)`);
+    process.exit(2);
+  }
+}
+const families = modules.filter((m) => m !== 'all');
+const sizes = {};
+for (const m of modules) {
+  sizes[m] = zlib.gzipSync(fs.readFileSync(path.join(wasmDir, m, `${GLUE}_bg.wasm`)), { level: 9 }).length;
+}
+const q = JSON.stringify;
+const head = '// Written by scripts/wasm-manifest.mjs (scripts/build): the wasm modules of this build.\n';
+const js = `${head}
+/** gzip -9 bytes of each module. */
+export const GZIP_BYTES = ${JSON.stringify(sizes, null, 2)};
+
+/** Every family with a module of its own. */
+export const WASM_FAMILIES = ${q(families)};
+
+/**
+ * How to load each module: its JS glue (a dynamic import, so bundlers split it into its own
+ * chunk) and its .wasm next to it (a \`new URL\` literal, so bundlers emit it as an asset).
+ */
+export const LOADERS = {
+${modules.map((m) => `  ${q(m)}: { glue: () => import(${q(`./${m}/${GLUE}.js`)}), wasm: () => new URL(${q(`./${m}/${GLUE}_bg.wasm`)}, import.meta.url) },`).join('\n')}
+};
+`;
+const ident = (m) => `Module_${m.replace(/-/g, '_')}`;
+const dts = `${head}
+${families.map((m) => `import type * as ${ident(m)} from ${q(`./${m}/${GLUE}.js`)};`).join('\n')}
+
+/** The wasm modules' exports, one module per family. */
+export interface WasmModules {
+${families.map((m) => `  ${q(m)}: typeof ${ident(m)};`).join('\n')}
+}
+
+/** A family with its own wasm module. */
+export type WasmFamily = keyof WasmModules;
+
+/** A wasm module: one family's, or \`all\` (every family in one). */
+export type WasmModuleName = WasmFamily | 'all';
+
+/** A module's loader. */
+export interface WasmLoader {
+  /** The module's JS glue. */
+  glue: () => Promise<{ default: (o: { module_or_path: unknown }) => Promise<unknown> }>;
+  /** The \`.wasm\` next to it. */
+  wasm: () => URL;
+}
+
+/** gzip -9 bytes of each module. */
+export declare const GZIP_BYTES: Readonly<Record<WasmModuleName, number>>;
+
+/** Every family with a module of its own. */
+export declare const WASM_FAMILIES: readonly WasmFamily[];
+
+/** How to load each module. */
+export declare const LOADERS: Readonly<Record<WasmModuleName, WasmLoader>>;
+`;
+fs.writeFileSync(path.join(wasmDir, 'modules.js'), js);
+fs.writeFileSync(path.join(wasmDir, 'modules.d.ts'), dts);
 console.log(`build: wasm modules (gzip): ${Object.entries(sizes).map(([m, n]) => `${m} ${(n / 1000).toFixed(1)} kB`).join(', ')}`);

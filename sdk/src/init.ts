@@ -12,48 +12,15 @@
  * In browsers each `.wasm` file is fetched next to this module (bundlers such as Vite emit it as
  * an asset and compile it streaming); in Node it is read from disk.
  */
-import type * as ColeModule from '../wasm/cole/lightprov_verifier_wasm.js';
-import type * as HeaderModule from '../wasm/header/lightprov_verifier_wasm.js';
-import type * as LvmtModule from '../wasm/lvmt/lightprov_verifier_wasm.js';
-import type * as MptModule from '../wasm/mpt/lightprov_verifier_wasm.js';
-import { GZIP_BYTES } from '../wasm/modules.js';
+import { GZIP_BYTES, LOADERS, WASM_FAMILIES, type WasmFamily, type WasmModuleName, type WasmModules } from '../wasm/modules.js';
+
+// The modules, their loaders and their types come from sdk/wasm/modules.js, which the build
+// writes from the features of crates/verifier-wasm: one module per family, and `all`.
+export { WASM_FAMILIES };
+export type { WasmFamily, WasmModuleName, WasmModules };
 
 /** What `init` accepts instead of a bundled file: a URL, a Response, bytes or a compiled module. */
 export type WasmSource = URL | string | Response | BufferSource | WebAssembly.Module;
-
-/** The wasm modules, one per registered proof family. */
-export interface WasmModules {
-  header: typeof HeaderModule;
-  mpt: typeof MptModule;
-  cole: typeof ColeModule;
-  lvmt: typeof LvmtModule;
-}
-
-/** A family with its own wasm module. */
-export type WasmFamily = keyof WasmModules;
-
-/** A wasm module: one family's, or `all` (every family in one). */
-export type WasmModuleName = WasmFamily | 'all';
-
-type Glue = { default: (o: { module_or_path: unknown }) => Promise<unknown> };
-type Loader = {
-  /** The module's JS glue (a dynamic import, so bundlers split it into its own chunk). */
-  glue: () => Promise<Glue>;
-  /** The `.wasm` next to it (`new URL` with a literal, so bundlers emit it as an asset). */
-  wasm: () => URL;
-};
-
-// One line per module: the registry of modules. (Literal paths, as bundlers need them.)
-const LOADERS: Record<WasmModuleName, Loader> = {
-  header: { glue: () => import('../wasm/header/lightprov_verifier_wasm.js'), wasm: () => new URL('../wasm/header/lightprov_verifier_wasm_bg.wasm', import.meta.url) },
-  mpt: { glue: () => import('../wasm/mpt/lightprov_verifier_wasm.js'), wasm: () => new URL('../wasm/mpt/lightprov_verifier_wasm_bg.wasm', import.meta.url) },
-  cole: { glue: () => import('../wasm/cole/lightprov_verifier_wasm.js'), wasm: () => new URL('../wasm/cole/lightprov_verifier_wasm_bg.wasm', import.meta.url) },
-  lvmt: { glue: () => import('../wasm/lvmt/lightprov_verifier_wasm.js'), wasm: () => new URL('../wasm/lvmt/lightprov_verifier_wasm_bg.wasm', import.meta.url) },
-  all: { glue: () => import('../wasm/all/lightprov_verifier_wasm.js'), wasm: () => new URL('../wasm/all/lightprov_verifier_wasm_bg.wasm', import.meta.url) },
-};
-
-/** Every family with a wasm module. */
-export const WASM_FAMILIES: readonly WasmFamily[] = ['header', 'mpt', 'cole', 'lvmt'];
 
 /**
  * The modules to download for `families`, given those already loaded (or loading): each

@@ -15,7 +15,7 @@
 use alloc::string::String;
 use core::fmt;
 
-use crate::ErrorCode;
+use crate::{ErrorCode, FAMILIES};
 
 /// One proof family.
 #[derive(Debug)]
@@ -71,14 +71,6 @@ pub struct Tamper {
     /// What the forgery does.
     pub about: &'static str,
 }
-
-/// Every proof family, in the order documentation lists them.
-pub const FAMILIES: &[&Family] = &[
-    &crate::header::FAMILY,
-    &crate::mpt::FAMILY,
-    &crate::cole::FAMILY,
-    &crate::lvmt::FAMILY,
-];
 
 /// The family named `name`.
 pub fn family(name: &str) -> Option<&'static Family> {

@@ -9,17 +9,20 @@ pub mod error_code;
 pub mod family;
 pub mod hex;
 
-// The proof families, one module each with the same files (`mod.rs`, `codec.rs`, `error.rs`);
-// registered in `family::FAMILIES`.
+// The proof families, one module each with the same files (`mod.rs`, `codec.rs`, `error.rs`),
+// and the registry that lists them. A new family is its module line and its line in FAMILIES.
 pub mod cole;
 pub mod header;
 pub mod lvmt;
 pub mod mpt;
 
+/// Every proof family, in the order documentation lists them.
+pub const FAMILIES: &[&Family] = &[&header::FAMILY, &mpt::FAMILY, &cole::FAMILY, &lvmt::FAMILY];
+
 pub use alloy_primitives::{Address, B256};
 pub use codec::DecodeError;
 pub use error_code::ErrorCode;
-pub use family::{Evidence, FAMILIES, Family, Rejection};
+pub use family::{Evidence, Family, Rejection};
 
 /// A 256-bit unsigned integer as 32 big-endian bytes (balances, storage values, difficulty).
 ///
