@@ -470,7 +470,7 @@ ${table(['', ''], [
     ['OS', `${mc.os}; ${mc.kernel}`],
     ['load average at report time', mc.loadAverage.join(' / ') + ' (the machine may be shared: numbers vary between runs)'],
     ['lightprov', `${v.lightprov ?? '?'} at commit ${fig.git.commit ?? '?'}${fig.git.dirty ? ' (with uncommitted changes)' : ''}`],
-    ['Rust', `${v.rustc ?? '?'}; ${v.cargo ?? '?'}; ${fig.mode === 'quick' ? 'test-profile builds (dependencies optimised): shapes, not speeds' : 'release builds'} (wasm: --profile wasm, wasm-opt -O2); ${v.wasmBindgen ?? ''}`],
+    ['Rust', `${v.rustc ?? '?'}; ${v.cargo ?? '?'}; ${fig.mode === 'quick' ? 'test-profile builds (dependencies optimised): shapes, not speeds' : 'release builds'} (wasm: --profile wasm, wasm-opt -Os); ${v.wasmBindgen ?? ''}`],
     ['Node', v.node],
     ['plots', `Chart.js ${v.chartJs} in Chromium ${v.chromium} (playwright-core ${v.playwrightCore})`],
     ['peer', `@ethereumjs/mpt ${v.ethereumjsMpt}`],

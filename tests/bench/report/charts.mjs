@@ -271,7 +271,7 @@ function wasmChart(fig) {
     config: base(
       'bar',
       'wasm modules of the SDK: one per proof family, every family in one, the inspector',
-      'bound by wasm-bindgen, --profile wasm (LTO, opt-level 2), wasm-opt -O2; gzip level 9',
+      'bound by wasm-bindgen, --profile wasm (LTO, opt-level 2, lightprov-amt 3), wasm-opt -Os; gzip level 9',
       {
         labels: s.map((x) => x.label),
         datasets: [

@@ -50,7 +50,7 @@ if (jsonOut) {
   const doc = {
     run: process.env.LIGHTPROV_BENCH_RUN ?? '',
     generator: 'tests/bench/report/wasm-sizes.mjs',
-    build: 'cargo --profile wasm (opt-level 2, LTO, one codegen unit, panic = abort), wasm-bindgen --target web without name and producers sections, wasm-opt -O2',
+    build: 'cargo --profile wasm (opt-level 2, lightprov-amt 3, LTO, one codegen unit, panic = abort), wasm-bindgen --target web without name and producers sections, wasm-opt -Os',
     compression: 'gzip level 9',
     modules,
     apps,
