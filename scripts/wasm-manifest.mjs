@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Writes sdk/wasm/modules.js (and its .d.ts): the wasm modules scripts/build made — how to load
-// each (literal paths, as bundlers need them), their types, and the gzip size of each. The SDK's
+// each (literal paths, as bundlers need them), their types, the gzip size of each — and the
+// core's error codes. The SDK's
 // loader (sdk/src/init.ts) reads it, so a new module needs no line in the SDK: it is a feature of
 // crates/verifier-wasm. The sizes let the loader choose between one module per family and the
 // module with every family (`all`), whichever is the smaller download for what a page asks for.
@@ -28,6 +29,15 @@ const sizes = {};
 for (const m of modules) {
   sizes[m] = zlib.gzipSync(fs.readFileSync(path.join(wasmDir, m, `${GLUE}_bg.wasm`)), { level: 9 }).length;
 }
+// The stable error codes, from the core itself (the header module carries the list), so the
+// SDK's ERROR_CODES and its ErrorCode type never need a hand-written line.
+const header = await import(path.join(wasmDir, 'header', `${GLUE}.js`));
+header.initSync({ module: fs.readFileSync(path.join(wasmDir, 'header', `${GLUE}_bg.wasm`)) });
+const codes = header.errorCodes().split(',');
+if (codes.length === 0 || codes.some((c) => !/^[A-Z][A-Z0-9_]*$/.test(c))) {
+  console.error(`wasm-manifest: the header module's errorCodes() is not a list of codes: ${codes.join(',')}`);
+  process.exit(1);
+}
 const q = JSON.stringify;
 const head = '// Written by scripts/wasm-manifest.mjs (scripts/build): the wasm modules of this build.\n';
 const js = `${head}
@@ -36,6 +46,9 @@ export const GZIP_BYTES = ${JSON.stringify(sizes, null, 2)};
 
 /** Every family with a module of its own. */
 export const WASM_FAMILIES = ${q(families)};
+
+/** The stable error codes of every family, in the core's order (lightprov_types::ErrorCode). */
+export const ERROR_CODES = ${q(codes)};
 
 /**
  * How to load each module: its JS glue (a dynamic import, so bundlers split it into its own
@@ -73,6 +86,9 @@ export declare const GZIP_BYTES: Readonly<Record<WasmModuleName, number>>;
 
 /** Every family with a module of its own. */
 export declare const WASM_FAMILIES: readonly WasmFamily[];
+
+/** The stable error codes of every family, in the core's order (lightprov_types::ErrorCode). */
+export declare const ERROR_CODES: readonly [${codes.map((c) => q(c)).join(', ')}];
 
 /** How to load each module. */
 export declare const LOADERS: Readonly<Record<WasmModuleName, WasmLoader>>;
