@@ -445,3 +445,43 @@ pub fn forge(kind: &str, proof: &[u8]) -> Result<Forged, ForgeError> {
         },
     )
 }
+
+/// The family's wasm exports (feature `wasm`).
+#[cfg(feature = "wasm")]
+pub mod wasm {
+    use std::string::String;
+
+    use lightprov_types::DecodeError;
+    use wasm_bindgen::prelude::*;
+
+    use super as cole;
+    use crate::wasm::{decode_error, forged, hash32, json};
+
+    /// Outlines a COLE provenance proof (JSON). `scheme` is `"cole"` or `"cole-star"`; the
+    /// recomputed root is the header's `coleRoot` from the proof's `H_state` and `sibling`.
+    #[wasm_bindgen(js_name = outlineColeProof)]
+    pub fn outline_cole_proof(
+        proof: &[u8],
+        state_key: &[u8],
+        lo: u64,
+        hi: u64,
+        cole_root: &[u8],
+        sibling: &[u8],
+        scheme: &str,
+    ) -> Result<String, JsValue> {
+        let key = hash32(state_key, "stateKey")?;
+        let root = hash32(cole_root, "coleRoot")?;
+        let sibling = hash32(sibling, "siblingRoot")?;
+        let scheme = cole::Scheme::parse(scheme).ok_or_else(|| {
+            decode_error(&DecodeError::new("scheme", "expected cole or cole-star"))
+        })?;
+        json(cole::outline(proof, &key, lo, hi, &root, &sibling, scheme))
+    }
+
+    /// Tampers with an honest COLE proof (see [`cole::forge`]). Returns `{proof, description,
+    /// expectedCode}`.
+    #[wasm_bindgen(js_name = forgeColeProof)]
+    pub fn forge_cole_proof(kind: &str, proof: &[u8]) -> Result<JsValue, JsValue> {
+        forged(cole::forge(kind, proof))
+    }
+}

@@ -719,3 +719,64 @@ pub fn forge(kind: &str, proof: &[u8], aux: Option<&[u8]>) -> Result<Forged, For
         },
     )
 }
+
+/// The family's wasm exports (feature `wasm`).
+#[cfg(feature = "wasm")]
+pub mod wasm {
+    use std::{string::String, vec::Vec};
+
+    use wasm_bindgen::prelude::*;
+
+    use super as lvmt;
+    use crate::wasm::{forged, hash32, json};
+
+    fn anchor(aroot: &[u8], history_root: &[u8], blocks: u64) -> Result<lvmt::Anchor, JsValue> {
+        Ok(lvmt::Anchor {
+            aroot: hash32(aroot, "lvmtRoot")?.0,
+            history_root: hash32(history_root, "lvmtHistoryRoot")?,
+            blocks,
+        })
+    }
+
+    /// Outlines an LVMT proof of a key's latest value or absence (JSON). `blocks` = the header's
+    /// number + 1.
+    #[wasm_bindgen(js_name = outlineLvmtProof)]
+    pub fn outline_lvmt_proof(
+        proof: &[u8],
+        state_key: &[u8],
+        aroot: &[u8],
+        history_root: &[u8],
+        blocks: u64,
+    ) -> Result<String, JsValue> {
+        let key = hash32(state_key, "stateKey")?;
+        let a = anchor(aroot, history_root, blocks)?;
+        json(lvmt::outline_proof(proof, &key, &a))
+    }
+
+    /// Outlines an LVMT history proof over `lo..=hi` (JSON).
+    #[wasm_bindgen(js_name = outlineLvmtHistory)]
+    pub fn outline_lvmt_history(
+        proof: &[u8],
+        state_key: &[u8],
+        lo: u64,
+        hi: u64,
+        aroot: &[u8],
+        history_root: &[u8],
+        blocks: u64,
+    ) -> Result<String, JsValue> {
+        let key = hash32(state_key, "stateKey")?;
+        let a = anchor(aroot, history_root, blocks)?;
+        json(lvmt::outline_history(proof, &key, lo, hi, &a))
+    }
+
+    /// Tampers with an honest LVMT proof or history (see [`lvmt::forge`]). Returns `{proof,
+    /// description, expectedCode}`.
+    #[wasm_bindgen(js_name = forgeLvmtProof)]
+    pub fn forge_lvmt_proof(
+        kind: &str,
+        proof: &[u8],
+        aux: Option<Vec<u8>>,
+    ) -> Result<JsValue, JsValue> {
+        forged(lvmt::forge(kind, proof, aux.as_deref()))
+    }
+}

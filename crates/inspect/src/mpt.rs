@@ -498,3 +498,21 @@ pub fn outline(proof: &[u8], state_root: &B256) -> Result<Outline, DecodeError> 
         roots,
     })
 }
+
+/// The family's wasm exports (feature `wasm`).
+#[cfg(feature = "wasm")]
+pub mod wasm {
+    use std::string::String;
+
+    use wasm_bindgen::prelude::*;
+
+    use crate::wasm::{hash32, json};
+
+    /// Outlines an `eth_getProof` answer in the compact wire format (JSON, see
+    /// `sdk/src/inspect.ts`).
+    #[wasm_bindgen(js_name = outlineMptProof)]
+    pub fn outline_mpt_proof(proof: &[u8], state_root: &[u8]) -> Result<String, JsValue> {
+        let root = hash32(state_root, "stateRoot")?;
+        json(super::outline(proof, &root))
+    }
+}
