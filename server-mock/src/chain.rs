@@ -1,10 +1,11 @@
 //! The chain: a Clique-style proof-of-authority chain with one signer, whose state lives in the
 //! MPT engine and whose blocks, transactions and receipts live in the same store. A block is
 //! committed in one atomic, synced batch with its state, so a crash never loses a committed
-//! block nor leaves half of one.
+//! block nor leaves half of one. Every block's writes also go to the engines of the proof
+//! families the node runs ([`crate::families`]), whose commitments the header carries.
 
 use std::{
-    collections::{BTreeMap, HashMap},
+    collections::HashMap,
     sync::Arc,
     time::{Instant, SystemTime},
 };
@@ -23,17 +24,13 @@ use lightprov_engine_api::{
     kv::{BatchOp, FjallStore, KvStore},
     u64_from_word, word_from_u64,
 };
-use lightprov_engine_cole::{ColeEngine, Params as ColeParams};
-use lightprov_engine_lvmt::{
-    amt::Proofs,
-    setup::Setup,
-    store::{LvmtStore, StoreError},
-    tree::{Lvmt, in_key_order},
-};
 use lightprov_engine_mpt::MptEngine;
-use lightprov_types::{Word, cole::hash::header_root, family};
+use lightprov_types::{Word, family};
 
-use crate::workload::Workload;
+use crate::{
+    families::{self, Engine, Settings},
+    workload::Workload,
+};
 
 const BLOCKS: &str = "chain_blocks";
 const HASHES: &str = "chain_hashes";
@@ -50,8 +47,8 @@ pub const TRANSFER_GAS: u64 = 21_000;
 pub const BASE_FEE: u64 = 1_000_000_000;
 /// Block gas limit.
 pub const GAS_LIMIT: u64 = 30_000_000;
-/// Bytes of extraData before the seal: coleRoot, lvmtRoot, lvmtHistoryRoot (where each sits:
-/// the commitment table of `lightprov_types::family`).
+/// Bytes of extraData before the seal: the families' commitments (where each sits: the
+/// commitment table of `lightprov_types::family`).
 pub const EXTRA_ROOTS: usize = family::EXTRA_COMMITMENTS_LEN;
 /// Genesis timestamp (fixed, so the genesis hash depends only on the configuration).
 const GENESIS_TIME: u64 = 1_700_000_000;
@@ -166,27 +163,6 @@ struct Pending {
 
 pub use crate::dishonest::Dishonest;
 
-/// LVMT's settings: the AMT parameters (part of the chain's identity: they shape `lvmtRoot`)
-/// and which openings the node keeps current (not part of it: any shard yields the same roots).
-#[derive(Clone)]
-pub struct LvmtSettings {
-    /// Tables and verifier parameters.
-    pub setup: Arc<Setup>,
-    /// The proof shard.
-    pub proofs: Proofs,
-}
-
-impl std::fmt::Debug for LvmtSettings {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("LvmtSettings")
-            .field("depth", &self.setup.depth())
-            .field("params", &B256::from(self.setup.params().id()))
-            .field("insecure", &self.setup.is_insecure())
-            .field("proofs", &self.proofs)
-            .finish()
-    }
-}
-
 /// Settings fixed at genesis.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -198,17 +174,14 @@ pub struct Config {
     pub dev_accounts: Vec<PrivateKeySigner>,
     /// Block filler, if any.
     pub workload: Option<Workload>,
-    /// COLE's parameters, if the node runs COLE.
-    pub cole: Option<ColeParams>,
-    /// COLE*'s parameters, if the node runs COLE*.
-    pub cole_star: Option<ColeParams>,
-    /// LVMT's settings, if the node runs LVMT.
-    pub lvmt: Option<LvmtSettings>,
+    /// The settings of each proof family the node runs, in registry order.
+    pub families: Vec<Arc<dyn Settings>>,
 }
 
 impl Config {
     /// The dev chain: chain id 1337, a signer and 10 funded accounts whose keys are derived
-    /// from public strings — **insecure, for development only**.
+    /// from public strings — **insecure, for development only** — and every family that runs
+    /// without flags (COLE and COLE* with the paper's parameters).
     pub fn dev(workload: Option<Workload>) -> anyhow::Result<Self> {
         let key = |s: &str| PrivateKeySigner::from_bytes(&keccak256(s.as_bytes()));
         Ok(Self {
@@ -218,29 +191,41 @@ impl Config {
                 .map(|i| key(&format!("lightprov dev account {i}")))
                 .collect::<Result<_, _>>()?,
             workload,
-            cole: Some(ColeParams::cole()),
-            cole_star: Some(ColeParams::cole_star()),
-            lvmt: None,
+            families: families::ROOMS.iter().filter_map(|r| (r.dev)()).collect(),
         })
     }
-}
 
-/// The COLE engines a node can run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ColeVariant {
-    /// COLE.
-    Cole,
-    /// COLE*.
-    ColeStar,
+    /// Runs a family with `settings`, in place of its settings of the same type if there are.
+    pub fn set<S: Settings>(&mut self, settings: S) {
+        let same = |s: &Arc<dyn Settings>| {
+            let any: &dyn std::any::Any = &**s;
+            any.is::<S>()
+        };
+        match self.families.iter().position(same) {
+            Some(i) => {
+                if let Some(slot) = self.families.get_mut(i) {
+                    *slot = Arc::new(settings);
+                }
+            }
+            None => self.families.push(Arc::new(settings)),
+        }
+    }
+
+    /// The settings of type `S`, if the node runs that family.
+    pub fn get<S: Settings>(&self) -> Option<&S> {
+        self.families.iter().find_map(|s| {
+            let any: &dyn std::any::Any = &**s;
+            any.downcast_ref()
+        })
+    }
 }
 
 /// The chain and its state.
 pub struct Chain {
     engine: MptEngine,
-    cole: Option<ColeEngine>,
-    cole_star: Option<ColeEngine>,
-    /// On disk in `<data dir>/lvmt`; brought level with the chain when the node starts.
-    lvmt: Option<LvmtStore>,
+    /// The proof families' engines, each in its own directory of the data directory; brought
+    /// level with the chain when the node starts and before each block.
+    families: Vec<Box<dyn Engine>>,
     store: Arc<FjallStore>,
     config: Config,
     head: Header,
@@ -277,16 +262,12 @@ impl Chain {
         let store = Arc::new(FjallStore::open(&dir.join("chain"))?);
         let engine = MptEngine::open(store.clone())?;
         let fingerprint = Self::fingerprint(&config);
-        let open_cole = |name: &str, params: Option<ColeParams>| -> anyhow::Result<_> {
-            params
-                .map(|p| ColeEngine::open(&dir.join(name), p, Default::default()))
-                .transpose()
-                .map_err(|e| anyhow::anyhow!("opening {name}: {e}"))
-        };
+        let mut families = Vec::new();
+        for s in &config.families {
+            families.extend(s.open(dir)?);
+        }
         let mut chain = Self {
-            lvmt: None,
-            cole: open_cole("cole", config.cole)?,
-            cole_star: open_cole("cole-star", config.cole_star)?,
+            families,
             engine,
             store,
             config,
@@ -296,13 +277,14 @@ impl Chain {
         };
         match chain.engine.head() {
             None => {
-                chain.open_lvmt(dir)?;
-                if let Some(n) = chain.lvmt.as_ref().map(LvmtStore::blocks)
-                    && n > 0
-                {
-                    anyhow::bail!(
-                        "the data directory's lvmt/ holds {n} blocks of another chain; use another --data-dir"
-                    );
+                for f in &chain.families {
+                    let n = f.blocks();
+                    if n > 0 {
+                        anyhow::bail!(
+                            "the data directory's {} files hold {n} blocks of another chain; use another --data-dir",
+                            f.name()
+                        );
+                    }
                 }
                 chain
                     .store
@@ -313,7 +295,7 @@ impl Chain {
                 let stored = chain.store.get(META, b"config")?;
                 if stored.as_deref() != Some(fingerprint.as_slice()) {
                     anyhow::bail!(
-                        "the data directory holds a chain made with other settings (chain id, signer or workload); use another --data-dir"
+                        "the data directory holds a chain made with other settings (chain id, signer, workload or a family's parameters); use another --data-dir"
                     );
                 }
                 let record = chain
@@ -321,196 +303,67 @@ impl Chain {
                     .ok_or_else(|| anyhow::anyhow!("block {h} is missing from the store"))?;
                 chain.head = record.header()?;
                 chain.head_hash = chain.head.hash_slow();
-                chain.open_lvmt(dir)?;
+                for i in 0..chain.families.len() {
+                    chain.catch_up(i, h)?;
+                    if let Some(f) = chain.families.get(i) {
+                        f.check(&chain.head)?;
+                    }
+                }
             }
         }
-        chain.catch_up()?;
-        chain.catch_up_lvmt()?;
         Ok(chain)
     }
 
-    /// Opens LVMT's store in `<dir>/lvmt`. A store kept with another proof shard (the shard is
-    /// the node's choice, not the chain's: every shard has the same roots) is rebuilt from the
-    /// chain's write sets; other AMT parameters cannot reach here (the chain's settings check
-    /// refuses them first).
-    fn open_lvmt(&mut self, dir: &std::path::Path) -> anyhow::Result<()> {
-        let Some(l) = self.config.lvmt.as_ref() else {
+    /// Brings family `i`'s engine to block `to` by applying the stored write sets of the
+    /// blocks it lacks (a crash between the chain's commit and the engine's leaves it a block
+    /// behind; an engine directory older than the chain's may lack more).
+    fn catch_up(&mut self, i: usize, to: u64) -> anyhow::Result<()> {
+        let Some(f) = self.families.get_mut(i) else {
             return Ok(());
         };
-        let path = dir.join("lvmt");
-        let store = match LvmtStore::open(&path, l.setup.clone(), l.proofs) {
-            Err(StoreError::Settings { stored, given }) => {
-                tracing::warn!(
-                    "LVMT's store was kept with {stored}, the node runs {given}: rebuilding it from the stored write sets"
-                );
-                std::fs::remove_dir_all(&path)
-                    .map_err(|e| anyhow::anyhow!("removing {}: {e}", path.display()))?;
-                LvmtStore::open(&path, l.setup.clone(), l.proofs)
-            }
-            other => other,
-        }
-        .map_err(|e| anyhow::anyhow!("opening {}: {e}", path.display()))?;
-        self.lvmt = Some(store);
-        Ok(())
-    }
-
-    /// Brings LVMT, stored in its own data directory, level with the chain: applies the stored
-    /// writes of the blocks it lacks (a crash between the chain's commit and LVMT's leaves it a
-    /// block behind; a store opened on an older chain directory may lack more), then checks its
-    /// roots against the head's header.
-    fn catch_up_lvmt(&mut self) -> anyhow::Result<()> {
-        let Some(from) = self.lvmt.as_ref().map(LvmtStore::blocks) else {
-            return Ok(());
-        };
-        let head = self.head.number;
-        if self.engine.head().is_none() {
-            return Ok(());
-        }
-        if from > head + 1 {
+        let from = f.blocks();
+        if from > to + 1 {
             anyhow::bail!(
-                "LVMT holds {from} blocks, the chain {}; use another --data-dir",
-                head + 1
+                "{} holds {from} blocks, the chain {}; use another --data-dir",
+                f.name(),
+                to + 1
             );
         }
         let started = Instant::now();
         let mut writes = 0usize;
-        for b in from..=head {
-            let w: BTreeMap<B256, Word> = self.stored_writes(b)?.into_iter().collect();
+        for b in from..=to {
+            let w = stored_writes(&self.store, b)?;
             writes += w.len();
-            if let Some(t) = self.lvmt.as_mut() {
-                t.commit(&in_key_order(&w))
-                    .map_err(|e| anyhow::anyhow!("applying block {b} to LVMT: {e}"))?;
-            }
+            f.apply(b, &w)
+                .map_err(|e| anyhow::anyhow!("applying block {b} to {}: {e}", f.name()))?;
             if b > from && (b - from) % 10_000 == 0 {
                 tracing::info!(
-                    "LVMT: applied {} of {} missing blocks",
+                    "{}: applied {} of {} missing blocks",
+                    f.name(),
                     b - from,
-                    head + 1 - from
+                    to + 1 - from
                 );
             }
         }
-        if from <= head {
+        if from <= to {
             tracing::info!(
-                "LVMT: {} missing blocks ({writes} writes) applied in {:.2?}",
-                head + 1 - from,
+                "{}: {} missing blocks ({writes} writes) applied in {:.2?}",
+                f.name(),
+                to + 1 - from,
                 started.elapsed()
             );
         }
-        let (aroot, history) = Self::lvmt_roots_of(&self.head);
-        if let Some(t) = self.lvmt.as_ref().map(LvmtStore::tree)
-            && (t.aroot(), t.history_root()) != (aroot, history)
-        {
-            anyhow::bail!(
-                "LVMT's roots differ from the header of block {head}: the AMT parameters are not the ones this chain was made with"
-            );
-        }
         Ok(())
     }
 
-    /// Brings the COLE engines to the chain's head by replaying stored writes (a crash between
-    /// the chain's commit and theirs leaves them a block behind), checking each root against
-    /// the header.
-    fn catch_up(&mut self) -> anyhow::Result<()> {
-        let head = self.engine.head();
-        for variant in [ColeVariant::Cole, ColeVariant::ColeStar] {
-            let Some(e) = self.cole_mut(variant) else {
-                continue;
-            };
-            let from = e.head_block().map_or(0, |h| h + 1);
-            if head.is_none_or(|h| from > h + 1) {
-                if e.head_block().is_some() {
-                    anyhow::bail!(
-                        "{variant:?} holds blocks the chain does not; use another --data-dir"
-                    );
-                }
-                continue;
-            }
-            let to = head.unwrap_or(0);
-            for b in from..=to {
-                let writes = self.stored_writes(b)?;
-                let Some(e) = self.cole_mut(variant) else {
-                    continue;
-                };
-                e.apply(b, &writes).map_err(|err| {
-                    anyhow::anyhow!("replaying block {b} into {variant:?}: {err}")
-                })?;
-            }
-        }
-        if let Some(h) = head {
-            let header = self
-                .block(h)?
-                .ok_or_else(|| anyhow::anyhow!("block {h} is missing from the store"))?
-                .header()?;
-            if Self::cole_root_of(&header) != self.cole_header_root(h)? {
-                anyhow::bail!("the COLE engines' roots differ from the header of block {h}");
-            }
-        }
-        Ok(())
+    /// The engine of the family of type `T`, if the node runs it.
+    pub fn family<T: Engine>(&self) -> Option<&T> {
+        self.families.iter().find_map(|f| families::downcast(&**f))
     }
 
-    fn stored_writes(&self, block: u64) -> anyhow::Result<Vec<(B256, Word)>> {
-        let raw = self
-            .store
-            .get(WRITES, &block.to_be_bytes())?
-            .unwrap_or_default();
-        lightprov_engine_cole::wal::decode_writes(&raw)
-            .ok_or_else(|| anyhow::anyhow!("corrupt write set of block {block}"))
-    }
-
-    fn cole_mut(&mut self, v: ColeVariant) -> Option<&mut ColeEngine> {
-        match v {
-            ColeVariant::Cole => self.cole.as_mut(),
-            ColeVariant::ColeStar => self.cole_star.as_mut(),
-        }
-    }
-
-    /// A COLE engine, if the node runs it.
-    pub fn cole(&self, v: ColeVariant) -> Option<&ColeEngine> {
-        match v {
-            ColeVariant::Cole => self.cole.as_ref(),
-            ColeVariant::ColeStar => self.cole_star.as_ref(),
-        }
-    }
-
-    /// `H_state` of both COLE engines after `block` (zero for one the node does not run).
-    pub fn cole_roots(&self, block: u64) -> anyhow::Result<(B256, B256)> {
-        let root = |e: Option<&ColeEngine>| -> anyhow::Result<B256> {
-            e.map(|e| e.root_at(block))
-                .transpose()
-                .map(Option::unwrap_or_default)
-                .map_err(|err| anyhow::anyhow!("{err}"))
-        };
-        Ok((root(self.cole.as_ref())?, root(self.cole_star.as_ref())?))
-    }
-
-    fn cole_header_root(&self, block: u64) -> anyhow::Result<B256> {
-        if self.cole.is_none() && self.cole_star.is_none() {
-            return Ok(B256::ZERO);
-        }
-        let (a, b) = self.cole_roots(block)?;
-        Ok(header_root(&a, &b))
-    }
-
-    /// LVMT, if the node runs it.
-    pub fn lvmt(&self) -> Option<&Lvmt> {
-        self.lvmt.as_ref().map(LvmtStore::tree)
-    }
-
-    /// The `lvmtRoot` and `lvmtHistoryRoot` commitments of a header (zero if absent).
-    pub fn lvmt_roots_of(header: &Header) -> ([u8; 32], B256) {
-        let extra = &header.extra_data;
-        let aroot = family::LVMT_ROOT.read(extra).unwrap_or_default();
-        let history = family::LVMT_HISTORY_ROOT.read(extra).unwrap_or_default();
-        (aroot, B256::from(history))
-    }
-
-    /// The `coleRoot` commitment of a header (zero if absent).
-    pub fn cole_root_of(header: &Header) -> B256 {
-        B256::from(
-            family::COLE_ROOT
-                .read(&header.extra_data)
-                .unwrap_or_default(),
-        )
+    /// The engines of the proof families the node runs.
+    pub fn families(&self) -> impl Iterator<Item = &dyn Engine> {
+        self.families.iter().map(|f| &**f)
     }
 
     /// The key a state key hashes, if the chain ever wrote it.
@@ -534,17 +387,11 @@ impl Chain {
             .workload
             .map(|w| format!("{:?}/{}/{}", w.kind, w.seed, w.ops_per_block))
             .unwrap_or_default();
-        let lvmt = config
-            .lvmt
-            .as_ref()
-            .map(|l| format!("/lvmt:{}", B256::from(l.setup.params().id())))
-            .unwrap_or_default();
+        let families: String = config.families.iter().map(|f| f.fingerprint()).collect();
         keccak256(format!(
-            "{}/{}/{w}/{:?}/{:?}{lvmt}",
+            "{}/{}/{w}{families}",
             config.chain_id,
             config.signer.address(),
-            config.cole,
-            config.cole_star
         ))
     }
 
@@ -765,49 +612,28 @@ impl Chain {
     ) -> anyhow::Result<()> {
         let staged = self.engine.stage(number, &writes)?;
         let keyed: Vec<(B256, Word)> = writes.iter().map(|(k, v)| (k.state_key(), *v)).collect();
-        let cole_roots = [ColeVariant::Cole, ColeVariant::ColeStar].map(|v| {
-            self.cole_mut(v)
-                .map(|e| e.stage(number, &keyed))
-                .transpose()
-                .map(Option::unwrap_or_default)
-        });
-        let [cole_root, cole_star_root] = cole_roots;
-        let (cole_root, cole_star_root) = (
-            cole_root.map_err(|e| anyhow::anyhow!("COLE: {e}"))?,
-            cole_star_root.map_err(|e| anyhow::anyhow!("COLE*: {e}"))?,
-        );
-        // LVMT lags only if writing an earlier block to it failed: apply what it lacks first.
-        if number > 0 && self.lvmt.as_ref().is_some_and(|t| t.blocks() < number) {
-            self.catch_up_lvmt()?;
-        }
-        if let Some(n) = self.lvmt.as_ref().map(LvmtStore::blocks)
-            && n != number
-        {
-            anyhow::bail!("LVMT holds {n} blocks, the chain is at block {number}");
-        }
-        // Staged in memory: written after the chain's commit point, like COLE.
-        let lvmt_roots = match self.lvmt.as_mut() {
-            Some(t) => {
-                let w: BTreeMap<B256, Word> = keyed.iter().copied().collect();
-                // A refused block leaves the store as it was.
-                let r = t
-                    .stage(&in_key_order(&w))
-                    .map_err(|e| anyhow::anyhow!("LVMT refused block {number}: {e}"))?;
-                Some(r)
-            }
-            None => None,
-        };
         let mut extra_roots = vec![0u8; EXTRA_ROOTS];
-        // Each commitment at its place in the table; `write` cannot fail on EXTRA_ROOTS bytes.
-        if let Some((aroot, history)) = lvmt_roots {
-            family::LVMT_ROOT.write(&mut extra_roots, &aroot);
-            family::LVMT_HISTORY_ROOT.write(&mut extra_roots, &history.0);
-        }
-        if self.cole.is_some() || self.cole_star.is_some() {
-            family::COLE_ROOT.write(
-                &mut extra_roots,
-                &header_root(&cole_root, &cole_star_root).0,
-            );
+        for i in 0..self.families.len() {
+            // A family lags only if writing an earlier block to it failed: apply what it lacks.
+            if number > 0 {
+                self.catch_up(i, number - 1)?;
+            }
+            let Some(f) = self.families.get_mut(i) else {
+                continue;
+            };
+            if f.blocks() != number {
+                anyhow::bail!(
+                    "{} holds {} blocks, the chain is at block {number}",
+                    f.name(),
+                    f.blocks()
+                );
+            }
+            // Each family writes its commitments at their place in the table.
+            if let Err(e) = f.stage(number, &keyed, &mut extra_roots) {
+                let name = f.name();
+                self.discard_staged(i);
+                anyhow::bail!("{name} refused block {number}: {e}");
+            }
         }
         let txs: Vec<TxEnvelope> = included.iter().map(|p| p.tx.clone()).collect();
         let mut cumulative = 0;
@@ -842,12 +668,17 @@ impl Chain {
             gas_limit: GAS_LIMIT,
             gas_used: cumulative,
             timestamp,
-            // coleRoot, lvmtRoot, lvmtHistoryRoot (zero for an engine the node does not run).
+            // The families' commitments (zero for one the node does not run).
             extra_data: Bytes::from(extra_roots),
-            // Genesis binds the chain to its LVMT parameters: mixHash = their SHA-256, so a
-            // client trusting the genesis hash trusts them (zero without LVMT, and later).
-            mix_hash: match (&self.config.lvmt, number) {
-                (Some(l), 0) => B256::from(l.setup.params().id()),
+            // What a family binds at genesis (LVMT: its parameters), so a client trusting the
+            // genesis hash trusts it; zero otherwise and later.
+            mix_hash: match number {
+                0 => self
+                    .config
+                    .families
+                    .iter()
+                    .find_map(|f| f.genesis_mix_hash())
+                    .unwrap_or_default(),
                 _ => B256::ZERO,
             },
             nonce: Default::default(),
@@ -904,29 +735,41 @@ impl Chain {
             ops.push((PREIMAGES, k.state_key().to_vec(), Some(pre)));
         }
         if let Err(e) = self.engine.commit(staged, ops) {
-            if let Some(t) = self.lvmt.as_mut() {
-                t.discard_staged()
-                    .map_err(|err| anyhow::anyhow!("LVMT: {err}"))?;
-            }
+            self.discard_staged(self.families.len());
             return Err(e.into());
         }
-        // The chain's batch above is the block's commit point; a crash before these two is
-        // repaired by `catch_up` on the next start.
-        for v in [ColeVariant::Cole, ColeVariant::ColeStar] {
-            if let Some(e) = self.cole_mut(v) {
-                e.commit().map_err(|err| anyhow::anyhow!("{v:?}: {err}"))?;
-            }
-        }
+        // The chain's batch above is the block's commit point. A family that fails to commit
+        // drops the block and lags; the next block (or the next start) applies it again from
+        // the stored write set, so the chain goes on with the block committed.
         self.head = header;
         self.head_hash = hash;
-        if let Some(t) = self.lvmt.as_mut() {
-            // On failure LVMT drops the block and lags; the next block (or the next start)
-            // applies it again from the stored writes.
-            t.persist_staged()
-                .map_err(|err| anyhow::anyhow!("LVMT: {err}"))?;
+        let mut failed = None;
+        for f in &mut self.families {
+            if let Err(e) = f.commit() {
+                tracing::error!(
+                    "{}: block {number} not committed ({e}); it will catch up",
+                    f.name()
+                );
+                failed.get_or_insert_with(|| anyhow::anyhow!("{}: {e}", f.name()));
+            }
         }
-        Ok(())
+        failed.map_or(Ok(()), Err)
     }
+
+    /// Drops what the first `n` families staged (the block will not be committed).
+    fn discard_staged(&mut self, n: usize) {
+        for f in self.families.iter_mut().take(n) {
+            if let Err(e) = f.discard() {
+                tracing::error!("{}: dropping a staged block failed: {e}", f.name());
+            }
+        }
+    }
+}
+
+fn stored_writes(store: &FjallStore, block: u64) -> anyhow::Result<Vec<(B256, Word)>> {
+    let raw = store.get(WRITES, &block.to_be_bytes())?.unwrap_or_default();
+    lightprov_engine_cole::wal::decode_writes(&raw)
+        .ok_or_else(|| anyhow::anyhow!("corrupt write set of block {block}"))
 }
 
 /// value + gas limit × fee cap: what a transaction may cost at most.

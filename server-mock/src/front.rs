@@ -98,7 +98,7 @@ struct Shared {
     work: Arc<Semaphore>,
 }
 
-/// Expensive calls (`rpc::EXPENSIVE_METHODS`, or batches with one) answered at once: twice the
+/// Expensive calls (`rpc::is_expensive`, or batches with one) answered at once: twice the
 /// cores, at least 4. The others wait, within their request timeout; this bounds the CPU and
 /// memory that answers being built take. Other calls do not wait for them.
 fn calls_in_flight() -> usize {
@@ -574,7 +574,7 @@ pub enum Triage {
     Forward {
         /// The exact bytes jsonrpsee gets: the request without its leading whitespace.
         body: Vec<u8>,
-        /// A call of `rpc::EXPENSIVE_METHODS`: it waits for one of a few slots to run.
+        /// A call of a method `rpc::is_expensive` names: it waits for one of a few slots to run.
         expensive: bool,
     },
     /// Refused: no call runs, and the front answers `answer`, a JSON-RPC error object, with
@@ -890,7 +890,7 @@ fn envelope(request: &RawValue, methods: &HashSet<&str>) -> Envelope {
         return Envelope::Notification;
     }
     Envelope::Forward {
-        expensive: crate::rpc::EXPENSIVE_METHODS.contains(&method.as_ref()),
+        expensive: crate::rpc::is_expensive(method.as_ref()),
     }
 }
 

@@ -3,7 +3,7 @@
 
 pub mod chain;
 pub mod dishonest;
+pub mod families;
 pub mod front;
-pub mod lvmt;
 pub mod rpc;
 pub mod workload;

@@ -3,7 +3,7 @@
 
 use std::{net::SocketAddr, path::PathBuf, sync::Arc, time::Duration};
 
-use alloy_primitives::{B256, hex};
+use alloy_primitives::hex;
 use anyhow::Context;
 use clap::Parser;
 use jsonrpsee::server::stop_channel;
@@ -11,8 +11,8 @@ use tokio::sync::Notify;
 
 use lightprov_node::{
     chain::{self, Chain, Config, Dishonest},
+    families::{self, ROOMS},
     front,
-    lvmt::{self, SetupSource},
     rpc::{self, Node},
     workload,
 };
@@ -48,33 +48,6 @@ struct Args {
     /// `cole`, `cole-star`, `lvmt`. Every block's writes go to each.
     #[arg(long, default_value = "mpt,cole,cole-star,lvmt", value_delimiter = ',')]
     engines: Vec<String>,
-    /// LVMT's AMT depth D: 2^D entries per AMT, 16 key bits per level at D = 16 (part of the
-    /// chain's identity).
-    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u8).range(1..=20))]
-    lvmt_depth: u8,
-    /// A Powers-of-Tau file (snarkjs `.ptau`, BN254, power ≥ D) for LVMT's parameters. Without
-    /// it the node uses a dev setup whose τ is public: INSECURE, anyone can forge its proofs.
-    #[arg(long)]
-    lvmt_ptau: Option<PathBuf>,
-    /// Where LVMT's derived tables are cached (tens of MB at D = 16; deriving them takes a
-    /// while once). Default: $XDG_CACHE_HOME/lightprov or ~/.cache/lightprov.
-    #[arg(long)]
-    lvmt_tables: Option<PathBuf>,
-    /// The LVMT proofs this node keeps current: `all`, `none`, or `R/K` — the root-AMT
-    /// entries j with j mod K = R (the paper's proof sharding; K a power of two). It answers
-    /// LVMT queries only for keys of its shard; the roots are the same for every shard.
-    #[arg(long, default_value = "all", value_parser = lightprov_node::lvmt::parse_shard)]
-    proof_shard: lightprov_engine_lvmt::amt::Proofs,
-    /// COLE/COLE* level-0 capacity B, in entries (part of the chain's identity: it shapes
-    /// coleRoot). Small values make many levels quickly, for trying merges out.
-    #[arg(long, default_value_t = 8192, value_parser = clap::value_parser!(u64).range(1..=1 << 24))]
-    cole_l0_capacity: u64,
-    /// COLE/COLE* size ratio T: runs per level before they merge into the next.
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u16).range(2..=64))]
-    cole_size_ratio: u16,
-    /// COLE/COLE* Merkle fanout m.
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(3..=64))]
-    cole_fanout: u8,
     /// The most blocks one `lightprov_getHistory` call may span (larger ranges get -32005).
     /// With scheme `mpt` the answer holds one eth_getProof per block (about 5 KB each): raise
     /// --max-response-bytes with it.
@@ -104,6 +77,8 @@ struct Args {
     /// previous answer; an idle connection is closed after it.
     #[arg(long, default_value = "10s", value_parser = parse_duration)]
     idle_timeout: Duration,
+    #[command(flatten)]
+    families: families::Flags,
     /// TESTS ONLY: corrupt answers on purpose, to check that clients catch it.
     #[arg(long, value_enum, hide = true)]
     dishonest: Option<Dishonest>,
@@ -132,10 +107,14 @@ async fn main() -> anyhow::Result<()> {
         .with_target(false)
         .init();
     let args = Args::parse();
+    let available: Vec<&str> = std::iter::once("mpt")
+        .chain(families::engine_names())
+        .collect();
     for e in &args.engines {
-        if !["mpt", "cole", "cole-star", "lvmt"].contains(&e.as_str()) {
+        if !available.contains(&e.as_str()) {
             anyhow::bail!(
-                "--engines: `{e}` is not available in this build (available: mpt, cole, cole-star, lvmt)"
+                "--engines: `{e}` is not available in this build (available: {})",
+                available.join(", ")
             );
         }
     }
@@ -162,34 +141,13 @@ async fn main() -> anyhow::Result<()> {
         ops_per_block: args.tx_per_block,
     });
     let mut config = Config::dev(workload)?;
-    let params = |base: lightprov_engine_cole::Params| lightprov_engine_cole::Params {
-        l0_capacity: args.cole_l0_capacity,
-        size_ratio: usize::from(args.cole_size_ratio),
-        fanout: args.cole_fanout,
-        ..base
-    };
-    config.cole = config.cole.map(params);
-    config.cole_star = config.cole_star.map(params);
-    if !args.engines.iter().any(|e| e == "cole") {
-        config.cole = None;
-    }
-    if !args.engines.iter().any(|e| e == "cole-star") {
-        config.cole_star = None;
-    }
-    if args.engines.iter().any(|e| e == "lvmt") {
-        let source = args
-            .lvmt_ptau
-            .clone()
-            .map_or(SetupSource::Dev, SetupSource::Ptau);
-        let tables = args
-            .lvmt_tables
-            .clone()
-            .unwrap_or_else(|| lvmt::default_tables_dir(&args.data_dir));
-        let setup = lvmt::load_setup(args.lvmt_depth, &source, &tables)?;
-        config.lvmt = Some(chain::LvmtSettings {
-            setup: Arc::new(setup),
-            proofs: args.proof_shard,
-        });
+    config.families = Vec::new();
+    for room in ROOMS {
+        config.families.extend((room.settings)(
+            &args.families,
+            &args.engines,
+            &args.data_dir,
+        )?);
     }
     let chain = Chain::open(&args.data_dir, config.clone())
         .with_context(|| format!("opening the chain in {}", args.data_dir.display()))?;
@@ -215,18 +173,8 @@ async fn main() -> anyhow::Result<()> {
             hex::encode(a.credential().to_bytes())
         );
     }
-    if let Some(l) = &config.lvmt {
-        println!(
-            "lvmt          D = {}, params {}, proof shard {}{}",
-            l.setup.depth(),
-            B256::from(l.setup.params().id()),
-            lvmt::shard_label(l.proofs),
-            if l.setup.is_insecure() {
-                " — INSECURE dev setup (public τ): its proofs can be forged"
-            } else {
-                ""
-            }
-        );
+    for line in config.families.iter().filter_map(|f| f.banner()) {
+        println!("{line}");
     }
     if let Some(d) = args.dishonest {
         tracing::warn!("DISHONEST MODE {d:?}: answers are corrupted on purpose");
@@ -323,4 +271,14 @@ async fn shutdown_signal() {
     }
     #[cfg(not(unix))]
     let _ = ctrl_c.await;
+}
+
+#[cfg(test)]
+mod tests {
+    /// clap's own checks of the flags, the families' included (unique names and groups).
+    #[test]
+    fn flags_are_well_formed() {
+        use clap::CommandFactory;
+        super::Args::command().debug_assert();
+    }
 }

@@ -18,8 +18,9 @@ use serde_json::{Value, json};
 use tokio::sync::Notify;
 
 use crate::{
-    chain::{BASE_FEE, Chain, ColeVariant, Dishonest, TRANSFER_GAS},
+    chain::{BASE_FEE, Chain, Dishonest, TRANSFER_GAS},
     dishonest::{self, Family},
+    families,
 };
 
 /// Shared by the handlers and the block producer.
@@ -45,7 +46,7 @@ impl std::fmt::Debug for Node {
 type RpcResult<T> = Result<T, ErrorObjectOwned>;
 
 /// Bad input: names the parameter. The reason is cut to 200 characters: it may quote the input.
-fn invalid(field: &str, why: impl std::fmt::Display) -> ErrorObjectOwned {
+pub(crate) fn invalid(field: &str, why: impl std::fmt::Display) -> ErrorObjectOwned {
     let why = why.to_string();
     let why = match why.char_indices().nth(200) {
         Some((cut, _)) => format!(
@@ -71,46 +72,28 @@ fn over_limit(what: impl std::fmt::Display) -> ErrorObjectOwned {
     ErrorObjectOwned::owned(-32005, format!("limit exceeded: {what}"), None::<()>)
 }
 
-fn not_served(what: impl std::fmt::Display) -> ErrorObjectOwned {
+pub(crate) fn not_served(what: impl std::fmt::Display) -> ErrorObjectOwned {
     ErrorObjectOwned::owned(-32006, format!("not served here: {what}"), None::<()>)
 }
 
-/// The running LVMT, or an error naming the scheme.
-fn lvmt_of(chain: &Chain) -> RpcResult<&lightprov_engine_lvmt::tree::Lvmt> {
-    chain
-        .lvmt()
-        .ok_or_else(|| invalid("scheme", "this node does not run lvmt"))
-}
-
-/// Refuses a key outside the node's LVMT proof shard.
-fn check_shard(t: &lightprov_engine_lvmt::tree::Lvmt, key: &B256) -> RpcResult<()> {
-    if t.serves(key) {
-        return Ok(());
-    }
-    Err(not_served(format!(
-        "state key {key} is outside this node's LVMT proof shard {} (ask a node of its shard)",
-        crate::lvmt::shard_label(t.proofs())
-    )))
-}
-
 /// COLE or LVMT proof bytes as hex, as served (corrupted in some `--dishonest` modes).
-fn proof_hex(n: &Node, family: Family, bytes: Vec<u8>) -> String {
+pub(crate) fn proof_hex(n: &Node, family: Family, bytes: Vec<u8>) -> String {
     lightprov_types::hex::encode(&dishonest::proof_bytes(n.dishonest, family, bytes))
 }
 
-fn internal(e: impl std::fmt::Display) -> ErrorObjectOwned {
+pub(crate) fn internal(e: impl std::fmt::Display) -> ErrorObjectOwned {
     tracing::error!("internal error: {e}");
     ErrorObjectOwned::owned(-32603, format!("internal error: {e}"), None::<()>)
 }
 
-fn read(node: &Node) -> RpcResult<std::sync::RwLockReadGuard<'_, Chain>> {
+pub(crate) fn read(node: &Node) -> RpcResult<std::sync::RwLockReadGuard<'_, Chain>> {
     node.chain
         .read()
         .map_err(|_| internal("chain lock poisoned"))
 }
 
 /// Positional parameters as raw JSON values, at most `max`.
-fn args(p: &Params<'_>, max: usize) -> RpcResult<Vec<Value>> {
+pub(crate) fn args(p: &Params<'_>, max: usize) -> RpcResult<Vec<Value>> {
     let v: Vec<Value> = if p.is_object() {
         return Err(invalid("params", "expected an array"));
     } else {
@@ -125,12 +108,16 @@ fn args(p: &Params<'_>, max: usize) -> RpcResult<Vec<Value>> {
     Ok(v)
 }
 
-fn arg<T: serde::de::DeserializeOwned>(a: &[Value], i: usize, field: &str) -> RpcResult<T> {
+pub(crate) fn arg<T: serde::de::DeserializeOwned>(
+    a: &[Value],
+    i: usize,
+    field: &str,
+) -> RpcResult<T> {
     let v = a.get(i).cloned().ok_or_else(|| invalid(field, "missing"))?;
     serde_json::from_value(v).map_err(|e| invalid(field, e))
 }
 
-fn opt_arg<T: serde::de::DeserializeOwned>(
+pub(crate) fn opt_arg<T: serde::de::DeserializeOwned>(
     a: &[Value],
     i: usize,
     field: &str,
@@ -154,7 +141,7 @@ fn slot(v: &Value, field: &str) -> RpcResult<B256> {
 }
 
 /// A 32-byte state key in hex, the parameter `stateKey`.
-fn state_key(a: &[Value], i: usize) -> RpcResult<B256> {
+pub(crate) fn state_key(a: &[Value], i: usize) -> RpcResult<B256> {
     let s: String = arg(a, i, "stateKey")?;
     if s.len() != 66 && (s.starts_with("0x") || s.starts_with("0X")) {
         return Err(invalid(
@@ -171,7 +158,7 @@ fn state_key(a: &[Value], i: usize) -> RpcResult<B256> {
 }
 
 /// Resolves a block tag, number or EIP-1898 hash to a block number (≤ head).
-fn resolve(chain: &Chain, id: Option<BlockId>) -> RpcResult<u64> {
+pub(crate) fn resolve(chain: &Chain, id: Option<BlockId>) -> RpcResult<u64> {
     let head = chain.head().0.number;
     match id.unwrap_or(BlockId::Number(BlockNumberOrTag::Latest)) {
         BlockId::Hash(h) => chain
@@ -279,15 +266,19 @@ fn included(chain: &Chain, hash: &B256) -> RpcResult<Option<Included>> {
     }))
 }
 
-/// The methods whose calls can take long (proofs over many blocks or keys; the status walks the
-/// engines' files): the server answers
-/// only a few of them at once, and other calls need not wait for them.
-pub const EXPENSIVE_METHODS: &[&str] = &[
-    "eth_getProof",
-    "lightprov_getHistory",
-    "lightprov_getLvmtProof",
-    "lightprov_status",
-];
+/// The node's own methods whose calls can take long (proofs over many blocks or keys; the status
+/// walks the engines' files); each family names its own in its room.
+pub const EXPENSIVE_METHODS: &[&str] =
+    &["eth_getProof", "lightprov_getHistory", "lightprov_status"];
+
+/// Whether calls of `method` can take long: the server answers only a few of them at once, and
+/// other calls need not wait for them.
+pub fn is_expensive(method: &str) -> bool {
+    EXPENSIVE_METHODS.contains(&method)
+        || families::ROOMS
+            .iter()
+            .any(|r| r.expensive.contains(&method))
+}
 
 /// Builds the RPC module.
 pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
@@ -532,117 +523,34 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
             "fromBlock": format!("0x{from:x}"),
             "toBlock": format!("0x{to:x}"),
         });
-        let variant = match scheme.as_str() {
-            "cole" => ColeVariant::Cole,
-            "cole-star" => ColeVariant::ColeStar,
-            "mpt" => return mpt_history(n, &chain, &state_key, from, to, base),
-            "lvmt" => {
-                let t = lvmt_of(&chain)?;
-                check_shard(t, &state_key)?;
-                let block = dishonest::claimed_block(n.dishonest, chain.head().0.number);
-                let proof = t
-                    .prove_history(&state_key, from, to)
-                    .ok_or_else(|| internal("LVMT could not prove the history"))?;
-                return Ok(extend(
-                    base,
-                    json!({
-                        "block": format!("0x{block:x}"),
-                        "proof": proof_hex(n, Family::Lvmt, proof.encode()),
-                    }),
-                ));
-            }
-            other => {
-                return Err(invalid(
-                    "scheme",
-                    format!("`{other}` is not one of cole, cole-star, lvmt, mpt"),
-                ));
-            }
-        };
-        let engine = chain
-            .cole(variant)
-            .ok_or_else(|| invalid("scheme", format!("this node does not run {scheme}")))?;
-        let block = chain.head().0.number;
-        let proof = engine
-            .prove_history(&state_key, from, to)
-            .map_err(internal)?;
-        let (cole, star) = chain.cole_roots(block).map_err(internal)?;
-        let sibling = match variant {
-            ColeVariant::Cole => star,
-            ColeVariant::ColeStar => cole,
+        if scheme == "mpt" {
+            return mpt_history(n, &chain, &state_key, from, to, base);
+        }
+        let Some(room) = families::room_of(&scheme) else {
+            let mut known: Vec<&str> = families::engine_names().chain(["mpt"]).collect();
+            known.sort_unstable();
+            return Err(invalid(
+                "scheme",
+                format!("`{scheme}` is not one of {}", known.join(", ")),
+            ));
         };
         Ok(extend(
             base,
-            json!({
-                "block": format!("0x{:x}", dishonest::claimed_block(n.dishonest, block)),
-                "siblingRoot": sibling,
-                "proof": proof_hex(n, Family::Cole, proof.encode()),
-            }),
+            (room.history)(&families::HistoryQuery {
+                node: n,
+                chain: &chain,
+                scheme: &scheme,
+                key: state_key,
+                from,
+                to,
+            })?,
         ))
-    })?;
-    m.register_method("lightprov_getLvmtProof", |p, n, _| -> RpcResult<Value> {
-        let a = args(&p, 2)?;
-        let state_key = state_key(&a, 0)?;
-        let chain = read(n)?;
-        let head = chain.head().0.number;
-        let block = resolve(&chain, opt_arg(&a, 1, "blockTag")?)?;
-        if block != head {
-            return Err(invalid(
-                "blockTag",
-                format!(
-                    "LVMT proves against the head (#{head}) only; for block {block} ask lightprov_getHistory(stateKey, {block}, {block}, \"lvmt\")"
-                ),
-            ));
-        }
-        let t = lvmt_of(&chain)?;
-        check_shard(t, &state_key)?;
-        let proof = t
-            .prove(&state_key)
-            .ok_or_else(|| internal("LVMT could not prove the key"))?;
-        Ok(json!({
-            "stateKey": state_key,
-            "block": format!("0x{:x}", dishonest::claimed_block(n.dishonest, block)),
-            "proof": proof_hex(n, Family::Lvmt, proof.encode()),
-        }))
-    })?;
-    m.register_method("lightprov_params", |_, n, _| -> RpcResult<Value> {
-        let chain = read(n)?;
-        let t = lvmt_of(&chain)?;
-        let setup = t.setup();
-        Ok(json!({
-            "lvmt": {
-                "depth": setup.depth(),
-                "params": lightprov_types::hex::encode(&setup.params().encode()),
-                "id": B256::from(setup.params().id()),
-                "insecure": setup.is_insecure(),
-                "proofShard": crate::lvmt::shard_label(t.proofs()),
-            }
-        }))
     })?;
     m.register_method("lightprov_status", |_, n, _| -> RpcResult<Value> {
         let chain = read(n)?;
         let (head, hash) = chain.head();
         let mut engines = vec![json!({ "name": "mpt", "head": chain.engine().head(), "diskBytes": chain.engine().disk_bytes() })];
-        for (name, v) in [("cole", ColeVariant::Cole), ("cole-star", ColeVariant::ColeStar)] {
-            if let Some(e) = chain.cole(v) {
-                let (structures, merging) = e.shape();
-                engines.push(json!({
-                    "name": name,
-                    "head": e.head_block(),
-                    "diskBytes": e.bytes_on_disk(),
-                    "structures": structures,
-                    "mergesInFlight": merging,
-                }));
-            }
-        }
-        if let Some(t) = chain.lvmt() {
-            engines.push(json!({
-                "name": "lvmt",
-                "head": t.blocks().checked_sub(1),
-                "depth": t.setup().depth(),
-                "insecureSetup": t.setup().is_insecure(),
-                "proofShard": crate::lvmt::shard_label(t.proofs()),
-            }));
-        }
+        engines.extend(chain.families().flat_map(|f| f.status()));
         Ok(json!({
             "chainId": chain.config().chain_id,
             "head": { "number": head.number, "hash": hash },
@@ -652,6 +560,9 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
             "pendingTransactions": chain.pool_len(),
         }))
     })?;
+    for room in families::ROOMS {
+        (room.rpc)(&mut m)?;
+    }
     Ok(m)
 }
 

@@ -16,6 +16,7 @@ use alloy_signer_local::PrivateKeySigner;
 use lightprov_engine_api::{Key, StateEngine};
 use lightprov_node::{
     chain::{BASE_FEE, Chain, Config, TRANSFER_GAS, TxError, seal_hash},
+    families::{cole, lvmt},
     workload::{Kind, Workload},
 };
 use lightprov_types::header::Header as LpHeader;
@@ -277,16 +278,19 @@ fn cole_histories_verify_against_the_header_and_match_mpt() {
         ops_per_block: 12,
     });
     let mut config = Config::dev(w).unwrap();
-    config.cole = Some(small_cole(false));
-    config.cole_star = Some(small_cole(true));
+    config.set(cole::Settings {
+        cole: Some(small_cole(false)),
+        cole_star: Some(small_cole(true)),
+    });
     let mut chain = Chain::open(dir.path(), config.clone()).unwrap();
     for _ in 0..60 {
         chain.produce_block().unwrap();
     }
     let head = chain.head().0.number;
     let header = chain.block(head).unwrap().unwrap().header().unwrap();
-    let cole_root = Chain::cole_root_of(&header);
-    let (cole, star) = chain.cole_roots(head).unwrap();
+    let cole_root = cole::root_of(&header);
+    let engines = chain.family::<cole::Engines>().unwrap();
+    let (cole, star) = engines.roots(head).unwrap();
     assert_eq!(
         cole_root,
         lightprov_types::cole::hash::header_root(&cole, &star)
@@ -309,8 +313,8 @@ fn cole_histories_verify_against_the_header_and_match_mpt() {
     let versions: usize = keys
         .iter()
         .map(|k| {
-            let p = chain
-                .cole(lightprov_node::chain::ColeVariant::Cole)
+            let p = engines
+                .engine(cole::Variant::Cole)
                 .unwrap()
                 .prove_history(&k.state_key(), 1, head)
                 .unwrap();
@@ -335,14 +339,11 @@ fn cole_histories_verify_against_the_header_and_match_mpt() {
     for key in &keys {
         for (lo, hi) in [(0, head), (10, 25), (head - 3, head), (0, 0)] {
             for (variant, v) in [
-                (lightprov_node::chain::ColeVariant::Cole, Variant::Cole),
-                (
-                    lightprov_node::chain::ColeVariant::ColeStar,
-                    Variant::ColeStar,
-                ),
+                (cole::Variant::Cole, Variant::Cole),
+                (cole::Variant::ColeStar, Variant::ColeStar),
             ] {
-                let proof = chain
-                    .cole(variant)
+                let proof = engines
+                    .engine(variant)
                     .unwrap()
                     .prove_history(&key.state_key(), lo, hi)
                     .unwrap();
@@ -389,7 +390,14 @@ fn cole_histories_verify_against_the_header_and_match_mpt() {
     // Restarting keeps the engines at the head with the same roots.
     drop(chain);
     let chain = Chain::open(dir.path(), config).unwrap();
-    assert_eq!(chain.cole_roots(head).unwrap(), (cole, star));
+    assert_eq!(
+        chain
+            .family::<cole::Engines>()
+            .unwrap()
+            .roots(head)
+            .unwrap(),
+        (cole, star)
+    );
 }
 
 fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
@@ -416,7 +424,7 @@ fn lvmt_config(proofs: lightprov_engine_lvmt::amt::Proofs) -> Config {
         ops_per_block: 25,
     }))
     .unwrap();
-    config.lvmt = Some(lightprov_node::chain::LvmtSettings {
+    config.set(lvmt::Settings {
         setup: SETUP.clone(),
         proofs,
     });
@@ -429,9 +437,9 @@ fn check_lvmt(chain: &Chain) {
     use lightprov_engine_lvmt::amt::Proofs;
     use lightprov_verifier::lvmt::proof::{Proven, Trusted, verify};
     let (head, _) = chain.head();
-    let t = chain.lvmt().unwrap();
+    let t = chain.family::<lvmt::Store>().unwrap().tree();
     assert_eq!(t.blocks(), head.number + 1, "LVMT holds every block");
-    let (aroot, history_root) = Chain::lvmt_roots_of(head);
+    let (aroot, history_root) = lvmt::roots_of(head);
     assert_eq!((t.aroot(), t.history_root()), (aroot, history_root));
     let trusted = Trusted {
         params: t.setup().params(),
@@ -484,10 +492,10 @@ fn lvmt_reopens_from_its_store_and_gets_only_the_blocks_it_lacks() {
         residue: 0,
     };
     let chain = Chain::open(dir.path(), lvmt_config(shard)).unwrap();
-    let t = chain.lvmt().unwrap();
+    let t = chain.family::<lvmt::Store>().unwrap().tree();
     assert_eq!(t.proofs(), shard);
     assert_eq!(
         (t.aroot(), t.history_root()),
-        Chain::lvmt_roots_of(chain.head().0)
+        lvmt::roots_of(chain.head().0)
     );
 }

@@ -11,7 +11,10 @@ use alloy_eips::eip2718::Encodable2718 as _;
 use alloy_primitives::{Address, B256, TxKind, U256};
 use alloy_signer::SignerSync as _;
 use alloy_signer_local::PrivateKeySigner;
-use lightprov_node::chain::{BASE_FEE, Chain, Config, LvmtSettings, TRANSFER_GAS};
+use lightprov_node::{
+    chain::{BASE_FEE, Chain, Config, TRANSFER_GAS},
+    families::lvmt,
+};
 
 /// LVMT depth of the dev chain (small: its tables derive in well under a second).
 pub(crate) const LVMT_DEPTH: u8 = 4;
@@ -62,7 +65,7 @@ impl DevChain {
         let mut config = Config::dev(None)?;
         let setup = lightprov_engine_lvmt::setup::Setup::dev_insecure(LVMT_DEPTH, b"fuzz")
             .map_err(|e| anyhow::anyhow!("LVMT dev setup: {e}"))?;
-        config.lvmt = Some(LvmtSettings {
+        config.set(lvmt::Settings {
             setup: Arc::new(setup),
             proofs: lightprov_engine_lvmt::amt::Proofs::All,
         });

@@ -42,7 +42,7 @@ use alloy_primitives::Address;
 use jsonrpsee::RpcModule;
 use lightprov_node::{
     front::{self, Triage},
-    rpc::{EXPENSIVE_METHODS, Node, module},
+    rpc::{Node, is_expensive, module},
 };
 use lightprov_types::hex;
 use serde_json::{Value, json, value::RawValue};
@@ -510,7 +510,7 @@ impl Rpc {
     fn check_expensive(&self, data: &[u8], calls: &[&str], flagged: bool) -> Result<(), Finding> {
         let expensive = calls.iter().any(|c| {
             member(c, "method")
-                .and_then(|m| m.as_str().map(|m| EXPENSIVE_METHODS.contains(&m)))
+                .and_then(|m| m.as_str().map(is_expensive))
                 .unwrap_or(false)
         });
         if expensive != flagged {
