@@ -1,7 +1,8 @@
 /**
  * Header commitments: where each family's trusted root sits in a block header. The table is
- * defined once, in the Rust core (`lightprov_types::family::COMMITMENTS`), and read here from
- * the wasm module, so the SDK never writes an offset of its own.
+ * defined once, in the Rust core (each family's module of `lightprov_types`, listed by
+ * `family::commitments()`), and read here from the wasm module, so the SDK never writes an
+ * offset of its own.
  */
 import { VerificationError } from './errors.js';
 import { bytesToHex, hexToBytes } from './hex.js';

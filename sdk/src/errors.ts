@@ -7,7 +7,8 @@ import { ERROR_CODES } from '../wasm/modules.js';
 
 /**
  * The stable codes, as the core lists them (the build reads them from the wasm header module);
- * tests check them against `tests/vectors/error-codes.json`. Codes are API: added, never renamed.
+ * tests check them against each family's `tests/vectors/<family>/error-codes.json`. Codes are
+ * API: added, never renamed.
  */
 export { ERROR_CODES };
 

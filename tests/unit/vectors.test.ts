@@ -27,10 +27,18 @@ for (const family of FAMILIES.map((f) => f.name)) {
 }
 
 describe('error codes', () => {
-  it('equal tests/vectors/error-codes.json, in order', async () => {
-    const shared = JSON.parse(fs.readFileSync(path.join(VECTORS, 'error-codes.json'), 'utf8')) as { codes: { code: string }[] };
-    expect([...ERROR_CODES]).toEqual(shared.codes.map((c) => c.code));
-    // The core's list (exported by the header module, with the registry) is the same.
+  it("equal each family's tests/vectors/<family>/error-codes.json, and the core's list", async () => {
+    const meaning = new Map<string, string>();
+    for (const f of families()) {
+      const shared = JSON.parse(fs.readFileSync(path.join(VECTORS, f.name, 'error-codes.json'), 'utf8')) as { codes: { code: string; meaning: string }[] };
+      expect([...f.codes], f.name).toEqual(shared.codes.map((c) => c.code));
+      for (const c of shared.codes) {
+        expect(meaning.get(c.code) ?? c.meaning, `${c.code} in ${f.name}`).toBe(c.meaning);
+        meaning.set(c.code, c.meaning);
+      }
+    }
+    expect([...ERROR_CODES].filter((c) => !meaning.has(c))).toEqual([]);
+    // The core's list (exported by the header module, with the registry) is the SDK's.
     const dir = path.join(VECTORS, '..', '..', 'sdk', 'wasm', 'header');
     const header = (await import(path.join(dir, 'lightprov_verifier_wasm.js'))) as { errorCodes(): string; initSync(o: { module: Uint8Array }): unknown };
     header.initSync({ module: fs.readFileSync(path.join(dir, 'lightprov_verifier_wasm_bg.wasm')) });

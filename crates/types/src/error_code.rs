@@ -1,7 +1,9 @@
 //! Stable error codes shared by Rust, the wasm boundary and the TypeScript SDK.
 //!
-//! The list is mirrored in `tests/vectors/error-codes.json`; a test in each language checks
-//! that both agree. Codes are API: never rename one, only add.
+//! Each family's registry entry lists the codes its verifier answers, mirrored in
+//! `tests/vectors/<family>/error-codes.json` with their meaning; a test in each language checks
+//! that they agree and that every code is some family's. Codes are API: never rename one, only
+//! add.
 
 use core::fmt;
 

@@ -9,8 +9,8 @@
 //! that is registered but lacks vectors, a conformance run or a tamper list fails the suite.
 //!
 //! Where each family's trusted commitment sits in a block header is data too ([`Commitment`],
-//! [`COMMITMENTS`]): the node writes headers from it and the SDK reads them from it (through
-//! the wasm module), so no offset is written twice.
+//! declared in the family's module and listed by [`commitments`]): the node writes headers from
+//! it and the SDK reads them from it (through the wasm module), so no offset is written twice.
 
 use alloc::string::String;
 use core::fmt;
@@ -116,6 +116,24 @@ impl Commitment {
     /// Bytes of every commitment.
     pub const LEN: usize = 32;
 
+    /// A commitment every header carries, at `offset` in `field`.
+    pub const fn at(name: &'static str, field: HeaderField, offset: usize) -> Self {
+        Self {
+            name,
+            field,
+            offset,
+            genesis_only: false,
+        }
+    }
+
+    /// A commitment only the genesis header carries (parameters pinned once per chain).
+    pub const fn at_genesis(name: &'static str, field: HeaderField, offset: usize) -> Self {
+        Self {
+            genesis_only: true,
+            ..Self::at(name, field, offset)
+        }
+    }
+
     /// The commitment's bytes in `field_bytes` (the bytes of [`Commitment::field`]), or `None` if
     /// the field is too short to hold it.
     pub fn read(&self, field_bytes: &[u8]) -> Option<[u8; 32]> {
@@ -138,54 +156,18 @@ impl Commitment {
     }
 }
 
-/// The state root every Ethereum header carries (checked against by MPT proofs).
-pub const STATE_ROOT: Commitment = Commitment {
-    name: "stateRoot",
-    field: HeaderField::StateRoot,
-    offset: 0,
-    genesis_only: false,
-};
-
-/// `SHA-256(0x06 ‖ H_state(COLE) ‖ H_state(COLE*))`: extraData bytes 0..32 of a lightprov chain.
-pub const COLE_ROOT: Commitment = Commitment {
-    name: "coleRoot",
-    field: HeaderField::ExtraData,
-    offset: 0,
-    genesis_only: false,
-};
-
-/// The root AMT's commitment (a compressed G1 point): extraData bytes 32..64.
-pub const LVMT_ROOT: Commitment = Commitment {
-    name: "lvmtRoot",
-    field: HeaderField::ExtraData,
-    offset: 32,
-    genesis_only: false,
-};
-
-/// The root of LVMT's history tree over every block's tuple tree: extraData bytes 64..96.
-pub const LVMT_HISTORY_ROOT: Commitment = Commitment {
-    name: "lvmtHistoryRoot",
-    field: HeaderField::ExtraData,
-    offset: 64,
-    genesis_only: false,
-};
-
-/// SHA-256 of the LVMT verifier parameters: the genesis header's mixHash (zero without LVMT).
-pub const LVMT_PARAMS_ID: Commitment = Commitment {
-    name: "lvmtParamsId",
-    field: HeaderField::MixHash,
-    offset: 0,
-    genesis_only: true,
-};
-
-/// Every header commitment, in header order.
-pub const COMMITMENTS: &[&Commitment] = &[
-    &STATE_ROOT,
-    &COLE_ROOT,
-    &LVMT_ROOT,
-    &LVMT_HISTORY_ROOT,
-    &LVMT_PARAMS_ID,
-];
+/// Every header commitment, in registry order (each family's own [`Family::commitments`], a
+/// commitment two families share listed once). Each family places its commitments in its own
+/// module; a test checks that no two overlap and that they fill extraData from its start.
+pub fn commitments() -> alloc::vec::Vec<&'static Commitment> {
+    let mut out: alloc::vec::Vec<&'static Commitment> = alloc::vec::Vec::new();
+    for c in FAMILIES.iter().flat_map(|f| f.commitments.iter().copied()) {
+        if !out.iter().any(|o| o.name == c.name) {
+            out.push(c);
+        }
+    }
+    out
+}
 
 /// Bytes of a lightprov header's extraData before the seal: every extraData commitment.
 // Evaluated at compile time: an index out of bounds fails the build, it cannot panic at run time.
@@ -193,10 +175,15 @@ pub const COMMITMENTS: &[&Commitment] = &[
 pub const EXTRA_COMMITMENTS_LEN: usize = {
     let mut end = 0;
     let mut i = 0;
-    while i < COMMITMENTS.len() {
-        let c = COMMITMENTS[i];
-        if matches!(c.field, HeaderField::ExtraData) && c.offset + Commitment::LEN > end {
-            end = c.offset + Commitment::LEN;
+    while i < FAMILIES.len() {
+        let cs = FAMILIES[i].commitments;
+        let mut j = 0;
+        while j < cs.len() {
+            let c = cs[j];
+            if matches!(c.field, HeaderField::ExtraData) && c.offset + Commitment::LEN > end {
+                end = c.offset + Commitment::LEN;
+            }
+            j += 1;
         }
         i += 1;
     }
@@ -205,7 +192,10 @@ pub const EXTRA_COMMITMENTS_LEN: usize = {
 
 /// The commitment named `name`.
 pub fn commitment(name: &str) -> Option<&'static Commitment> {
-    COMMITMENTS.iter().copied().find(|c| c.name == name)
+    FAMILIES
+        .iter()
+        .flat_map(|f| f.commitments.iter().copied())
+        .find(|c| c.name == name)
 }
 
 /// What a rejection shows: the field of the input at fault (a dotted path such as
@@ -293,8 +283,9 @@ mod tests {
     }
 
     #[test]
-    fn extra_data_commitments_do_not_overlap() {
-        let extra: alloc::vec::Vec<_> = COMMITMENTS
+    fn extra_data_commitments_do_not_overlap_and_fill_it_from_the_start() {
+        let all = commitments();
+        let extra: alloc::vec::Vec<_> = all
             .iter()
             .filter(|c| c.field == HeaderField::ExtraData)
             .collect();
@@ -309,11 +300,34 @@ mod tests {
                 );
             }
         }
+        // No gap: the commitments tile extraData's first EXTRA_COMMITMENTS_LEN bytes.
+        assert_eq!(extra.len() * Commitment::LEN, EXTRA_COMMITMENTS_LEN);
         assert_eq!(EXTRA_COMMITMENTS_LEN, 96);
+        // A commitment two families list is the same place in both.
+        for f in FAMILIES {
+            for c in f.commitments {
+                assert_eq!(commitment(c.name), Some(*c), "{}", c.name);
+            }
+        }
+        let names: alloc::vec::Vec<_> = all.iter().map(|c| c.name).collect();
+        assert_eq!(
+            names,
+            [
+                "stateRoot",
+                "coleRoot",
+                "lvmtRoot",
+                "lvmtHistoryRoot",
+                "lvmtParamsId"
+            ]
+        );
     }
 
     #[test]
     fn commitments_read_what_they_write() {
+        use crate::{
+            cole::COLE_ROOT,
+            lvmt::{LVMT_HISTORY_ROOT, LVMT_ROOT},
+        };
         let mut extra = [0u8; 96 + 65];
         assert!(LVMT_ROOT.write(&mut extra, &[7; 32]));
         assert_eq!(LVMT_ROOT.read(&extra), Some([7; 32]));

@@ -15,13 +15,13 @@ fn set(o: &Object, key: &str, v: JsValue) {
 }
 
 /// Where each header commitment sits: `[{name, field, offset, length, genesisOnly}]`, in header
-/// order. The SDK reads commitments from headers with this table only. (In the header module,
+/// order (each family's, in registry order). The SDK reads commitments from headers with this table only. (In the header module,
 /// which every client loads.)
 #[wasm_bindgen(js_name = headerCommitments)]
 pub fn header_commitments() -> Array {
-    use lightprov_types::family::{COMMITMENTS, Commitment};
-    COMMITMENTS
-        .iter()
+    use lightprov_types::family::{Commitment, commitments};
+    commitments()
+        .into_iter()
         .map(|c| {
             let o = Object::new();
             set(&o, "name", c.name.into());

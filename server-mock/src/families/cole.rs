@@ -10,7 +10,7 @@ use alloy_consensus::Header;
 use alloy_primitives::B256;
 use jsonrpsee::types::ErrorObjectOwned;
 use lightprov_engine_cole::{ColeEngine, Params};
-use lightprov_types::{cole::hash::header_root, family};
+use lightprov_types::cole::{COLE_ROOT, hash::header_root};
 use serde_json::{Value, json};
 
 use super::{Engine, Flags as AllFlags, HistoryQuery, Room, SettingsResult, Writes};
@@ -246,7 +246,7 @@ impl Engine for Engines {
                 }
             }
         }
-        family::COLE_ROOT.write(extra, &header_root(&cole, &cole_star).0);
+        COLE_ROOT.write(extra, &header_root(&cole, &cole_star).0);
         Ok(())
     }
 
@@ -291,11 +291,7 @@ impl Engine for Engines {
 
 /// The `coleRoot` commitment of a header (zero if absent).
 pub fn root_of(header: &Header) -> B256 {
-    B256::from(
-        family::COLE_ROOT
-            .read(&header.extra_data)
-            .unwrap_or_default(),
-    )
+    B256::from(COLE_ROOT.read(&header.extra_data).unwrap_or_default())
 }
 
 fn history(q: &HistoryQuery<'_>) -> Result<Value, ErrorObjectOwned> {
@@ -361,14 +357,14 @@ mod tests {
         let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         let mut e = small().open(a.path()).unwrap().unwrap();
         let mut clean = small().open(b.path()).unwrap().unwrap();
-        let mut extra = [0u8; family::EXTRA_COMMITMENTS_LEN];
+        let mut extra = [0u8; lightprov_types::family::EXTRA_COMMITMENTS_LEN];
         for n in 0..6 {
             e.stage(n, &writes(100 + n), &mut extra).unwrap();
             e.discard().unwrap();
             assert_eq!(e.blocks(), n);
             e.stage(n, &writes(n), &mut extra).unwrap();
             e.commit().unwrap();
-            let mut extra_clean = [0u8; family::EXTRA_COMMITMENTS_LEN];
+            let mut extra_clean = [0u8; lightprov_types::family::EXTRA_COMMITMENTS_LEN];
             clean.stage(n, &writes(n), &mut extra_clean).unwrap();
             clean.commit().unwrap();
             assert_eq!(e.blocks(), n + 1);

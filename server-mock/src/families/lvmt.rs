@@ -20,7 +20,10 @@ use lightprov_engine_lvmt::{
     store::{LvmtStore, StoreError},
     tree::{Lvmt, in_key_order},
 };
-use lightprov_types::{Word, family};
+use lightprov_types::{
+    Word,
+    lvmt::{LVMT_HISTORY_ROOT, LVMT_ROOT},
+};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
@@ -209,8 +212,8 @@ impl Engine for Store {
         // Staged in memory: written after the chain's commit point; a refused block leaves the
         // store as it was.
         let (aroot, history) = self.0.stage(&ordered(writes))?;
-        family::LVMT_ROOT.write(extra, &aroot);
-        family::LVMT_HISTORY_ROOT.write(extra, &history.0);
+        LVMT_ROOT.write(extra, &aroot);
+        LVMT_HISTORY_ROOT.write(extra, &history.0);
         Ok(())
     }
 
@@ -237,8 +240,8 @@ impl Engine for Store {
 /// The `lvmtRoot` and `lvmtHistoryRoot` commitments of a header (zero if absent).
 pub fn roots_of(header: &Header) -> ([u8; 32], B256) {
     let extra = &header.extra_data;
-    let aroot = family::LVMT_ROOT.read(extra).unwrap_or_default();
-    let history = family::LVMT_HISTORY_ROOT.read(extra).unwrap_or_default();
+    let aroot = LVMT_ROOT.read(extra).unwrap_or_default();
+    let history = LVMT_HISTORY_ROOT.read(extra).unwrap_or_default();
     (aroot, B256::from(history))
 }
 

@@ -91,9 +91,10 @@ pub fn chain() -> anyhow::Result<Vec<Sealed>> {
         // The commitments table, each root where the node puts it (values fixed and distinct).
         let mut extra = vec![0u8; family::EXTRA_COMMITMENTS_LEN];
         let root = |what: &str| keccak256(format!("{what} {number}"));
-        let placed = family::COLE_ROOT.write(&mut extra, &root("coleRoot").0)
-            && family::LVMT_ROOT.write(&mut extra, &root("lvmtRoot").0)
-            && family::LVMT_HISTORY_ROOT.write(&mut extra, &root("lvmtHistoryRoot").0);
+        let placed = lightprov_types::cole::COLE_ROOT.write(&mut extra, &root("coleRoot").0)
+            && lightprov_types::lvmt::LVMT_ROOT.write(&mut extra, &root("lvmtRoot").0)
+            && lightprov_types::lvmt::LVMT_HISTORY_ROOT
+                .write(&mut extra, &root("lvmtHistoryRoot").0);
         anyhow::ensure!(placed, "the commitments table does not hold its roots");
         let mut header = Header {
             parent_hash: parent,

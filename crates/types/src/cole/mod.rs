@@ -47,12 +47,15 @@ pub use error::{ColeError, Gap, ShapeFault};
 
 use crate::{
     ErrorCode as E,
-    family::{COLE_ROOT, Family, Tamper},
+    family::{Commitment, Family, HeaderField, Tamper},
 };
 
 const fn t(name: &'static str, code: E, about: &'static str) -> Tamper {
     Tamper::new(name, code, about)
 }
+
+/// `SHA-256(0x06 ‖ H_state(COLE) ‖ H_state(COLE*))`: extraData bytes 0..32 of a lightprov chain.
+pub const COLE_ROOT: Commitment = Commitment::at("coleRoot", HeaderField::ExtraData, 0);
 
 /// The COLE family's registry entry.
 pub const FAMILY: Family = Family {

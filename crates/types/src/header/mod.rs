@@ -1,6 +1,6 @@
 //! The header family: a block header (every layout from Frontier to Prague) against the block
 //! hash it must hash to, linked to its parent and sealed by a trusted signer. Every other family
-//! is checked against a commitment of a header verified here ([`crate::family::COMMITMENTS`]).
+//! is checked against a commitment of a header verified here ([`crate::family::commitments`]).
 //!
 //! Ethereum block headers, Frontier to Prague, as RLP and as `eth_getBlockByNumber` JSON.
 //!

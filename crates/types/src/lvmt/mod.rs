@@ -31,12 +31,23 @@ pub use error::{LevelFault, ListFault, LvmtError};
 
 use crate::{
     ErrorCode as E,
-    family::{Family, LVMT_HISTORY_ROOT, LVMT_PARAMS_ID, LVMT_ROOT, Tamper},
+    family::{Commitment, Family, HeaderField, Tamper},
 };
 
 const fn t(name: &'static str, code: E, about: &'static str) -> Tamper {
     Tamper::new(name, code, about)
 }
+
+/// The root AMT's commitment (a compressed G1 point): extraData bytes 32..64.
+pub const LVMT_ROOT: Commitment = Commitment::at("lvmtRoot", HeaderField::ExtraData, 32);
+
+/// The root of LVMT's history tree over every block's tuple tree: extraData bytes 64..96.
+pub const LVMT_HISTORY_ROOT: Commitment =
+    Commitment::at("lvmtHistoryRoot", HeaderField::ExtraData, 64);
+
+/// SHA-256 of the LVMT verifier parameters: the genesis header's mixHash (zero without LVMT).
+pub const LVMT_PARAMS_ID: Commitment =
+    Commitment::at_genesis("lvmtParamsId", HeaderField::MixHash, 0);
 
 /// The LVMT family's registry entry.
 pub const FAMILY: Family = Family {

@@ -22,12 +22,15 @@ pub use error::{AccountField, AccountProofError, MptError};
 
 use crate::{
     ErrorCode as E,
-    family::{Family, STATE_ROOT, Tamper},
+    family::{Commitment, Family, HeaderField, Tamper},
 };
 
 const fn t(name: &'static str, code: E, about: &'static str) -> Tamper {
     Tamper::new(name, code, about)
 }
+
+/// The state root every Ethereum header carries (checked against by MPT proofs).
+pub const STATE_ROOT: Commitment = Commitment::at("stateRoot", HeaderField::StateRoot, 0);
 
 /// The MPT family's registry entry.
 pub const FAMILY: Family = Family {
