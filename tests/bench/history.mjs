@@ -36,7 +36,7 @@ const ZERO = new Uint8Array(32);
 // anchor — the head's lvmtRoot and lvmtHistoryRoot.
 const lvmt = data.lvmt
   ? {
-      params: LvmtParams.fromBytes(data.lvmt.params),
+      params: LvmtParams.shipped(data.lvmt.params),
       anchor: { lvmtRoot: data.lvmt.lvmtRoot, lvmtHistoryRoot: data.lvmt.lvmtHistoryRoot, number: BigInt(data.lvmt.head) },
     }
   : null;

@@ -31,7 +31,7 @@ export function run(v: Vector): unknown {
   if ('lvmtRoot' in i) {
     const hex = i['params'] as string;
     let params = lvmtParams.get(hex);
-    if (!params) lvmtParams.set(hex, (params = LvmtParams.fromBytes(hex)));
+    if (!params) lvmtParams.set(hex, (params = LvmtParams.shipped(hex)));
     const anchor = { lvmtRoot: i['lvmtRoot'] as string, lvmtHistoryRoot: i['lvmtHistoryRoot'] as string, number: BigInt(i['number'] as string) };
     const version = (x: { block: bigint; version: bigint; value: bigint }) => ({ block: quantity(x.block), version: quantity(x.version), value: wordHex(x.value) });
     if ('fromBlock' in i) {

@@ -229,7 +229,7 @@ describe('LVMT outlines and forgeries', () => {
     const getParams = (): LvmtParams => {
       const hex = i['params'] as string;
       let p = params.get(hex);
-      if (!p) params.set(hex, (p = LvmtParams.fromBytes(hex)));
+      if (!p) params.set(hex, (p = LvmtParams.shipped(hex)));
       return p;
     };
     const outline = (p: Uint8Array | string): Promise<ProofOutline> =>

@@ -5,6 +5,7 @@ import zlib from 'node:zlib';
 
 import {
   LightClient,
+  LvmtParams,
   RpcError,
   VerificationError,
   encodeHeader,
@@ -12,6 +13,7 @@ import {
   init,
   isVerificationError,
   verifyAccountProof,
+  verifyColeHistory,
   verifyHeader,
   verifyMptProof,
 } from '@lightprov/sdk';
@@ -136,6 +138,54 @@ describe('SDK edges', () => {
     expect(bare).toBeInstanceOf(RpcError);
     expect((bare as RpcError).code).toBe(-1);
     expect((bare as RpcError).message).toMatch(/HTTP 502 from http:\/\/127\.0\.0\.1:1$/);
+  });
+});
+
+describe('bounded and pinned inputs', () => {
+  const lvmtVector = JSON.parse(fs.readFileSync(path.join(VECTORS, 'lvmt', 'valid', 'history-0.json'), 'utf8')) as { inputs: { params: string } };
+  const paramsHex = lvmtVector.inputs.params;
+
+  it('LvmtParams.fromBytes refuses parameters without a pinned id (whoever knows their τ forges every proof)', () => {
+    const e = thrown(() => (LvmtParams.fromBytes as (b: string, id?: string) => LvmtParams)(paramsHex));
+    expect(e).toBeInstanceOf(TypeError);
+    expect((e as Error).message).toMatch(/^pinnedId: required/);
+  });
+
+  it('LvmtParams.fromBytes takes parameters whose id is the pinned one, and no others', () => {
+    const shipped = LvmtParams.shipped(paramsHex);
+    expect(LvmtParams.fromBytes(paramsHex, shipped.id).id).toBe(shipped.id);
+    const e = thrown(() => LvmtParams.fromBytes(paramsHex, '0x' + '11'.repeat(32)));
+    expect(isVerificationError(e) && e.code).toBe('ROOT_MISMATCH');
+    expect(thrown(() => LvmtParams.fromBytes(paramsHex, '0x1234'))).toBeInstanceOf(RangeError);
+  });
+
+  /** A COLE proof of `n` skipped structures: version, key, lo, hi, fanout, count, parts. */
+  const coleProof = (n: number): Uint8Array => {
+    const b = new Uint8Array(1 + 32 + 8 + 8 + 1 + 2 + n * 33);
+    b[0] = 1;
+    b[48] = 9; // hi = 9
+    b[49] = 4; // fanout
+    b[50] = n >> 8;
+    b[51] = n & 0xff;
+    for (let i = 0; i < n; i++) b[52 + i * 33] = 2;
+    return b;
+  };
+  const coleArgs = (proof: Uint8Array) => ({
+    coleRoot: '0x' + '00'.repeat(32),
+    siblingRoot: '0x' + '00'.repeat(32),
+    scheme: 'cole' as const,
+    stateKey: '0x' + '00'.repeat(32),
+    fromBlock: 0n,
+    toBlock: 9n,
+    proof,
+  });
+
+  it('a COLE proof holds at most 1024 parts (docs/proofs.md): 1025 is refused while decoding, naming count', () => {
+    const over = thrown(() => verifyColeHistory(coleArgs(coleProof(1025))));
+    expect(isVerificationError(over) && [over.code, over.field]).toEqual(['BAD_ENCODING', 'proof.count']);
+    // 1024 decodes: what rejects it is the root, not the decoder.
+    const at = thrown(() => verifyColeHistory(coleArgs(coleProof(1024))));
+    expect(isVerificationError(at) && at.code).not.toBe('BAD_ENCODING');
   });
 });
 

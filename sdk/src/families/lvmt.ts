@@ -30,17 +30,35 @@ export class LvmtParams {
   }
 
   /**
-   * Decodes and validates parameters (every G2 point on the curve and in the subgroup). With
-   * `pinnedId`, refuses parameters whose SHA-256 differs.
+   * Decodes and validates parameters (every G2 point on the curve and in the subgroup) and
+   * refuses them unless their SHA-256 is `pinnedId` — the genesis header's `mixHash` on a
+   * lightprov chain, or an id the app was configured with. Parameters are never trusted for
+   * being well formed: whoever knows the τ behind them can forge every LVMT proof, and the
+   * points alone cannot show that nobody does (they are `[τ^{2^j}]₂` only, with no G1 powers a
+   * pairing could check them against). Throws `TypeError` without `pinnedId`, and
+   * `VerificationError('ROOT_MISMATCH')` when the id differs. For parameters the app ships
+   * itself, see {@link LvmtParams.shipped}.
    */
-  static fromBytes(bytes: string | Uint8Array, pinnedId?: string): LvmtParams {
-    const b = bytes instanceof Uint8Array ? bytes : hexToBytes(bytes, 'params');
-    const wasm = wasmOf('lvmt');
-    const p = new LvmtParams(wasmCall(() => new wasm.LvmtParams(b)));
-    if (pinnedId !== undefined && p.id !== bytesToHex(bytesArg(pinnedId, 'pinnedId', 32))) {
-      throw new VerificationError('ROOT_MISMATCH', `LVMT parameters ${p.id} are not the pinned ${pinnedId}`, { field: 'params' });
+  static fromBytes(bytes: string | Uint8Array, pinnedId: string | Uint8Array): LvmtParams {
+    if (pinnedId === undefined || pinnedId === null) {
+      throw new TypeError('pinnedId: required — LVMT parameters from a node prove nothing unless their id is pinned (the genesis mixHash, or lvmtParamsId)');
+    }
+    const want = bytesToHex(bytesArg(pinnedId, 'pinnedId', 32));
+    const p = LvmtParams.shipped(bytes);
+    if (p.id !== want) {
+      throw new VerificationError('ROOT_MISMATCH', `LVMT parameters ${p.id} are not the pinned ${want}`, { field: 'params' });
     }
     return p;
+  }
+
+  /**
+   * Parameters the app ships in its own code or assets (never bytes from a node: use
+   * {@link LvmtParams.fromBytes} with a pinned id). Decoded and validated like `fromBytes`.
+   */
+  static shipped(bytes: string | Uint8Array): LvmtParams {
+    const b = bytes instanceof Uint8Array ? bytes : hexToBytes(bytes, 'params');
+    const wasm = wasmOf('lvmt');
+    return new LvmtParams(wasmCall(() => new wasm.LvmtParams(b)));
   }
 }
 

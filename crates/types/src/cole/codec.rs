@@ -13,6 +13,11 @@ pub const VERSION: u8 = 1;
 pub const MAX_HEIGHT: u8 = 32;
 /// The smallest fanout: a B+-tree of fanout 2 cannot stay balanced (a split leaves a full node).
 pub const MIN_FANOUT: u8 = 3;
+/// The most parts (structures searched or skipped) a proof may hold: far above the levels × runs
+/// of any store (COLE at T = 4 has 4 runs per level and 17 levels at 2^40 entries), and the
+/// bound on a verifier's work for one proof.
+pub const MAX_PARTS: u16 = 1024;
+const _: () = assert!(MAX_PARTS == 1024, "the decoder's message names the limit");
 
 /// One version of one state key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -156,10 +161,13 @@ impl HistoryProof {
         if fanout < MIN_FANOUT {
             return Err(DecodeError::new("fanout", "must be at least 3"));
         }
-        // Each part takes at least 33 input bytes, so the count bounds no work by itself, and
-        // the buffer is reserved for no more parts than the input can hold (a 2-byte count of
-        // 65535 would otherwise reserve megabytes for a proof of a few bytes).
+        // Each part takes at least 33 input bytes, and the buffer is reserved for no more parts
+        // than the input can hold (a count of 1024 would otherwise reserve tens of kilobytes
+        // for a proof of a few bytes).
         let count = r.u16("count")?;
+        if count > MAX_PARTS {
+            return Err(DecodeError::new("count", "more than 1024 parts"));
+        }
         let mut parts = Vec::with_capacity(usize::from(count).min(buf_len / 33));
         for i in 0..count {
             let field = |name: &str| alloc::format!("parts[{i}].{name}");
@@ -410,6 +418,29 @@ pub mod hash {
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
+
+    /// A proof of `n` skipped structures (the smallest parts).
+    fn skipped(n: usize) -> HistoryProof {
+        HistoryProof {
+            key: B256::repeat_byte(1),
+            lo: 0,
+            hi: 9,
+            fanout: 4,
+            parts: (0..n)
+                .map(|i| Part::Skipped(B256::with_last_byte(i as u8)))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn at_most_max_parts() {
+        let at = skipped(usize::from(MAX_PARTS));
+        assert_eq!(HistoryProof::decode(&at.encode()).unwrap(), at);
+        let over = skipped(usize::from(MAX_PARTS) + 1).encode();
+        let e = HistoryProof::decode(&over).unwrap_err();
+        assert_eq!(e.field, "count");
+        assert_eq!(e.code(), crate::ErrorCode::BadEncoding);
+    }
 
     /// The worked example of docs/proofs.md: level 0 holds two versions of one key; the proof of
     /// blocks 2..=3 reveals both (the version at block 1 is the left neighbour).
