@@ -5,7 +5,7 @@
  * claims, and one call verifies at most `maxHeaderGap` headers.
  */
 import { type BlockTag, blockNumberArg, blockTagArg } from './args.js';
-import { RpcError, VerificationError, wasmCall } from './errors.js';
+import { NodeFaultError, RpcError, VerificationError, wasmCall } from './errors.js';
 import { type VerifiedHeader, encodeHeader } from './header.js';
 import { bytesArg, bytesToHex, hexToBigInt, hexToBytes } from './hex.js';
 import { loadFamily, wasmOf } from './init.js';
@@ -81,8 +81,15 @@ export class HeaderChain {
     return chain;
   }
 
-  /** The verified header at `block`, extending the verified range as needed. */
-  async headerAt(e: Endpoint, block: BlockTag): Promise<VerifiedHeader> {
+  /**
+   * The verified header at `block`, extending the verified range as needed. `origin` says who
+   * chose the block: a caller's block the client cannot reach is a `RangeError` naming the
+   * argument; a block the node chose (the one its proof is against, the number it gives a
+   * hash) is the node's problem: an `RpcError` that skips it for this read when the client
+   * cannot verify that far, a `NodeFaultError` that marks it faulty when the block is past the
+   * head the node itself reports.
+   */
+  async headerAt(e: Endpoint, block: BlockTag, origin: 'argument' | 'network' = 'argument'): Promise<VerifiedHeader> {
     const tag = blockTagArg(block, 'block');
     let target: bigint;
     if (typeof tag === 'object') {
@@ -92,7 +99,7 @@ export class HeaderChain {
       const json = await this.net.call(e, 'eth_getBlockByHash', [hash, false]);
       if (typeof json !== 'object' || json === null) throw new RpcError('eth_getBlockByHash', -32001, `unknown block ${hash}`);
       target = hexToBigInt((json as { number?: unknown }).number, 'number', 'network', 64);
-      const onChain = target >= this.lowest && target <= this.highest ? await this.verifiedAt(e, target) : await this.headerAt(e, target);
+      const onChain = target >= this.lowest && target <= this.highest ? await this.verifiedAt(e, target) : await this.headerAt(e, target, 'network');
       if (onChain.hash !== hash) {
         // A block off the verified chain (an uncle, a side chain), or a false number: either
         // way not one this client can vouch for, and not proof of a lie.
@@ -115,24 +122,31 @@ export class HeaderChain {
     }
 
     if (target >= this.lowest && target <= this.highest) return this.verifiedAt(e, target);
+    // Out of reach: the caller's mistake (RangeError) or, for a block the node chose, a reason
+    // to ask another node (RpcError).
+    const unreachable = (why: string): Error =>
+      origin === 'argument' ? new RangeError(`block ${target} ${why}`) : new RpcError('headers', -1, `${e.url} answers against block ${target}, which ${why}`);
     if (target > this.highest) {
       if (this.signers.length === 0) {
-        throw new RangeError(
-          `block ${target} is after the newest verified header (${this.highest}); with a checkpoint and no signers, ` +
+        throw unreachable(
+          `is after the newest verified header (${this.highest}); with a checkpoint and no signers, ` +
             'only blocks up to the checkpoint can be verified: connect with a newer checkpoint',
         );
       }
       if (typeof tag !== 'string') {
         const head = hexToBigInt(await this.net.call(e, 'eth_blockNumber', []), 'blockNumber', 'network', 64);
+        if (target > head && origin === 'network') {
+          throw new NodeFaultError('eth_blockNumber', e.url, `answers against block ${target}, after its own head ${head}`);
+        }
         if (target > head) throw new RpcError('eth_getBlockByNumber', -32001, `unknown block ${target} (${e.url} is at ${head})`);
       }
       if (target - this.highest > this.maxHeaderGap) {
-        throw new RangeError(`block ${target} is more than maxHeaderGap headers past the verified ${this.highest}`);
+        throw unreachable(`is more than maxHeaderGap headers past the verified ${this.highest}`);
       }
       return this.serial(() => this.extendForward(e, target));
     }
     if (this.lowest - target > this.maxHeaderGap) {
-      throw new RangeError(`block ${target} is more than maxHeaderGap headers before the verified ${this.lowest}`);
+      throw unreachable(`is more than maxHeaderGap headers before the verified ${this.lowest}`);
     }
     return this.serial(() => this.extendBackward(e, target));
   }

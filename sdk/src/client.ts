@@ -16,7 +16,7 @@
 import { type BlockTag, blockNumberArg, objectArg, stateKeyArg } from './args.js';
 import { HeaderChain, type Trust, anchorArg } from './chain.js';
 import { type Eip1193Provider, eip1193 } from './eip1193.js';
-import { VerificationError, wasmCall } from './errors.js';
+import { type NodeFaultError, VerificationError, wasmCall } from './errors.js';
 import { historyReader, valueReader } from './families/index.js';
 import type { FamilyContext, HistoryScheme, ValueScheme, VerifiedHistory, VerifiedValue } from './families/family.js';
 import { type VerifiedAccount, fetchAccount } from './families/mpt.js';
@@ -186,8 +186,8 @@ export class LightClient {
     });
   }
 
-  /** URLs that served data that did not verify, with the error. */
-  faultyNodes(): { url: string; error: VerificationError }[] {
+  /** URLs that served data that did not verify (or numbers that contradict themselves), with the error. */
+  faultyNodes(): { url: string; error: VerificationError | NodeFaultError }[] {
     return this.net.faultyNodes();
   }
 

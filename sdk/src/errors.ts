@@ -45,7 +45,7 @@ export class VerificationError extends Error {
 
 /** A JSON-RPC call failed (transport error, error response, or an answer of the wrong shape). */
 export class RpcError extends Error {
-  override readonly name = 'RpcError';
+  override readonly name: string = 'RpcError';
   /** The JSON-RPC error code, or `-1` when the call did not get an answer. */
   readonly code: number;
   /** The method that failed. */
@@ -55,6 +55,39 @@ export class RpcError extends Error {
     super(`${method}: ${message}`, options.cause === undefined ? undefined : { cause: options.cause });
     this.method = method;
     this.code = code;
+  }
+}
+
+/**
+ * A node answered with a number or claim that contradicts itself or the verified chain, caught
+ * before any proof is checked — e.g. a proof "against" a block after the head the node itself
+ * reports. Like a {@link VerificationError}, it marks the node faulty.
+ */
+export class NodeFaultError extends RpcError {
+  override readonly name: string = 'NodeFaultError';
+  /** The node at fault. */
+  readonly url: string;
+
+  constructor(method: string, url: string, message: string) {
+    super(method, -1, `${url}: ${message}`);
+    this.url = url;
+  }
+}
+
+/**
+ * Every node failed one read: `faults` holds each node's error (a {@link VerificationError} or
+ * {@link NodeFaultError} for a node marked faulty, now or before; an {@link RpcError} for one
+ * that was down, refused or could not serve this read), and the message lists them.
+ */
+export class FailoverError extends RpcError {
+  override readonly name: string = 'FailoverError';
+  /** Each node's fault, in the order the nodes are listed. */
+  readonly faults: readonly { url: string; error: VerificationError | RpcError }[];
+
+  constructor(faults: readonly { url: string; error: VerificationError | RpcError }[]) {
+    const what = (e: VerificationError | RpcError) => (e instanceof VerificationError ? `${e.code}: ${e.message}` : e.message);
+    super('request', -1, `no node could answer — ${faults.map((f) => `${f.url}: ${what(f.error)}`).join('; ')}`);
+    this.faults = faults;
   }
 }
 

@@ -1,15 +1,17 @@
 /**
  * JSON-RPC to untrusted nodes: single calls and batches over `fetch` with a timeout, and
- * failover across nodes. A node that errs or times out is skipped for the call; a node whose
- * data fails verification is marked faulty for the transport's life and not asked again.
+ * failover across nodes. A node that errs, times out or cannot serve a read is skipped for the
+ * call; a node whose data fails verification, or whose numbers contradict themselves, is marked
+ * faulty for the transport's life and not asked again. When no node can answer, one error lists
+ * each node's fault.
  */
-import { RpcError, VerificationError, isVerificationError } from './errors.js';
+import { FailoverError, NodeFaultError, RpcError, VerificationError, isVerificationError } from './errors.js';
 
 /** One node. */
 export interface Endpoint {
   readonly url: string;
-  /** The verification failure that marked it faulty, if any. */
-  faulty: VerificationError | undefined;
+  /** The failure that marked it faulty, if any. */
+  faulty: VerificationError | NodeFaultError | undefined;
 }
 
 let nextId = 1;
@@ -29,32 +31,38 @@ export class Transport {
     this.endpoints = urls.map((url) => ({ url, faulty: undefined }));
   }
 
-  /** URLs that served data that did not verify, with the error. */
-  faultyNodes(): { url: string; error: VerificationError }[] {
+  /** URLs that served data that did not verify (or contradicted itself), with the error. */
+  faultyNodes(): { url: string; error: VerificationError | NodeFaultError }[] {
     return this.endpoints.flatMap((e) => (e.faulty ? [{ url: e.url, error: e.faulty }] : []));
   }
 
-  /** Runs `f` against each usable endpoint until one succeeds. */
+  /**
+   * Runs `f` against each usable endpoint until one succeeds. With one node, its error is thrown
+   * as it is; with several, a {@link FailoverError} lists each node's. Errors that are neither a
+   * node's fault nor a failed call (a bug, a caller's bad argument) are thrown at once.
+   */
   async withFailover<T>(f: (e: Endpoint) => Promise<T>): Promise<T> {
-    let last: unknown;
-    let verification: VerificationError | undefined;
+    const faults: { url: string; error: VerificationError | RpcError }[] = [];
+    let failedNow: VerificationError | RpcError | undefined;
     for (const e of this.endpoints) {
-      if (e.faulty) continue;
+      if (e.faulty) {
+        faults.push({ url: e.url, error: e.faulty });
+        continue;
+      }
       try {
         return await f(e);
       } catch (err) {
-        if (isVerificationError(err)) {
+        if (isVerificationError(err) || err instanceof NodeFaultError) {
           e.faulty = err;
-          verification = err;
         } else if (!(err instanceof RpcError)) {
           throw err; // a bug or bad argument: do not hide it behind failover
         }
-        last = err;
+        faults.push({ url: e.url, error: err });
+        failedNow = err;
       }
     }
-    if (verification) throw verification;
-    if (last) throw last;
-    throw new RpcError('request', -1, 'every node is marked faulty: ' + this.faultyNodes().map((f) => `${f.url} (${f.error.code})`).join(', '));
+    if (this.endpoints.length === 1 && failedNow) throw failedNow;
+    throw new FailoverError(faults);
   }
 
   /** One call to one node; the result, or an `RpcError`. */

@@ -107,6 +107,6 @@ export async function historyAnswer(ctx: FamilyContext, e: Endpoint, stateKey: s
   if (at < to) {
     throw new VerificationError('INCOMPLETE_RANGE', `the proof is against block ${at}, before the range's end ${to}`, { field: 'block' });
   }
-  const anchor = await ctx.chain.headerAt(e, at);
+  const anchor = await ctx.chain.headerAt(e, at, 'network');
   return { raw, at, anchor, proof: hexToBytes(raw.proof, 'proof') };
 }

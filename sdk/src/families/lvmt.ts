@@ -7,7 +7,7 @@
  * SHA-256 (`params.id`).
  */
 import { commitmentOf } from '../commitments.js';
-import { RpcError, VerificationError, wasmCall } from '../errors.js';
+import { NodeFaultError, RpcError, VerificationError, wasmCall } from '../errors.js';
 import { bytesArg, bytesToHex, hexToBigInt, hexToBytes } from '../hex.js';
 import { changesFromVersions } from '../history.js';
 import { loadFamily, wasmOf } from '../init.js';
@@ -182,9 +182,9 @@ export const lvmt: Family = {
     if (typeof raw !== 'object' || raw === null) throw new RpcError('lightprov_getLvmtProof', -1, 'malformed response');
     const at = hexToBigInt(raw.block, 'block', 'network', 64);
     if (at < wanted.number) {
-      throw new RpcError('lightprov_getLvmtProof', -1, `the proof is against block ${at}, before block ${wanted.number} this node already served`);
+      throw new NodeFaultError('lightprov_getLvmtProof', e.url, `the proof is against block ${at}, before block ${wanted.number} this node already served`);
     }
-    const anchor = await ctx.chain.headerAt(e, at);
+    const anchor = await ctx.chain.headerAt(e, at, 'network');
     const proof = hexToBytes(raw.proof, 'proof');
     if (at === wanted.number) {
       const t0 = performance.now();

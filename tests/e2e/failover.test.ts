@@ -1,0 +1,87 @@
+/**
+ * Numbers a node chooses — its head, the block its proof is against, the number it gives a
+ * hash — never stop a read: a node whose numbers the client cannot verify is skipped for the
+ * read, one whose numbers contradict its own is marked faulty, the next node answers, and only
+ * when every node fails does one error list each node's fault.
+ */
+import { FailoverError, LightClient, NodeFaultError, type StateKey, init, stateKeys } from '@lightprov/sdk';
+import { keccak256, toBeHex } from 'ethers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { type RunningNode, startNode } from '../lib/node-process.js';
+import { type Script, scriptedFetch } from '../lib/scripted.js';
+import { mine, rejection, rpc } from '../lib/util.js';
+
+const KVSTORE = '0x' + 'cc'.repeat(20);
+const FAR = '0xfffffffffffff0'; // beyond 2^53, far past any maxHeaderGap
+let node: RunningNode;
+let head: bigint;
+
+beforeAll(async () => {
+  await init();
+  node = await startNode({ args: ['--workload', 'kvstore', '--tx-per-block', '20', '--cole-l0-capacity', '48', '--cole-size-ratio', '3'] });
+  await mine(node.url, 12);
+  head = BigInt((await rpc(node.url, 'eth_blockNumber', [])) as string);
+}, 120_000);
+afterAll(async () => {
+  await node?.stop();
+});
+
+const record = (k: number): StateKey => stateKeys.storage(KVSTORE, keccak256(toBeHex(k, 8)));
+
+/** Lies about the head and about the block its proofs are against: far ahead. */
+const farAhead: Script = (method, _params, result) => {
+  if (method === 'eth_blockNumber') return FAR;
+  if (method === 'lightprov_getHistory' || method === 'lightprov_getLvmtProof') return { ...(result as object), block: FAR };
+  return result;
+};
+
+/** Claims its proofs are against a block after the head it reports itself. */
+const pastItsHead: Script = (method, _params, result) => {
+  if (method === 'lightprov_getHistory') return { ...(result as object), block: '0x' + (head + 5n).toString(16) };
+  return result;
+};
+
+async function client(liars: Record<string, Script>, order: string[]) {
+  const fetch = scriptedFetch(Object.fromEntries(Object.entries(liars).map(([url, script]) => [url, { target: node.url, script }])));
+  return LightClient.connect({ rpc: order, trust: { genesisHash: node.genesisHash, signers: [node.signer] }, fetch });
+}
+
+describe('node-chosen numbers', () => {
+  it('a node claiming a far head and proofs against a far block is skipped; the next node answers', async () => {
+    const c = await client({ 'http://far.invalid/': farAhead }, ['http://far.invalid/', node.url]);
+    const honest = await (await LightClient.connect({ rpc: node.url, trust: { genesisHash: node.genesisHash, signers: [node.signer] } })).getHistory(record(1), {
+      fromBlock: 0n,
+      toBlock: head,
+      scheme: 'cole',
+    });
+    expect(await c.getHistory(record(1), { fromBlock: 0n, toBlock: head, scheme: 'cole' })).toEqual(honest);
+    expect((await c.getHeader('latest')).number).toBeGreaterThanOrEqual(head);
+    expect(await c.getBalance(node.accounts[2]!.address)).toBe(10n ** 24n);
+    // Not provably lying (the client cannot verify that far), so not marked: skipped per read.
+    expect(c.faultyNodes()).toEqual([]);
+  });
+
+  it('a node whose proof is against a block after its own head is marked faulty', async () => {
+    const c = await client({ 'http://past.invalid/': pastItsHead }, ['http://past.invalid/', node.url]);
+    const points = await c.getHistory(record(2), { fromBlock: 0n, toBlock: head, scheme: 'cole-star' });
+    expect(points.length).toBeGreaterThan(0);
+    const faulty = c.faultyNodes();
+    expect(faulty.map((f) => f.url)).toEqual(['http://past.invalid/']);
+    expect(faulty[0]?.error).toBeInstanceOf(NodeFaultError);
+    expect(faulty[0]?.error.message).toMatch(/after its own head/);
+  });
+
+  it('when every node fails, one error lists each node and its fault', async () => {
+    const c = await client({ 'http://far.invalid/': farAhead, 'http://past.invalid/': pastItsHead }, ['http://far.invalid/', 'http://past.invalid/']);
+    const e = await rejection(c.getHistory(record(3), { fromBlock: 0n, toBlock: head, scheme: 'cole' }));
+    expect(e).toBeInstanceOf(FailoverError);
+    const f = e as FailoverError;
+    expect(f.faults.map((x) => x.url)).toEqual(['http://far.invalid/', 'http://past.invalid/']);
+    expect(f.faults[1]?.error).toBeInstanceOf(NodeFaultError);
+    expect(f.message).toMatch(/far\.invalid.*maxHeaderGap.*past\.invalid.*after its own head/);
+    // The next read lists the node marked before, without asking it again.
+    const again = (await rejection(c.getHistory(record(3), { fromBlock: 0n, toBlock: head, scheme: 'cole' }))) as FailoverError;
+    expect(again.faults[1]?.error).toBe(f.faults[1]?.error);
+  });
+});
