@@ -20,6 +20,8 @@ export type Trust =
 export interface Anchor {
   number: bigint;
   hash: string;
+  /** The argument that named it, for errors. */
+  field: 'trust.genesisHash' | 'trust.checkpoint.hash';
   /** 20 bytes per trusted signer (empty: hash links only). */
   signers: Uint8Array;
 }
@@ -34,7 +36,7 @@ export function anchorArg(trust: unknown): Anchor {
   signerList.forEach((s, i) => signers.set(bytesArg(s, `trust.signers[${i}]`, 20), 20 * i));
   if (t.genesisHash !== undefined) {
     if (signerList.length === 0) throw new RangeError('trust.signers: a genesis anchor needs at least one signer');
-    return { number: 0n, hash: bytesToHex(bytesArg(t.genesisHash, 'trust.genesisHash', 32)), signers };
+    return { number: 0n, hash: bytesToHex(bytesArg(t.genesisHash, 'trust.genesisHash', 32)), signers, field: 'trust.genesisHash' };
   }
   if (t.checkpoint !== undefined) {
     const checkpoint = t.checkpoint as { number?: unknown; hash?: unknown };
@@ -42,6 +44,7 @@ export function anchorArg(trust: unknown): Anchor {
       number: blockNumberArg(checkpoint.number, 'trust.checkpoint.number'),
       hash: bytesToHex(bytesArg(checkpoint.hash, 'trust.checkpoint.hash', 32)),
       signers,
+      field: 'trust.checkpoint.hash',
     };
   }
   throw new TypeError('trust: expected {genesisHash, signers} or {checkpoint: {number, hash}}');
@@ -71,7 +74,16 @@ export class HeaderChain {
     await loadFamily('header');
     const chain = new HeaderChain(net, anchor.signers, batchSize, maxHeaderGap);
     // The anchor is trusted by its hash; its number is part of what that hash covers.
-    const header = await net.withFailover(async (e) => chain.fetchByHash(e, anchor.hash));
+    const header = await net.withFailover(async (e) => {
+      try {
+        return await chain.fetchByHash(e, anchor.hash);
+      } catch (err) {
+        if (err instanceof RpcError && err.code === -32001) {
+          throw new RpcError('eth_getBlockByHash', -32001, `${e.url} has no block ${anchor.hash} (${anchor.field}): is it a block of this node's chain?`);
+        }
+        throw err;
+      }
+    });
     if (header.number !== anchor.number) {
       throw new RangeError(`trust: the anchor ${anchor.hash} is block ${header.number}, not ${anchor.number}`);
     }

@@ -85,8 +85,11 @@ export class FailoverError extends RpcError {
   readonly faults: readonly { url: string; error: VerificationError | RpcError }[];
 
   constructor(faults: readonly { url: string; error: VerificationError | RpcError }[]) {
-    const what = (e: VerificationError | RpcError) => (e instanceof VerificationError ? `${e.code}: ${e.message}` : e.message);
-    super('request', -1, `no node could answer — ${faults.map((f) => `${f.url}: ${what(f.error)}`).join('; ')}`);
+    const what = (url: string, e: VerificationError | RpcError) => {
+      const m = e instanceof VerificationError ? `${e.code}: ${e.message}` : e.message;
+      return m.includes(url) ? m : `${url}: ${m}`;
+    };
+    super('request', -1, `no node could answer — ${faults.map((f) => what(f.url, f.error)).join('; ')}`);
     this.faults = faults;
   }
 }

@@ -99,10 +99,19 @@ export class Transport {
         const message = typeof why?.error?.message === 'string' ? `: ${why.error.message.slice(0, 200)}` : '';
         throw new RpcError(method, code, `HTTP ${res.status} from ${e.url}${message}`);
       }
-      return await res.json();
+      const text = await res.text();
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        throw new RpcError(method, -1, `${e.url}: the answer is not JSON-RPC (${JSON.stringify(text.slice(0, 40))}${text.length > 40 ? '…' : ''})`);
+      }
     } catch (err) {
       if (err instanceof RpcError) throw err;
-      throw new RpcError(method, -1, `${e.url}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      // fetch's own message ("fetch failed") hides the reason in its cause (ECONNREFUSED, …).
+      const cause = (err as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
+      const why = typeof cause?.code === 'string' ? ` (${cause.code})` : typeof cause?.message === 'string' ? ` (${cause.message})` : '';
+      const aborted = ctl.signal.aborted ? ` (no answer within ${this.timeoutMs} ms)` : '';
+      throw new RpcError(method, -1, `${e.url}: ${err instanceof Error ? err.message : String(err)}${why || aborted}`, { cause: err });
     } finally {
       clearTimeout(timer);
     }
