@@ -18,7 +18,8 @@ export interface Explained {
   rejected: boolean;
 }
 
-const VERIFICATION: Record<ErrorCode, string> = {
+/** Plain words for the codes a user is likely to meet (others fall back to a generic line). */
+const VERIFICATION: Partial<Record<ErrorCode, string>> = {
   BAD_ENCODING: 'The answer is not in the expected format, so nothing in it can be checked.',
   MALFORMED_NODE: 'A trie node in the proof is malformed (not the one canonical encoding).',
   ROOT_MISMATCH: 'The proof does not lead to the root committed in the verified header: its data was altered or belongs to other state.',
@@ -43,6 +44,7 @@ const VERIFICATION: Record<ErrorCode, string> = {
   PAIRING_CHECK_FAILED: 'The AMT openings do not match the commitment in the header (pairing check failed).',
   HISTORY_MISMATCH: 'A tuple does not lead to the header’s history root: it is stale or altered.',
   LEVEL_MISMATCH: 'The proof’s AMT levels do not follow where the key must be placed.',
+  UNSUPPORTED_SCHEME: 'The trusted chain does not commit to the roots this scheme’s proofs are checked against, so no node could prove it.',
 };
 
 const RPC: Record<number, string> = {

@@ -5,16 +5,24 @@
  * claims, and one call verifies at most `maxHeaderGap` headers.
  */
 import { type BlockTag, blockNumberArg, blockTagArg } from './args.js';
+import { commitmentOf, headerCommitments } from './commitments.js';
 import { NodeFaultError, RpcError, VerificationError, wasmCall } from './errors.js';
 import { type VerifiedHeader, encodeHeader } from './header.js';
 import { bytesArg, bytesToHex, hexToBigInt, hexToBytes } from './hex.js';
 import { loadFamily, wasmOf } from './init.js';
 import type { Endpoint, Transport } from './transport.js';
 
-/** What the client trusts. */
+/**
+ * What the client trusts. `commitments` names the roots the chain's headers carry beyond
+ * `stateRoot` (`coleRoot`, `lvmtRoot`, `lvmtHistoryRoot`, `lvmtParamsId`: see
+ * `headerCommitments()`); a family whose commitments the chain does not carry is refused before
+ * any request (`UNSUPPORTED_SCHEME`). Default: for a genesis anchor, those the genesis header
+ * carries in lightprov's layout (each nonzero); for a checkpoint, none — on a chain whose block
+ * builders choose `extraData`, roots read from it would prove nothing.
+ */
 export type Trust =
-  | { genesisHash: string; signers: readonly string[] }
-  | { checkpoint: { number: number | bigint; hash: string }; signers?: readonly string[] };
+  | { genesisHash: string; signers: readonly string[]; commitments?: readonly string[] }
+  | { checkpoint: { number: number | bigint; hash: string }; signers?: readonly string[]; commitments?: readonly string[] };
 
 /** The anchor a {@link Trust} names, with the signers packed for the wasm seal check. */
 export interface Anchor {
@@ -22,21 +30,27 @@ export interface Anchor {
   hash: string;
   /** The argument that named it, for errors. */
   field: 'trust.genesisHash' | 'trust.checkpoint.hash';
+  /** `trust.commitments`, if given. */
+  commitments: readonly string[] | undefined;
   /** 20 bytes per trusted signer (empty: hash links only). */
   signers: Uint8Array;
 }
 
 /** Checks a caller's trust argument. */
 export function anchorArg(trust: unknown): Anchor {
-  const t = trust as Partial<{ genesisHash: string; signers: readonly string[]; checkpoint: { number: number | bigint; hash: string } }>;
+  const t = trust as Partial<{ genesisHash: string; signers: readonly string[]; checkpoint: { number: number | bigint; hash: string }; commitments: unknown }>;
   if (typeof t !== 'object' || t === null) throw new TypeError('trust: expected {genesisHash, signers} or {checkpoint}');
+  if (t.commitments !== undefined && !(Array.isArray(t.commitments) && t.commitments.every((c) => typeof c === 'string'))) {
+    throw new TypeError('trust.commitments: expected an array of commitment names (coleRoot, lvmtRoot, …)');
+  }
+  const commitments = t.commitments as readonly string[] | undefined;
   const signerList = t.signers ?? [];
   if (!Array.isArray(signerList)) throw new TypeError('trust.signers: expected an array of addresses');
   const signers = new Uint8Array(20 * signerList.length);
   signerList.forEach((s, i) => signers.set(bytesArg(s, `trust.signers[${i}]`, 20), 20 * i));
   if (t.genesisHash !== undefined) {
     if (signerList.length === 0) throw new RangeError('trust.signers: a genesis anchor needs at least one signer');
-    return { number: 0n, hash: bytesToHex(bytesArg(t.genesisHash, 'trust.genesisHash', 32)), signers, field: 'trust.genesisHash' };
+    return { number: 0n, hash: bytesToHex(bytesArg(t.genesisHash, 'trust.genesisHash', 32)), signers, field: 'trust.genesisHash', commitments };
   }
   if (t.checkpoint !== undefined) {
     const checkpoint = t.checkpoint as { number?: unknown; hash?: unknown };
@@ -45,10 +59,41 @@ export function anchorArg(trust: unknown): Anchor {
       hash: bytesToHex(bytesArg(checkpoint.hash, 'trust.checkpoint.hash', 32)),
       signers,
       field: 'trust.checkpoint.hash',
+      commitments,
     };
   }
   throw new TypeError('trust: expected {genesisHash, signers} or {checkpoint: {number, hash}}');
 }
+
+/**
+ * The commitments a chain carries: `trust.commitments` (checked against the table), else, for a
+ * genesis anchor, each one the genesis header holds in lightprov's layout (extraData exactly the
+ * commitments and a seal) with a nonzero value, else `stateRoot` only.
+ */
+function carried(anchor: Anchor, genesis: VerifiedHeader): ReadonlySet<string> {
+  const table = headerCommitments();
+  const out = new Set(['stateRoot']);
+  if (anchor.commitments !== undefined) {
+    anchor.commitments.forEach((name, i) => {
+      if (!table.some((c) => c.name === name)) {
+        throw new RangeError(`trust.commitments[${i}]: no header commitment is named ${JSON.stringify(name)} (known: ${table.map((c) => c.name).join(', ')})`);
+      }
+      out.add(name);
+    });
+    return out;
+  }
+  if (anchor.number !== 0n) return out;
+  const extraLen = Math.max(0, ...table.filter((c) => c.field === 'extraData').map((c) => c.offset + c.length));
+  const lightprovLayout = hexToBytes(genesis.extraData, 'extraData').length === extraLen + SEAL_BYTES;
+  for (const c of table) {
+    if (c.field === 'extraData' && !lightprovLayout) continue;
+    if (!/^0x0*$/.test(commitmentOf(genesis as unknown as Record<string, unknown>, c.name))) out.add(c.name);
+  }
+  return out;
+}
+
+/** Bytes of a Clique seal at the end of extraData. */
+const SEAL_BYTES = 65;
 
 /** Headers verified from the anchor, and how to verify more. */
 export class HeaderChain {
@@ -62,17 +107,25 @@ export class HeaderChain {
   /** Serialises extensions of the verified range, so concurrent calls do not fetch twice. */
   private extending: Promise<unknown> = Promise.resolve();
 
+  /** The header commitments the trusted chain carries (`stateRoot` always). */
+  commitments: ReadonlySet<string> = new Set(['stateRoot']);
+  /** How errors name the chain: its anchor. */
+  readonly name: string;
+
   private constructor(
     private readonly net: Transport,
     private readonly signers: Uint8Array,
     private readonly batchSize: number,
     private readonly maxHeaderGap: bigint,
-  ) {}
+    anchor: Anchor,
+  ) {
+    this.name = `the chain of ${anchor.field.replace('trust.', '')} ${anchor.hash}`;
+  }
 
   /** Fetches the anchor header (from the first node that serves it) and checks its hash and number. */
   static async open(net: Transport, anchor: Anchor, batchSize: number, maxHeaderGap: bigint): Promise<HeaderChain> {
     await loadFamily('header');
-    const chain = new HeaderChain(net, anchor.signers, batchSize, maxHeaderGap);
+    const chain = new HeaderChain(net, anchor.signers, batchSize, maxHeaderGap, anchor);
     // The anchor is trusted by its hash; its number is part of what that hash covers.
     const header = await net.withFailover(async (e) => {
       try {
@@ -90,7 +143,23 @@ export class HeaderChain {
     chain.lowest = anchor.number;
     chain.highest = anchor.number - 1n;
     chain.remember(header);
+    chain.commitments = carried(anchor, header);
     return chain;
+  }
+
+  /**
+   * Refuses, before any request, a family whose header commitments the chain does not carry
+   * (`UNSUPPORTED_SCHEME`, naming the scheme, the chain and what it carries).
+   */
+  requireCommitments(scheme: string, needed: readonly string[]): void {
+    const missing = needed.filter((c) => !this.commitments.has(c));
+    if (missing.length > 0) {
+      throw new VerificationError(
+        'UNSUPPORTED_SCHEME',
+        `${scheme}: ${this.name} does not commit to ${missing.join(', ')} (it carries ${[...this.commitments].join(', ')}; name more in trust.commitments if it does)`,
+        { field: 'scheme' },
+      );
+    }
   }
 
   /**

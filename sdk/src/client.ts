@@ -17,7 +17,7 @@ import { type BlockTag, blockNumberArg, objectArg, stateKeyArg } from './args.js
 import { HeaderChain, type Trust, anchorArg } from './chain.js';
 import { type Eip1193Provider, eip1193 } from './eip1193.js';
 import { type NodeFaultError, VerificationError, wasmCall } from './errors.js';
-import { historyReader, valueReader } from './families/index.js';
+import { commitmentsOf, historyReader, valueReader } from './families/index.js';
 import type { FamilyContext, HistoryScheme, ValueScheme, VerifiedHistory, VerifiedValue } from './families/family.js';
 import { type VerifiedAccount, fetchAccount } from './families/mpt.js';
 import type { VerifiedHeader } from './header.js';
@@ -155,6 +155,7 @@ export class LightClient {
   async getValueDetailed(key: StateKey | string, query: ValueQuery = {}): Promise<VerifiedValue> {
     const q = objectArg<ValueQuery>(query, 'query', '{ scheme, block }');
     const reader = valueReader(q.scheme ?? 'mpt');
+    this.chain.requireCommitments(q.scheme ?? 'mpt', commitmentsOf(reader.name));
     const stateKey = stateKeyArg(key);
     const k = typeof key === 'string' ? undefined : key;
     const block = q.block ?? 'latest';
@@ -176,6 +177,7 @@ export class LightClient {
   async getHistoryDetailed(key: StateKey | string, query: HistoryQuery): Promise<VerifiedHistory> {
     const q = objectArg<HistoryQuery>(query, 'query', '{ fromBlock, toBlock, scheme }');
     const reader = historyReader(q.scheme);
+    this.chain.requireCommitments(q.scheme, commitmentsOf(reader.name));
     const stateKey = stateKeyArg(key);
     const k = typeof key === 'string' ? undefined : key;
     const from = blockNumberArg(q.fromBlock, 'fromBlock');

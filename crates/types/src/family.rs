@@ -27,7 +27,7 @@ pub struct Family {
     pub about: &'static str,
     /// The header commitments its proofs are checked against.
     pub commitments: &'static [&'static Commitment],
-    /// Every code its verifier can return.
+    /// Every code its verifier can return (for `header`, also the SDK's checks of its anchor).
     pub codes: &'static [ErrorCode],
     /// Every way of breaking an honest proof that the shared vectors exercise, with the code the
     /// verifier must answer. Vector files are named `…-<tamper>.json` after these.

@@ -65,3 +65,8 @@ export function families(): readonly FamilyInfo[] {
   list ??= Object.freeze(wasmOf('header').families() as FamilyInfo[]);
   return list;
 }
+
+/** The header commitments the family `name`'s proofs are checked against. */
+export function commitmentsOf(name: string): readonly string[] {
+  return families().find((f) => f.name === name)?.commitments ?? [];
+}
