@@ -1,120 +1,50 @@
 /**
- * Forgery mode: fetch an honest proof for the picked key and range, check that it verifies,
- * tamper with it — each tamper is a tamper class of the family's registry entry (`families()`),
- * the one the shared invalid vectors are named after (a changed value, a hidden version, a
- * structure left out, a stale LVMT tuple, …) — verify the forgery with the same SDK function
- * against the same verified header, and show the rejection with its code. The forged proof's
- * contents are never shown as values.
+ * Forgery mode: get the picked key's history over the range from the client (verified), take
+ * the proof behind it (`historyProof`), tamper with it (`forgeProof`) — each tamper is a tamper
+ * class of the family's registry entry (`families()`), the one the shared invalid vectors are
+ * named after — verify the forgery in its place against the same verified header
+ * (`client.verifyHistoryProof`), and show the rejection with its code and the forgery drawn
+ * (`outlineHistory`). The forged proof's contents are never shown as values. No family is named
+ * here: the SDK's registries (`READERS`, `INSPECTORS`, `families()`) dispatch.
  */
-import {
-  type HistoryScheme,
-  LvmtParams,
-  type VerifiedHeader,
-  coleRootOf,
-  families,
-  hexToBytes,
-  isVerificationError,
-  lvmtRootsOf,
-  verifyAccountProof,
-  verifyColeHistory,
-  verifyLvmtHistory,
-} from '@lightprov/sdk';
-import {
-  FORGERIES,
-  type ForgeFamily,
-  type ForgeryKind,
-  type ProofOutline,
-  forgeProof,
-  outlineColeProof,
-  outlineLvmtHistory,
-  outlineMptProof,
-} from '@lightprov/sdk/inspect';
+import { type HistoryScheme, type VerifiedHistory, families, historyProof, isVerificationError } from '@lightprov/sdk';
+import { type ForgeryKind, forgeProof, inspectorFor, outlineHistory } from '@lightprov/sdk/inspect';
 
-import { pickedFromControls } from './accounts.js';
 import { explain } from './explain.js';
-import { currentScheme, queryFromControls, schemeLabel } from './history.js';
+import { currentScheme, queryFromControls, schemeLabel, verifiedHistory } from './history.js';
 import { outlineView } from './inspector.js';
-import { type PickedKey, app, client, rawRpc } from './state.js';
-import { busy, byId, bytes, errorBox, h, hash, num, verifiedMark, withButton } from './ui.js';
+import { type PickedKey, app, client } from './state.js';
+import { type Busy, busy, byId, bytes, errorBox, h, hash, num, verifiedMark, withButton } from './ui.js';
 
-let params: LvmtParams | undefined;
-
-/** LVMT parameters, pinned by the verified genesis header's mixHash. */
-async function lvmtParams(): Promise<LvmtParams> {
-  if (params) return params;
-  const genesis = await client().getHeader(0n);
-  const raw = (await rawRpc('lightprov_params', [])) as { lvmt?: { params?: string } };
-  params = LvmtParams.fromBytes(raw.lvmt?.params ?? '', genesis.mixHash);
-  return params;
-}
-
+/** An honest, verified history and the proof behind it (the SDK's `historyProof`). */
 interface Honest {
+  history: VerifiedHistory;
   proof: unknown;
   bytes: number;
-  anchor: VerifiedHeader;
   what: string;
-  /** Verifies a proof (honest or forged) against the same header; throws VerificationError. */
-  verify(proof: unknown): void;
-  outline(proof: unknown): Promise<ProofOutline>;
 }
 
-const hex = (n: bigint) => `0x${n.toString(16)}`;
-
-async function fetchHonest(scheme: HistoryScheme, picked: PickedKey, from: bigint, to: bigint): Promise<Honest> {
-  const c = client();
-  const { key } = picked;
-  if (scheme === 'mpt') {
-    const anchor = app.head ?? (await c.getHeader('latest'));
-    const slots = key.kind === 'storage' && key.slot ? [key.slot] : [];
-    const proof = await rawRpc('eth_getProof', [key.address, slots, { blockHash: anchor.hash }]);
-    return {
-      proof,
-      bytes: JSON.stringify(proof).length,
-      anchor,
-      what: `eth_getProof answer for block #${anchor.number}`,
-      verify: (p) => void verifyAccountProof(p, anchor.stateRoot),
-      outline: (p) => outlineMptProof({ proof: p, stateRoot: anchor.stateRoot }),
-    };
-  }
-  const raw = (await rawRpc('lightprov_getHistory', [key.stateKey, hex(from), hex(to), scheme])) as { block: string; siblingRoot?: string; proof: string };
-  const anchor = await c.getHeader(BigInt(raw.block));
-  const what = `${schemeLabel(scheme)} proof of blocks ${num(from)}…${num(to)}`;
-  const size = hexToBytes(raw.proof, 'proof').length;
-  if (scheme === 'lvmt') {
-    const p = await lvmtParams();
-    const anchorArg = { ...lvmtRootsOf(anchor.extraData), number: anchor.number };
-    return {
-      proof: raw.proof,
-      bytes: size,
-      anchor,
-      what,
-      verify: (proof) => void verifyLvmtHistory({ params: p, anchor: anchorArg, stateKey: key.stateKey, fromBlock: from, toBlock: to, proof: proof as Uint8Array | string }),
-      outline: (proof) => outlineLvmtHistory({ proof: proof as Uint8Array | string, stateKey: key.stateKey, fromBlock: from, toBlock: to, anchor: anchorArg }),
-    };
-  }
-  const args = { stateKey: key.stateKey, fromBlock: from, toBlock: to, coleRoot: coleRootOf(anchor.extraData), siblingRoot: raw.siblingRoot ?? '', scheme };
-  return {
-    proof: raw.proof,
-    bytes: size,
-    anchor,
-    what,
-    verify: (proof) => void verifyColeHistory({ ...args, proof: proof as Uint8Array | string }),
-    outline: (proof) => outlineColeProof({ ...args, proof: proof as Uint8Array | string }),
-  };
+/**
+ * The honest proof: the picked key's history over the range, verified by the client as the
+ * history view asks it (the family says which proof is behind it: `historyProof`).
+ */
+async function fetchHonest(scheme: HistoryScheme, picked: PickedKey, from: bigint, to: bigint, b: Busy): Promise<Honest> {
+  const history = await verifiedHistory(client(), picked.key, scheme, from, to, b);
+  return { history, ...historyProof(history) };
 }
 
 function fillKinds(): void {
-  const scheme = byId<HTMLSelectElement>('forgery-scheme').value as ForgeFamily;
+  const scheme = byId<HTMLSelectElement>('forgery-scheme').value;
   const select = byId<HTMLSelectElement>('forgery-kind');
   const keep = select.value;
-  const list = FORGERIES[scheme === 'cole-star' ? 'cole' : scheme];
+  const list = inspectorFor(scheme).forgeries;
   select.replaceChildren(...list.map((f) => h('option', { value: f.kind }, `${f.label} (${f.kind})`)));
   if (list.some((f) => f.kind === keep)) select.value = keep;
 }
 
 async function runForgery(): Promise<void> {
   const out = byId('forgery-out');
-  const scheme = byId<HTMLSelectElement>('forgery-scheme').value as ForgeFamily;
+  const scheme = byId<HTMLSelectElement>('forgery-scheme').value as HistoryScheme;
   const kind = byId<HTMLSelectElement>('forgery-kind').value as ForgeryKind;
   const q = queryFromControls(out);
   if (!q) return;
@@ -122,15 +52,15 @@ async function runForgery(): Promise<void> {
   const b = busy(out, `Fetching the honest ${schemeLabel(scheme)} proof and verifying it…`);
   let honest: Honest;
   try {
-    honest = await fetchHonest(scheme, picked, r.from, r.to);
-    honest.verify(honest.proof);
+    honest = await fetchHonest(scheme, picked, r.from, r.to, b);
+    client().verifyHistoryProof(honest.history, honest.proof);
   } catch (e) {
     b.done();
     out.replaceChildren(errorBox(e, 'The honest proof'));
     return;
   }
   b.done();
-  const honestLine = h('div', { class: 'step' }, h('span', { class: 'step-n' }, '1'), verifiedMark(`the honest ${honest.what} (${bytes(honest.bytes)})`, honest.anchor));
+  const honestLine = h('div', { class: 'step' }, h('span', { class: 'step-n' }, '1'), verifiedMark(`the honest ${honest.what} (${bytes(honest.bytes)})`, honest.history.anchor));
   let forged: { proof: unknown; description: string; expectedCode: string };
   try {
     forged = await forgeProof({ family: scheme, kind, proof: honest.proof });
@@ -145,7 +75,7 @@ async function runForgery(): Promise<void> {
   let verdict: HTMLElement;
   let code = 'ACCEPTED';
   try {
-    honest.verify(forged.proof);
+    client().verifyHistoryProof(honest.history, forged.proof);
     verdict = h('div', { class: 'error', role: 'alert', 'data-code': code }, h('strong', {}, '⚠ The tampered proof verified. This is a bug in the verifier; its contents are not shown.'));
   } catch (e) {
     const x = explain(e);
@@ -161,12 +91,12 @@ async function runForgery(): Promise<void> {
   }
   let drawing: Node | string = '';
   try {
-    const o = await honest.outline(forged.proof);
+    const o = await outlineHistory(honest.history, forged.proof);
     drawing = h('details', { class: 'forged-outline' }, h('summary', {}, 'Draw the forged proof (its recomputed root vs the header)'), outlineView(o, true));
   } catch (e) {
     drawing = h('p', { class: 'muted' }, `The forged proof does not even decode (${explain(e).code}).`);
   }
-  const registry = scheme === 'cole-star' ? 'cole' : scheme;
+  const registry = inspectorFor(scheme).family;
   const about = families()
     .find((f) => f.name === registry)
     ?.tampers.find((t) => t.name === kind)?.about;
@@ -178,7 +108,7 @@ async function runForgery(): Promise<void> {
       h('span', { class: 'step-n' }, '2'),
       h('span', { class: 'step-text' }, 'Tampered, tamper class ', h('code', {}, kind), about ? ` (${about}): ` : ': ', forged.description),
     ),
-    h('div', { class: 'step' }, h('span', { class: 'step-n' }, '3'), h('span', {}, `Verified the tampered proof against the same header #${num(honest.anchor.number)} `), hash(honest.anchor.hash)),
+    h('div', { class: 'step' }, h('span', { class: 'step-n' }, '3'), h('span', {}, `Verified the tampered proof against the same header #${num(honest.history.anchor.number)} `), hash(honest.history.anchor.hash)),
     verdict,
     drawing,
     h('p', { class: 'note' }, 'Nothing from the tampered proof is displayed as a value: only the honest, verified answer counts.'),

@@ -48,7 +48,7 @@ export async function verifiedHistory(c: LightClient, key: StateKey, scheme: His
     anchor = part.anchor;
     b?.progress(Number(z - from + 1n), total, `Verifying eth_getProof answers: block ${num(z)} (${num(z - from + 1n)} of ${num(total)})…`);
   }
-  return { points, scheme: 'mpt', fromBlock: from, toBlock: to, anchor: anchor as VerifiedHeader, proofBytes, verifyMs, raw };
+  return { points, scheme: 'mpt', fromBlock: from, toBlock: to, anchor: anchor as VerifiedHeader, proofBytes, verifyMs, raw, stateKey: key.stateKey, key };
 }
 
 /** The block range the history controls describe (blank: the last 64 blocks to the head). */

@@ -1,49 +1,17 @@
 /**
- * Proof inspector: draws the proof behind the last history (COLE: L0 and the runs with their
- * Merkle range paths; LVMT: AMT levels and Merkle tuples; MPT: the trie path of the last
- * block's eth_getProof), hashes abbreviated, and the root recomputed from the proof next to the
- * root in the verified header.
+ * Proof inspector: draws the proof behind the last history as its family's inspector outlines
+ * it (`outlineHistory` of `@lightprov/sdk/inspect`: the structures, levels or trie paths the
+ * proof holds), hashes abbreviated, and the root recomputed from the proof next to the root in
+ * the verified header. No family is named here: the SDK's registries dispatch.
  */
-import { coleRootOf, lvmtRootsOf } from '@lightprov/sdk';
-import { type ProofNode, type ProofOutline, type RootCheck, outlineColeProof, outlineLvmtHistory, outlineMptProof } from '@lightprov/sdk/inspect';
+import { historyProof } from '@lightprov/sdk';
+import { type ProofNode, type ProofOutline, type RootCheck, outlineHistory } from '@lightprov/sdk/inspect';
 
-import { schemeLabel } from './history.js';
 import { type HistoryResult, app } from './state.js';
-import { byId, bytes, errorBox, h, hash, num } from './ui.js';
+import { byId, bytes, errorBox, h, hash } from './ui.js';
 
 const MAX_CHILDREN = 24;
 const OPEN_DEPTH = 3;
-
-/**
- * The outline of a verified history's proof (for MPT: the answer for the range's last block).
- * The inspector's wasm module is loaded on the first outline.
- */
-export function outlineOf(r: HistoryResult, proof?: unknown): Promise<ProofOutline> {
-  const { history: hst, picked } = r;
-  const raw = hst.raw as { proof?: string; siblingRoot?: string; block?: string };
-  if (hst.scheme === 'cole' || hst.scheme === 'cole-star') {
-    return outlineColeProof({
-      proof: (proof as Uint8Array | string | undefined) ?? (raw.proof as string),
-      stateKey: picked.key.stateKey,
-      fromBlock: hst.fromBlock,
-      toBlock: hst.toBlock,
-      coleRoot: coleRootOf(hst.anchor.extraData),
-      siblingRoot: raw.siblingRoot as string,
-      scheme: hst.scheme,
-    });
-  }
-  if (hst.scheme === 'lvmt') {
-    return outlineLvmtHistory({
-      proof: (proof as Uint8Array | string | undefined) ?? (raw.proof as string),
-      stateKey: picked.key.stateKey,
-      fromBlock: hst.fromBlock,
-      toBlock: hst.toBlock,
-      anchor: { ...lvmtRootsOf(hst.anchor.extraData), number: hst.anchor.number },
-    });
-  }
-  const answers = hst.raw as unknown[];
-  return outlineMptProof({ proof: proof ?? answers[answers.length - 1], stateRoot: hst.anchor.stateRoot });
-}
 
 /** Whether a subtree reveals a result (the key's versions): such paths are drawn open. */
 function revealsResult(n: ProofNode): boolean {
@@ -142,12 +110,10 @@ export function outlineView(o: ProofOutline, forged = false): HTMLElement {
 async function render(r: HistoryResult): Promise<void> {
   const out = byId('inspector-out');
   try {
-    const o = await outlineOf(r);
-    const which =
-      r.scheme === 'mpt'
-        ? `the eth_getProof answer for block #${num(r.history.toBlock)} (the last of ${num(r.history.toBlock - r.history.fromBlock + 1n)})`
-        : `the ${schemeLabel(r.scheme)} proof`;
-    out.replaceChildren(h('p', {}, `Drawing ${which} behind the history of `, h('strong', {}, r.picked.label), ` over blocks ${num(r.history.fromBlock)}…${num(r.history.toBlock)}.`), outlineView(o));
+    // The inspector's wasm module is loaded on the first outline.
+    const o = await outlineHistory(r.history);
+    const which = historyProof(r.history).what;
+    out.replaceChildren(h('p', {}, `Drawing the ${which} behind the history of `, h('strong', {}, r.picked.label), '.'), outlineView(o));
   } catch (e) {
     out.replaceChildren(errorBox(e, 'Drawing the proof'));
   }

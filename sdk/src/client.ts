@@ -17,7 +17,7 @@ import { type BlockTag, blockNumberArg, objectArg, stateKeyArg } from './args.js
 import { HeaderChain, type Trust, anchorArg } from './chain.js';
 import { type Eip1193Provider, eip1193 } from './eip1193.js';
 import { type NodeFaultError, VerificationError, wasmCall } from './errors.js';
-import { commitmentsOf, historyReader, valueReader } from './families/index.js';
+import { commitmentsOf, historyProof, historyReader, valueReader } from './families/index.js';
 import type { FamilyContext, HistoryScheme, ValueScheme, VerifiedHistory, VerifiedValue } from './families/family.js';
 import { type VerifiedAccount, fetchAccount } from './families/mpt.js';
 import type { VerifiedHeader } from './header.js';
@@ -29,7 +29,7 @@ import { Transport } from './transport.js';
 export type { BlockTag } from './args.js';
 export type { Trust } from './chain.js';
 export type { Eip1193Provider } from './eip1193.js';
-export type { HistoryScheme, ValueScheme, VerifiedHistory, VerifiedValue } from './families/family.js';
+export type { HistoryProof, HistoryScheme, ValueScheme, VerifiedHistory, VerifiedValue } from './families/family.js';
 
 export interface LightClientOptions {
   /** JSON-RPC URLs, tried in order. */
@@ -186,6 +186,23 @@ export class LightClient {
       if (from > to) throw new RangeError(`fromBlock ${from} is after toBlock ${to}`);
       return reader.history!(this.ctx, e, stateKey, k, from, to, q.scheme);
     });
+  }
+
+  /**
+   * Verifies `proof` in place of the proof behind `h`, a history this client verified: same key,
+   * range and scheme, against the same anchor header, by the same verifier (its family's
+   * `reverify`). `proof` defaults to the history's own ({@link historyProof}; for MPT the
+   * `eth_getProof` answer for the range's last block, checked against the header of `toBlock`).
+   * Throws `VerificationError` if it does not verify; no node is asked or marked faulty.
+   *
+   * @example
+   * const h = await client.getHistoryDetailed(key, { fromBlock: 1, toBlock: 64, scheme: 'cole' });
+   * client.verifyHistoryProof(h, forged.proof); // throws VerificationError
+   */
+  verifyHistoryProof(h: VerifiedHistory, proof: unknown = historyProof(h).proof): void {
+    const reader = historyReader(h.scheme);
+    if (!reader.reverify) throw new TypeError(`scheme: the ${reader.name} family cannot verify a proof in place of another`);
+    reader.reverify(this.ctx, h, proof);
   }
 
   /** URLs that served data that did not verify (or numbers that contradict themselves), with the error. */

@@ -40,7 +40,7 @@ export {
   type VerifiedValue,
 } from './client.js';
 export { type StateKey, type Version, changesFromValues, changesFromVersions, stateKeys, wordHex } from './history.js';
-export { type ColeHistory, type ColeScheme, coleRootOf, verifyColeHistory } from './families/cole.js';
+export { type ColeHistory, type ColeProofArgs, type ColeScheme, coleRootOf, verifyColeHistory } from './families/cole.js';
 export {
   type LvmtAnchor,
   LvmtParams,
@@ -51,6 +51,6 @@ export {
 } from './families/lvmt.js';
 export { bytesToHex, hexToBytes } from './hex.js';
 export { type HeaderCommitment, commitmentOf, headerCommitments } from './commitments.js';
-export { type FamilyInfo, READERS, type TamperClass, families, historySchemes } from './families/index.js';
-export type { Family, FamilyContext, SchemeInfo } from './families/family.js';
+export { type FamilyInfo, READERS, type TamperClass, families, historyProof, historySchemes } from './families/index.js';
+export type { Family, FamilyContext, HistoryProof, SchemeInfo } from './families/family.js';
 export { type BlockTag, blockNumberArg, blockTagArg, stateKeyArg } from './args.js';

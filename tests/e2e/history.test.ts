@@ -2,7 +2,8 @@
  * Verified histories through the SDK against lightprov-node: COLE, COLE*, LVMT and the MPT baseline
  * agree for random keys and ranges, and a node that tampers with a provenance proof is caught.
  */
-import { LightClient, RpcError, type StateKey, init, isVerificationError, stateKeys, verifyColeHistory } from '@lightprov/sdk';
+import { LightClient, RpcError, type StateKey, historyProof, historySchemes, init, isVerificationError, stateKeys, verifyColeHistory } from '@lightprov/sdk';
+import { forgeProof, inspectorFor, outlineHistory } from '@lightprov/sdk/inspect';
 import { keccak256, toBeHex } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -64,6 +65,43 @@ describe('getHistory against lightprov-node', () => {
     expect(all.points.length).toBeGreaterThan(1);
     expect(all.anchor.number).toBeGreaterThanOrEqual(40n);
     expect(all.proofBytes).toBeGreaterThan(0);
+  });
+
+  it('verifyHistoryProof: every scheme\'s own proof verifies in place, its forgeries are rejected with the announced code', async () => {
+    const client = await LightClient.connect({ rpc: node.url, trust: trust(node) });
+    let key = record(0);
+    for (let k = 0; k < 10_000; k++) {
+      key = record(k);
+      const [a, b] = await Promise.all([client.getStorageAt(KVSTORE, key.slot!, 0n), client.getStorageAt(KVSTORE, key.slot!, 40n)]);
+      if (a !== b) break;
+    }
+    for (const { id: scheme } of historySchemes()) {
+      const h = await client.getHistoryDetailed(key, { fromBlock: 10, toBlock: 40, scheme });
+      expect(h.stateKey).toBe(key.stateKey);
+      const { proof } = historyProof(h);
+      client.verifyHistoryProof(h);
+      client.verifyHistoryProof(h, proof);
+      expect((await outlineHistory(h)).root.matches, scheme).toBe(true);
+      let rejected = 0;
+      for (const { kind } of inspectorFor(scheme).forgeries) {
+        const f = await forgeProof({ family: scheme, kind, proof }).catch((e: unknown) => {
+          expect(e, `${scheme} ${kind}`).toBeInstanceOf(RangeError); // a class that does not fit this proof
+          return null;
+        });
+        if (!f) continue;
+        let code = 'accepted';
+        try {
+          client.verifyHistoryProof(h, f.proof);
+        } catch (e) {
+          code = isVerificationError(e) ? e.code : String(e);
+        }
+        expect(code, `${scheme} ${kind}`).toBe(f.expectedCode);
+        rejected++;
+      }
+      expect(rejected, scheme).toBeGreaterThan(0);
+    }
+    // A forged proof checked in place is no node's fault.
+    expect(client.faultyNodes()).toEqual([]);
   });
 
   it('checks its arguments at the edge', async () => {

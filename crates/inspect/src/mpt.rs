@@ -509,7 +509,7 @@ pub mod wasm {
     use crate::wasm::{hash32, json};
 
     /// Outlines an `eth_getProof` answer in the compact wire format (JSON, see
-    /// `sdk/src/inspect.ts`).
+    /// `sdk/src/inspect/inspector.ts`).
     #[wasm_bindgen(js_name = outlineMptProof)]
     pub fn outline_mpt_proof(proof: &[u8], state_root: &[u8]) -> Result<String, JsValue> {
         let root = hash32(state_root, "stateRoot")?;

@@ -9,7 +9,8 @@ import { wasmCall } from '../errors.js';
 import { bytesArg, bytesToHex, hexToBytes } from '../hex.js';
 import { type Version, changesFromVersions } from '../history.js';
 import { loadFamily, wasmOf } from '../init.js';
-import { type Family, type FamilyContext, type VerifiedHistory, historyAnswer } from './family.js';
+import type { VerifiedHeader } from '../header.js';
+import { type Family, type FamilyContext, type VerifiedHistory, answerProof, historyAnswer } from './family.js';
 
 /** A verified COLE history. */
 export interface ColeHistory {
@@ -32,12 +33,8 @@ function readU64(b: Uint8Array, at: number): bigint {
   return new DataView(b.buffer, b.byteOffset + at, 8).getBigUint64(0, false);
 }
 
-/**
- * Verifies a COLE provenance proof (as `lightprov_getHistory` returns it) for `stateKey` over
- * `fromBlock..=toBlock` against a verified header's `coleRoot`; `siblingRoot` is the other COLE
- * engine's `H_state` (the header commits to both). Synchronous after `await init()`.
- */
-export function verifyColeHistory(args: {
+/** A COLE provenance proof and what it is checked against (see {@link verifyColeHistory}). */
+export interface ColeProofArgs {
   proof: string | Uint8Array;
   stateKey: string | Uint8Array;
   fromBlock: bigint | number;
@@ -45,7 +42,14 @@ export function verifyColeHistory(args: {
   coleRoot: string | Uint8Array;
   siblingRoot: string | Uint8Array;
   scheme: ColeScheme;
-}): ColeHistory {
+}
+
+/**
+ * Verifies a COLE provenance proof (as `lightprov_getHistory` returns it) for `stateKey` over
+ * `fromBlock..=toBlock` against a verified header's `coleRoot`; `siblingRoot` is the other COLE
+ * engine's `H_state` (the header commits to both). Synchronous after `await init()`.
+ */
+export function verifyColeHistory(args: ColeProofArgs): ColeHistory {
   const proof = args.proof instanceof Uint8Array ? args.proof : hexToBytes(args.proof, 'proof');
   const key = bytesArg(args.stateKey, 'stateKey', 32);
   const root = bytesArg(args.coleRoot, 'coleRoot', 32);
@@ -71,6 +75,22 @@ export function coleRootOf(extraData: string): string {
 }
 
 
+/**
+ * Checks a COLE provenance proof for `stateKey` over `from..=to` against a verified header; `raw`
+ * is the `lightprov_getHistory` answer that names the other engine's `siblingRoot`.
+ */
+function check(anchor: VerifiedHeader, raw: unknown, stateKey: string, from: bigint, to: bigint, scheme: ColeScheme, proof: unknown): ColeHistory {
+  return verifyColeHistory({
+    proof: proof as string | Uint8Array,
+    stateKey,
+    fromBlock: from,
+    toBlock: to,
+    coleRoot: coleRootOf(anchor.extraData),
+    siblingRoot: bytesToHex(hexToBytes((raw as { siblingRoot?: unknown } | null)?.siblingRoot, 'siblingRoot', 'network', 32)),
+    scheme,
+  });
+}
+
 /** The COLE family's reader: fetch → verify → typed result. */
 export const cole: Family = {
   name: 'cole',
@@ -80,21 +100,20 @@ export const cole: Family = {
     cole: { label: 'COLE', what: 'one COLE provenance proof (Merkle range paths of L0 and the runs) against coleRoot' },
     'cole-star': { label: 'COLE*', what: 'one COLE* provenance proof (asynchronous merges) against coleRoot' },
   },
-  async history(ctx: FamilyContext, e, stateKey, _key, from, to, scheme): Promise<VerifiedHistory> {
+  async history(ctx: FamilyContext, e, stateKey, key, from, to, scheme): Promise<VerifiedHistory> {
     const colescheme = scheme as ColeScheme;
     await loadFamily('cole');
     const { raw, anchor, proof } = await historyAnswer(ctx, e, stateKey, from, to, colescheme);
     const t0 = performance.now();
-    const h = verifyColeHistory({
-      proof,
-      stateKey,
-      fromBlock: from,
-      toBlock: to,
-      coleRoot: coleRootOf(anchor.extraData),
-      siblingRoot: bytesToHex(hexToBytes((raw as { siblingRoot?: unknown }).siblingRoot, 'siblingRoot', 'network', 32)),
-      scheme: colescheme,
-    });
+    const h = check(anchor, raw, stateKey, from, to, colescheme, proof);
     const verifyMs = performance.now() - t0;
-    return { points: changesFromVersions(h, from), scheme, fromBlock: from, toBlock: to, anchor, proofBytes: proof.length, verifyMs, raw };
+    const points = changesFromVersions(h, from);
+    return { points, scheme, fromBlock: from, toBlock: to, anchor, proofBytes: proof.length, verifyMs, raw, stateKey, ...(key ? { key } : {}) };
+  },
+  historyProof(h) {
+    return answerProof(h, cole.describe[h.scheme]?.label ?? h.scheme);
+  },
+  reverify(_ctx, h, proof) {
+    check(h.anchor, h.raw, h.stateKey, h.fromBlock, h.toBlock, h.scheme as ColeScheme, proof);
   },
 };

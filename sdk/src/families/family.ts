@@ -59,6 +59,23 @@ export interface VerifiedHistory {
   verifyMs: number;
   /** The raw proof response(s), for inspection. */
   raw: unknown;
+  /** The state key the history is of (32-byte hex). */
+  stateKey: string;
+  /** The caller's `StateKey`, when given (MPT needs the account it names). */
+  key?: StateKey;
+}
+
+/**
+ * The one proof behind a verified history, as a page draws, forges or re-verifies it (see
+ * {@link Family.historyProof}).
+ */
+export interface HistoryProof {
+  /** The proof as the node sent it (COLE, LVMT: 0x-hex wire bytes; MPT: `eth_getProof` JSON). */
+  proof: unknown;
+  /** Its size in bytes (MPT: of the JSON, as `proofBytes` counts it). */
+  bytes: number;
+  /** What it is, for a page (`COLE* proof of blocks 1…64`, `eth_getProof answer for block #64`). */
+  what: string;
 }
 
 /** What a family reader gets from the client: the nodes, the verified headers, its settings. */
@@ -93,6 +110,19 @@ export interface Family {
     to: bigint,
     scheme: HistoryScheme,
   ): Promise<VerifiedHistory>;
+  /**
+   * The proof behind a history this family verified: the one answer COLE and LVMT histories
+   * come from; for MPT, whose history is one `eth_getProof` answer per block, the answer for the
+   * range's last block (the one checked against `anchor`).
+   */
+  historyProof?(h: VerifiedHistory): HistoryProof;
+  /**
+   * Verifies `proof` in place of {@link historyProof}'s for a history this family verified:
+   * same query (key, range, scheme), same anchor header, with the same verifier as
+   * {@link history}. Throws `VerificationError` as that path does. Synchronous: what it needs
+   * (wasm module, LVMT parameters) was loaded when the history was verified.
+   */
+  reverify?(ctx: FamilyContext, h: VerifiedHistory, proof: unknown): void;
 }
 
 /**
@@ -109,4 +139,10 @@ export async function historyAnswer(ctx: FamilyContext, e: Endpoint, stateKey: s
   }
   const anchor = await ctx.chain.headerAt(e, at, 'network');
   return { raw, at, anchor, proof: hexToBytes(raw.proof, 'proof') };
+}
+
+/** The proof of a history proven by one `lightprov_getHistory` answer (COLE, LVMT): its `proof`. */
+export function answerProof(h: VerifiedHistory, label: string): HistoryProof {
+  const proof = (h.raw as { proof?: unknown } | null)?.proof;
+  return { proof, bytes: hexToBytes(proof, 'proof').length, what: `${label} proof of blocks ${h.fromBlock}…${h.toBlock}` };
 }

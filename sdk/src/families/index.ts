@@ -11,7 +11,7 @@
 import type { ErrorCode } from '../errors.js';
 import { wasmOf } from '../init.js';
 import { cole } from './cole.js';
-import type { Family, HistoryScheme, ValueScheme } from './family.js';
+import type { Family, HistoryProof, HistoryScheme, ValueScheme, VerifiedHistory } from './family.js';
 import { lvmt } from './lvmt.js';
 import { mpt } from './mpt.js';
 
@@ -37,6 +37,16 @@ export function historyReader(scheme: unknown): Family {
   const f = READERS.find((r) => r.historySchemes.includes(scheme as HistoryScheme));
   if (!f) throw new TypeError(`scheme: expected ${READERS.flatMap((r) => r.historySchemes).map((s) => `'${s}'`).join(', ')}, got ${String(scheme)}`);
   return f;
+}
+
+/**
+ * The proof behind a verified history (`Family.historyProof`): COLE, LVMT the one answer; MPT
+ * the `eth_getProof` answer for the range's last block.
+ */
+export function historyProof(h: VerifiedHistory): HistoryProof {
+  const f = historyReader(h.scheme);
+  if (!f.historyProof) throw new TypeError(`scheme: the ${f.name} family names no proof of a history`);
+  return f.historyProof(h);
 }
 
 /** One way of breaking an honest proof, and the code that rejects it. */

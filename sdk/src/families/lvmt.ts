@@ -12,7 +12,8 @@ import { bytesArg, bytesToHex, hexToBigInt, hexToBytes } from '../hex.js';
 import { changesFromVersions } from '../history.js';
 import { loadFamily, wasmOf } from '../init.js';
 import type { Endpoint } from '../transport.js';
-import { type Family, type FamilyContext, type VerifiedHistory, type VerifiedValue, historyAnswer } from './family.js';
+import type { VerifiedHeader } from '../header.js';
+import { type Family, type FamilyContext, type VerifiedHistory, type VerifiedValue, answerProof, historyAnswer } from './family.js';
 
 /** Validated LVMT verifier parameters. */
 export class LvmtParams {
@@ -158,11 +159,16 @@ async function paramsFrom(ctx: FamilyContext, e: Endpoint): Promise<LvmtParams> 
   return params;
 }
 
+/** Checks an LVMT history proof of `stateKey` over `from..=to` against a verified header. */
+function check(params: LvmtParams, anchor: VerifiedHeader, stateKey: string, from: bigint, to: bigint, proof: unknown) {
+  return verifyLvmtHistory({ params, anchor: { ...lvmtRootsOf(anchor.extraData), number: anchor.number }, stateKey, fromBlock: from, toBlock: to, proof: proof as string | Uint8Array });
+}
+
 /** A verified LVMT history of `stateKey` over `from..=to`, from one node. */
 async function history(ctx: FamilyContext, e: Endpoint, params: LvmtParams, stateKey: string, from: bigint, to: bigint) {
-  const { raw, at, anchor, proof } = await historyAnswer(ctx, e, stateKey, from, to, 'lvmt');
+  const { raw, anchor, proof } = await historyAnswer(ctx, e, stateKey, from, to, 'lvmt');
   const t0 = performance.now();
-  const h = verifyLvmtHistory({ params, anchor: { ...lvmtRootsOf(anchor.extraData), number: at }, stateKey, fromBlock: from, toBlock: to, proof });
+  const h = check(params, anchor, stateKey, from, to, proof);
   const verifyMs = performance.now() - t0;
   return { ...h, anchor, proofBytes: proof.length, verifyMs, raw };
 }
@@ -217,10 +223,19 @@ export const lvmt: Family = {
       raw: h.raw,
     };
   },
-  async history(ctx, e, stateKey, _key, from, to): Promise<VerifiedHistory> {
+  async history(ctx, e, stateKey, key, from, to): Promise<VerifiedHistory> {
     const params = await paramsFrom(ctx, e);
     const h = await history(ctx, e, params, stateKey, from, to);
     const points = changesFromVersions({ versions: h.versions, atFrom: h.atFrom }, from);
-    return { points, scheme: 'lvmt', fromBlock: from, toBlock: to, anchor: h.anchor, proofBytes: h.proofBytes, verifyMs: h.verifyMs, raw: h.raw };
+    const { anchor, proofBytes, verifyMs, raw } = h;
+    return { points, scheme: 'lvmt', fromBlock: from, toBlock: to, anchor, proofBytes, verifyMs, raw, stateKey, ...(key ? { key } : {}) };
+  },
+  historyProof(h) {
+    return answerProof(h, lvmt.describe[h.scheme]?.label ?? h.scheme);
+  },
+  reverify(ctx, h, proof) {
+    const params = ctx.state.get('lvmt');
+    if (!(params instanceof LvmtParams)) throw new TypeError('history: not an LVMT history this client verified (it holds no LVMT parameters)');
+    check(params, h.anchor, h.stateKey, h.fromBlock, h.toBlock, proof);
   },
 };

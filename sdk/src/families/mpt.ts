@@ -271,9 +271,15 @@ export async function fetchAccount(ctx: FamilyContext, e: Endpoint, addr: string
   const header = await ctx.chain.headerAt(e, block);
   const raw = await ctx.net.call(e, 'eth_getProof', [addr, slots, { blockHash: header.hash }]);
   const t0 = performance.now();
+  const account = check(raw, header, addr, slots);
+  return { account, header, raw, verifyMs: performance.now() - t0 };
+}
+
+/** Verifies an `eth_getProof` answer against a verified header, and that it is for the account and slots asked. */
+function check(raw: unknown, header: VerifiedHeader, addr: string, slots: readonly string[]): VerifiedAccount {
   const account = verifyAccountProof(raw, header.stateRoot);
   checkAnswerIsFor(account, addr, slots);
-  return { account, header, raw, verifyMs: performance.now() - t0 };
+  return account;
 }
 
 /** The MPT family's reader: fetch → verify → typed result. */
@@ -290,7 +296,7 @@ export const mpt: Family = {
     return { value: valueOf(account, key), scheme: 'mpt', block: header.number, anchor: header, proofBytes: JSON.stringify(raw).length, verifyMs, raw };
   },
   /** The MPT baseline: one verified `eth_getProof` per block, in batches. */
-  async history(ctx, e, _stateKey, k, from, to): Promise<VerifiedHistory> {
+  async history(ctx, e, stateKey, k, from, to): Promise<VerifiedHistory> {
     const { addr, slots, key } = accountArgs(k);
     await loadFamily('mpt');
     const anchor = await ctx.chain.headerAt(e, to);
@@ -311,14 +317,24 @@ export const mpt: Family = {
         const header = chunk[j];
         if (!header) return;
         const t0 = performance.now();
-        const account = verifyAccountProof(proof, header.stateRoot);
-        checkAnswerIsFor(account, addr, slots);
+        const account = check(proof, header, addr, slots);
         verifyMs += performance.now() - t0;
         proofBytes += JSON.stringify(proof).length;
         raw.push(proof);
         values.push(valueOf(account, key));
       });
     }
-    return { points: changesFromValues(values, from), scheme: 'mpt', fromBlock: from, toBlock: to, anchor, proofBytes, verifyMs, raw };
+    const points = changesFromValues(values, from);
+    return { points, scheme: 'mpt', fromBlock: from, toBlock: to, anchor, proofBytes, verifyMs, raw, stateKey, key };
+  },
+  /** The answer for the range's last block, the one `anchor` (the header of `toBlock`) is checked against. */
+  historyProof(h) {
+    const answers = Array.isArray(h.raw) ? (h.raw as unknown[]) : [];
+    const proof = answers[answers.length - 1];
+    return { proof, bytes: JSON.stringify(proof ?? null).length, what: `eth_getProof answer for block #${h.toBlock} (the last of ${h.toBlock - h.fromBlock + 1n})` };
+  },
+  reverify(_ctx, h, proof) {
+    const { addr, slots } = accountArgs(h.key);
+    check(proof, h.anchor, addr, slots);
   },
 };
