@@ -44,9 +44,9 @@ struct Args {
     /// Workload operations per block.
     #[arg(long, default_value_t = 100)]
     tx_per_block: usize,
-    /// Storage engines to run (comma-separated): `mpt` (always; it serves eth_getProof),
-    /// `cole`, `cole-star`, `lvmt`. Every block's writes go to each.
-    #[arg(long, default_value = "mpt,cole,cole-star,lvmt", value_delimiter = ',')]
+    /// Storage engines to run (comma-separated; default: every engine of this build): `mpt`
+    /// (always; it serves eth_getProof) and each proof family's. Every block's writes go to each.
+    #[arg(long, value_delimiter = ',', default_values_t = all_engines())]
     engines: Vec<String>,
     /// The most blocks one `lightprov_getHistory` call may span (larger ranges get -32005).
     /// With scheme `mpt` the answer holds one eth_getProof per block (about 5 KB each): raise
@@ -84,6 +84,14 @@ struct Args {
     dishonest: Option<Dishonest>,
 }
 
+/// `mpt` and every engine of every family room.
+fn all_engines() -> Vec<String> {
+    std::iter::once("mpt")
+        .chain(families::engine_names())
+        .map(String::from)
+        .collect()
+}
+
 fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
     let (num, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
@@ -107,11 +115,9 @@ async fn main() -> anyhow::Result<()> {
         .with_target(false)
         .init();
     let args = Args::parse();
-    let available: Vec<&str> = std::iter::once("mpt")
-        .chain(families::engine_names())
-        .collect();
+    let available = all_engines();
     for e in &args.engines {
-        if !available.contains(&e.as_str()) {
+        if !available.contains(e) {
             anyhow::bail!(
                 "--engines: `{e}` is not available in this build (available: {})",
                 available.join(", ")

@@ -24,7 +24,7 @@ import { randomInt } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { type HistoryScheme, LightClient, type StateKey, type Version, init, stateKeys } from '@lightprov/sdk';
+import { type HistoryScheme, LightClient, READERS, type StateKey, type Version, init, stateKeys } from '@lightprov/sdk';
 import { keccak256, toBeHex } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -34,7 +34,10 @@ import { MODE, sized, writeFigures } from './figures.js';
 
 const SEED = process.env.LIGHTPROV_CRASH_SEED !== undefined ? Number(process.env.LIGHTPROV_CRASH_SEED) >>> 0 : randomInt(2 ** 31);
 const KILLS: number = sized(20, 60);
-const ENGINE_SETS = ['mpt', 'mpt,cole', 'mpt,cole-star', 'mpt,lvmt'] as const;
+/** The schemes of every registered family besides the MPT baseline: each is an engine of the node. */
+const FAMILY_ENGINES = READERS.flatMap((r) => r.historySchemes).filter((s) => s !== 'mpt');
+/** MPT alone, then MPT with each family's engine. */
+const ENGINE_SETS = ['mpt', ...FAMILY_ENGINES.map((e) => `mpt,${e}`)];
 const KVSTORE = '0x' + 'cc'.repeat(20);
 /** Chain settings (the same for the crashed node and its reference). B = 64 and T = 2 with ~25 writes a block: a flush every ~3 blocks, merges cascading behind it. */
 const CHAIN = ['--workload', 'kvstore', '--seed', '1', '--tx-per-block', '50', '--cole-l0-capacity', '64', '--cole-size-ratio', '2', '--max-history-range', '1000000'];
@@ -459,7 +462,7 @@ async function crashRun(engines: string, index: number): Promise<CrashFigures> {
         `${where('final', `, block ${b}`)}: verified kvstore records differ from the never-crashed node`,
       ).toEqual(r.storage.map((s) => s.value));
     }
-    const provers: HistoryScheme[] = (['cole', 'cole-star', 'lvmt'] as const).filter((s) => engines.split(',').includes(s));
+    const provers: HistoryScheme[] = FAMILY_ENGINES.filter((s) => engines.split(',').includes(s));
     for (const scheme of provers.length > 0 ? provers : (['mpt'] as const)) {
       // The MPT baseline is one proof per block: one key is enough there.
       for (const key of scheme === 'mpt' ? keys.slice(0, 1) : keys) {
@@ -475,11 +478,11 @@ async function crashRun(engines: string, index: number): Promise<CrashFigures> {
         if (moved.includes(key)) expect(a.length, `${what}: the workload changed it, the history shows no change`).toBeGreaterThan(1);
       }
     }
-    if (engines.includes('lvmt')) {
+    for (const scheme of READERS.flatMap((r) => r.valueSchemes).filter((s) => s !== 'mpt' && engines.split(',').includes(s))) {
       for (const key of keys) {
-        const [a, r] = await Promise.all([client.getValueDetailed(key, { scheme: 'lvmt' }), refClient.getValueDetailed(key, { scheme: 'lvmt' })]);
+        const [a, r] = await Promise.all([client.getValueDetailed(key, { scheme }), refClient.getValueDetailed(key, { scheme })]);
         fig.proofsVerified += 2;
-        const what = `${where('final')}: LVMT value of ${key.stateKey} at head`;
+        const what = `${where('final')}: ${scheme} value of ${key.stateKey} at head`;
         expect([a.block, a.value, a.present, a.version, a.writtenAt], `${what} differs from the never-crashed node`).toEqual([r.block, r.value, r.present, r.version, r.writtenAt]);
         expect(a.present, `${what}: presence`).toBe(moved.includes(key));
       }
