@@ -20,9 +20,26 @@ import type { Endpoint, Transport } from './transport.js';
  * carries in lightprov's layout (each nonzero); for a checkpoint, none — on a chain whose block
  * builders choose `extraData`, roots read from it would prove nothing.
  */
-export type Trust =
+export type Trust = (
   | { genesisHash: string; signers: readonly string[]; commitments?: readonly string[] }
-  | { checkpoint: { number: number | bigint; hash: string }; signers?: readonly string[]; commitments?: readonly string[] };
+  | { checkpoint: { number: number | bigint; hash: string }; signers?: readonly string[]; commitments?: readonly string[] }
+) & {
+  /**
+   * The chain's EIP-155 id. No header commits to it, so a node's `eth_chainId` can only be
+   * checked against this; `asEip1193()` answers it from here when given.
+   */
+  chainId?: number | bigint;
+};
+
+/** How far a walk of headers got: reported after each batch of `batchSize` headers. */
+export interface HeaderProgress {
+  /** `forward` (after the verified range, by parent links and seals) or `backward` (before it, by hash links). */
+  direction: 'forward' | 'backward';
+  /** Headers verified so far in this walk. */
+  verified: bigint;
+  /** Headers the walk verifies. */
+  total: bigint;
+}
 
 /** The anchor a {@link Trust} names, with the signers packed for the wasm seal check. */
 export interface Anchor {
@@ -32,6 +49,8 @@ export interface Anchor {
   field: 'trust.genesisHash' | 'trust.checkpoint.hash';
   /** `trust.commitments`, if given. */
   commitments: readonly string[] | undefined;
+  /** `trust.chainId`, if given. */
+  chainId: bigint | undefined;
   /** 20 bytes per trusted signer (empty: hash links only). */
   signers: Uint8Array;
 }
@@ -44,13 +63,15 @@ export function anchorArg(trust: unknown): Anchor {
     throw new TypeError('trust.commitments: expected an array of commitment names (coleRoot, lvmtRoot, …)');
   }
   const commitments = t.commitments as readonly string[] | undefined;
+  const raw = (t as { chainId?: unknown }).chainId;
+  const chainId = raw === undefined ? undefined : blockNumberArg(raw, 'trust.chainId');
   const signerList = t.signers ?? [];
   if (!Array.isArray(signerList)) throw new TypeError('trust.signers: expected an array of addresses');
   const signers = new Uint8Array(20 * signerList.length);
   signerList.forEach((s, i) => signers.set(bytesArg(s, `trust.signers[${i}]`, 20), 20 * i));
   if (t.genesisHash !== undefined) {
     if (signerList.length === 0) throw new RangeError('trust.signers: a genesis anchor needs at least one signer');
-    return { number: 0n, hash: bytesToHex(bytesArg(t.genesisHash, 'trust.genesisHash', 32)), signers, field: 'trust.genesisHash', commitments };
+    return { number: 0n, hash: bytesToHex(bytesArg(t.genesisHash, 'trust.genesisHash', 32)), signers, field: 'trust.genesisHash', commitments, chainId };
   }
   if (t.checkpoint !== undefined) {
     const checkpoint = t.checkpoint as { number?: unknown; hash?: unknown };
@@ -60,6 +81,7 @@ export function anchorArg(trust: unknown): Anchor {
       signers,
       field: 'trust.checkpoint.hash',
       commitments,
+      chainId,
     };
   }
   throw new TypeError('trust: expected {genesisHash, signers} or {checkpoint: {number, hash}}');
@@ -111,6 +133,8 @@ export class HeaderChain {
   commitments: ReadonlySet<string> = new Set(['stateRoot']);
   /** How errors name the chain: its anchor. */
   readonly name: string;
+  /** `trust.chainId`, if given. */
+  readonly chainId: bigint | undefined;
 
   private constructor(
     private readonly net: Transport,
@@ -118,14 +142,16 @@ export class HeaderChain {
     private readonly batchSize: number,
     private readonly maxHeaderGap: bigint,
     anchor: Anchor,
+    private readonly progress: ((p: HeaderProgress) => void) | undefined,
   ) {
     this.name = `the chain of ${anchor.field.replace('trust.', '')} ${anchor.hash}`;
+    this.chainId = anchor.chainId;
   }
 
   /** Fetches the anchor header (from the first node that serves it) and checks its hash and number. */
-  static async open(net: Transport, anchor: Anchor, batchSize: number, maxHeaderGap: bigint): Promise<HeaderChain> {
+  static async open(net: Transport, anchor: Anchor, batchSize: number, maxHeaderGap: bigint, progress?: (p: HeaderProgress) => void): Promise<HeaderChain> {
     await loadFamily('header');
-    const chain = new HeaderChain(net, anchor.signers, batchSize, maxHeaderGap, anchor);
+    const chain = new HeaderChain(net, anchor.signers, batchSize, maxHeaderGap, anchor, progress);
     // The anchor is trusted by its hash; its number is part of what that hash covers.
     const header = await net.withFailover(async (e) => {
       try {
@@ -283,6 +309,7 @@ export class HeaderChain {
   /** Verifies headers from the highest verified one up to `target`: parent links and seals. */
   private async extendForward(e: Endpoint, target: bigint): Promise<VerifiedHeader> {
     let parent = await this.verifiedAt(e, this.highest);
+    const total = target - parent.number;
     while (parent.number < target) {
       const from = parent.number + 1n;
       const to = from + BigInt(this.batchSize) - 1n < target ? from + BigInt(this.batchSize) - 1n : target;
@@ -296,20 +323,33 @@ export class HeaderChain {
         this.remember(h);
         parent = h;
       }
+      this.progress?.({ direction: 'forward', verified: total - (target - parent.number), total });
     }
     return parent;
   }
 
-  /** Verifies headers back from the lowest verified one to `target`: each must hash to its child's parentHash. */
+  /**
+   * Verifies headers back from the lowest verified one to `target`: each must hash to its
+   * child's parentHash. Fetched by number in batches of `batchSize` (the hash links are checked
+   * after each batch arrives, top down), not one request per parent hash.
+   */
   private async extendBackward(e: Endpoint, target: bigint): Promise<VerifiedHeader> {
     let child = await this.verifiedAt(e, this.lowest);
+    const total = child.number - target;
     while (child.number > target) {
-      const h = await this.fetchByHash(e, child.parentHash);
-      if (h.number !== child.number - 1n) {
-        throw new VerificationError('PARENT_MISMATCH', `block ${child.number}'s parent claims number ${h.number}`, { field: 'number' });
+      const to = child.number - 1n;
+      const from = to - BigInt(this.batchSize) + 1n > target ? to - BigInt(this.batchSize) + 1n : target;
+      const list: unknown[][] = [];
+      for (let n = to; n >= from; n--) list.push(['0x' + n.toString(16), false]);
+      for (const json of await this.net.batch(e, 'eth_getBlockByNumber', list)) {
+        const h = this.checkHeader(json, 'eth_getBlockByNumber', child.parentHash);
+        if (h.number !== child.number - 1n) {
+          throw new VerificationError('PARENT_MISMATCH', `block ${child.number}'s parent claims number ${h.number}`, { field: 'number' });
+        }
+        this.remember(h);
+        child = h;
       }
-      this.remember(h);
-      child = h;
+      this.progress?.({ direction: 'backward', verified: total - (child.number - target), total });
     }
     return child;
   }

@@ -14,8 +14,8 @@
  * does not verify is marked faulty and not asked again.
  */
 import { type BlockTag, blockNumberArg, objectArg, stateKeyArg } from './args.js';
-import { HeaderChain, type Trust, anchorArg } from './chain.js';
-import { type Eip1193Provider, eip1193 } from './eip1193.js';
+import { HeaderChain, type HeaderProgress, type Trust, anchorArg } from './chain.js';
+import { type Eip1193Options, type Eip1193Provider, eip1193 } from './eip1193.js';
 import { type NodeFaultError, VerificationError, wasmCall } from './errors.js';
 import { commitmentsOf, historyProof, historyReader, valueReader } from './families/index.js';
 import type { FamilyContext, HistoryScheme, ValueScheme, VerifiedHistory, VerifiedValue } from './families/family.js';
@@ -27,8 +27,8 @@ import { loadFamily, wasmOf } from './init.js';
 import { Transport } from './transport.js';
 
 export type { BlockTag } from './args.js';
-export type { Trust } from './chain.js';
-export type { Eip1193Provider } from './eip1193.js';
+export type { HeaderProgress, Trust } from './chain.js';
+export type { Eip1193Options, Eip1193Provider } from './eip1193.js';
 export type { HistoryProof, HistoryScheme, ValueScheme, VerifiedHistory, VerifiedValue } from './families/family.js';
 
 export interface LightClientOptions {
@@ -42,10 +42,13 @@ export interface LightClientOptions {
   /** A `fetch` to use instead of the global one. */
   fetch?: typeof fetch;
   /**
-   * The most headers one call may verify to reach its block (default 100 000): a bound on the
-   * work a node can cause by claiming a far head. Start from a newer checkpoint to go further.
+   * The most headers one call may verify to reach its block (default 100 000), forward from the
+   * newest verified header or back from the oldest: a bound on the work a node can cause by
+   * claiming a far head or naming an old block hash. Start from a newer checkpoint to go further.
    */
   maxHeaderGap?: number;
+  /** Called after each batch of headers a walk verifies (long walks take a while). */
+  onProgress?: (p: HeaderProgress) => void;
   /**
    * SHA-256 of the LVMT parameters to accept (hex). Default: the verified genesis header's
    * `mixHash`, where lightprov-node binds them. Needed for chains that do not.
@@ -93,7 +96,9 @@ export class LightClient {
     if (!Number.isSafeInteger(gap) || gap < 1) throw new RangeError('maxHeaderGap: expected a positive integer');
     const lvmtParamsId = opts.lvmtParamsId === undefined ? undefined : bytesToHex(bytesArg(opts.lvmtParamsId, 'lvmtParamsId', 32));
     await loadFamily('header');
-    const chain = await HeaderChain.open(net, anchor, batchSize, BigInt(gap));
+    if (opts.onProgress !== undefined && typeof opts.onProgress !== 'function') throw new TypeError('onProgress: expected a function');
+    if (!Number.isSafeInteger(batchSize) || batchSize < 1 || batchSize > 1000) throw new RangeError('batchSize: expected an integer from 1 to 1000');
+    const chain = await HeaderChain.open(net, anchor, batchSize, BigInt(gap), opts.onProgress);
     const ctx: FamilyContext = { net, chain, batchSize, state: new Map(), options: { lvmtParamsId } };
     return new LightClient(net, chain, ctx);
   }
@@ -108,6 +113,19 @@ export class LightClient {
     const addr = bytesToHex(bytesArg(address, 'address', 20));
     const keys = slots.map((s, i) => slotToHex(s, `slots[${i}]`));
     return this.net.withFailover(async (e) => (await fetchAccount(this.ctx, e, addr, keys, block)).account);
+  }
+
+  /**
+   * The node's `eth_getProof` answer, returned only after it verified against the verified
+   * header of `block`, with what it proves.
+   */
+  async getProof(address: string, slots: readonly (string | bigint | number)[] = [], block: BlockTag = 'latest'): Promise<{ proof: unknown; account: VerifiedAccount; header: VerifiedHeader }> {
+    const addr = bytesToHex(bytesArg(address, 'address', 20));
+    const keys = slots.map((s, i) => slotToHex(s, `slots[${i}]`));
+    return this.net.withFailover(async (e) => {
+      const { account, header, raw } = await fetchAccount(this.ctx, e, addr, keys, block);
+      return { proof: raw, account, header };
+    });
   }
 
   /** Balance in wei, verified. */
@@ -211,14 +229,18 @@ export class LightClient {
   }
 
   /**
-   * An EIP-1193 provider: reads of state and headers are answered after verification; other
-   * calls (eth_sendRawTransaction, eth_chainId, …) are passed to a node.
+   * An EIP-1193 provider. Each method has a class (`EIP1193_METHODS`): state, proofs, the head
+   * and block headers are answered after verification; the chain id, sends and the pending nonce
+   * are forwarded and checked; every other method is refused with error 4200 unless named in
+   * `allowUnverified`, which forwards it to a node as it is.
    *
    * @example
    * const provider = new ethers.BrowserProvider(client.asEip1193());
-   * const client = createPublicClient({ transport: custom(lightClient.asEip1193()) }); // viem
+   * const viem = createPublicClient({ transport: custom(client.asEip1193()) });
+   * // A wallet that sends needs fee estimates and receipts, which no proof covers yet:
+   * client.asEip1193({ allowUnverified: ['eth_estimateGas', 'eth_gasPrice', 'eth_maxPriorityFeePerGas', 'eth_getTransactionReceipt'] });
    */
-  asEip1193(): Eip1193Provider {
-    return eip1193(this, this.net, this.chain);
+  asEip1193(options: Eip1193Options = {}): Eip1193Provider {
+    return eip1193(this, this.net, this.chain, options);
   }
 }

@@ -1,20 +1,76 @@
 /**
- * An EIP-1193 provider over a `LightClient`, for ethers' `BrowserProvider` and viem's `custom()`:
- * reads of state and headers are answered after verification; other calls
- * (`eth_sendRawTransaction`, `eth_chainId`, …) are passed to a node.
+ * An EIP-1193 provider over a `LightClient`, for ethers' `BrowserProvider` and viem's `custom()`.
+ * Every method has a class ({@link EIP1193_METHODS}): answered after verification, forwarded to a
+ * node with a check of what can be checked, answered locally, or refused with EIP-1193 error
+ * 4200 — unless the app names it in `allowUnverified`, which forwards it to a node as it is.
  */
 import { type BlockTag, rpcBlockArg } from './args.js';
 import type { HeaderChain } from './chain.js';
-import { RpcError, VerificationError } from './errors.js';
+import { FailoverError, NodeFaultError, RpcError, VerificationError, wasmCall } from './errors.js';
 import type { VerifiedHeader } from './header.js';
-import { bytesToHex, hexToBytes } from './hex.js';
-import type { Transport } from './transport.js';
+import { bytesToHex, hexToBigInt, hexToBytes } from './hex.js';
+import { loadFamily, wasmOf } from './init.js';
+import type { Endpoint, Transport } from './transport.js';
+import { orderedTrieRoot } from './trie.js';
 
 /** The minimal EIP-1193 provider shape that ethers' BrowserProvider and viem's custom() accept. */
 export interface Eip1193Provider {
   request(args: { method: string; params?: unknown[] | object }): Promise<unknown>;
   on(event: string, listener: (...args: unknown[]) => void): Eip1193Provider;
   removeListener(event: string, listener: (...args: unknown[]) => void): Eip1193Provider;
+}
+
+/** Options of `LightClient.asEip1193()`. */
+export interface Eip1193Options {
+  /**
+   * Methods to forward to a node without verification (by name, e.g. `eth_estimateGas`,
+   * `eth_getTransactionReceipt`). Every method not in {@link EIP1193_METHODS} is refused with
+   * error 4200 unless it is named here; a method of the table keeps its class.
+   */
+  allowUnverified?: readonly string[];
+}
+
+/**
+ * How a method is answered: `verified` (from proofs against verified headers), `checked`
+ * (forwarded to a node, and its answer checked as far as it can be), `local` (answered without
+ * a node).
+ */
+export type MethodClass = 'verified' | 'checked' | 'local';
+
+/** Every method `asEip1193()` answers without `allowUnverified`, its class and how. */
+export const EIP1193_METHODS: Readonly<Record<string, { readonly class: MethodClass; readonly how: string }>> = Object.freeze({
+  eth_getBalance: { class: 'verified', how: 'eth_getProof against the state root of the verified header' },
+  eth_getTransactionCount: {
+    class: 'verified',
+    how: "eth_getProof; for 'pending' (the node's mempool, which no proof covers) the node's count, refused if below the verified latest nonce",
+  },
+  eth_getStorageAt: { class: 'verified', how: 'eth_getProof (storage proof) against the verified header' },
+  eth_getCode: { class: 'verified', how: 'the code, whose keccak256 must be the proven code hash' },
+  eth_getProof: { class: 'verified', how: "the node's answer, returned only after it verifies against the verified header of its block" },
+  eth_blockNumber: { class: 'verified', how: 'the newest verified header' },
+  eth_getBlockByNumber: {
+    class: 'verified',
+    how: "the verified header's fields and hash; the transaction hashes, from the node's raw transactions, which must rebuild transactionsRoot; uncles only when provably none. Full transaction objects are refused unless 'eth_getBlockByNumber:fullTransactions' is allowed (then the node's, with their hashes checked)",
+  },
+  eth_getBlockByHash: { class: 'verified', how: 'as eth_getBlockByNumber' },
+  eth_chainId: {
+    class: 'checked',
+    how: "trust.chainId when given (no header commits to the chain id); else the first node's answer, pinned, and a node answering another is marked faulty",
+  },
+  net_version: { class: 'checked', how: 'the chain id of eth_chainId, in decimal' },
+  eth_sendRawTransaction: { class: 'checked', how: "forwarded; the hash the node returns must be keccak256 of the transaction (a node's 'already known' is the same send)" },
+  eth_accounts: { class: 'local', how: 'none: a light client holds no keys' },
+});
+
+/** An EIP-1193 error (`code` 4200: unsupported method; 4100: unauthorized). */
+export class ProviderRpcError extends Error {
+  override readonly name = 'ProviderRpcError';
+  readonly code: number;
+
+  constructor(code: number, message: string) {
+    super(message);
+    this.code = code;
+  }
 }
 
 /** What the provider reads through: the client's verified reads, its nodes and its headers. */
@@ -24,48 +80,159 @@ export interface VerifiedReads {
   getStorageAt(address: string, slot: string, block?: BlockTag): Promise<string>;
   getCode(address: string, block?: BlockTag): Promise<string>;
   getHeader(block?: BlockTag): Promise<VerifiedHeader>;
+  /** The node's `eth_getProof` answer for `block`, verified against its header. */
+  getProof(address: string, slots: readonly (string | bigint | number)[], block?: BlockTag): Promise<{ proof: unknown }>;
 }
 
+function keccakHex(b: Uint8Array): string {
+  return bytesToHex(wasmCall(() => wasmOf('mpt').keccak256(b)));
+}
+
+/**
+ * The hashes of a block's transactions, verified: the node's raw transactions (EIP-2718
+ * encodings) must rebuild the header's `transactionsRoot`; each hash is keccak256 of one.
+ */
+async function transactionHashes(net: Transport, e: Endpoint, header: VerifiedHeader): Promise<string[]> {
+  if (header.transactionsRoot === EMPTY_ROOT) return [];
+  await loadFamily('mpt');
+  const count = hexToBigInt(await net.call(e, 'eth_getBlockTransactionCountByHash', [header.hash]), 'transactionCount', 'network', 32);
+  if (count > MAX_BLOCK_TRANSACTIONS) throw new NodeFaultError('eth_getBlockTransactionCountByHash', e.url, `claims ${count} transactions in one block`);
+  const raws: Uint8Array[] = [];
+  for (let i = 0n; i < count; i += BATCH) {
+    const list: unknown[][] = [];
+    for (let k = i; k < count && k < i + BATCH; k++) list.push([header.hash, '0x' + k.toString(16)]);
+    const got = await net.batch(e, 'eth_getRawTransactionByBlockHashAndIndex', list);
+    got.forEach((r, k) => raws.push(hexToBytes(r, `transactions[${Number(i) + k}]`)));
+  }
+  const root = bytesToHex(orderedTrieRoot(raws));
+  if (root !== header.transactionsRoot) {
+    throw new VerificationError('ROOT_MISMATCH', `the node's ${count} transactions build the root ${root}, not the header's transactionsRoot ${header.transactionsRoot}`, {
+      field: 'transactions',
+      expected: header.transactionsRoot,
+      found: root,
+    });
+  }
+  return raws.map(keccakHex);
+}
+
+/** Transactions fetched per batch. */
+const BATCH = 100n;
+/** More than a block can hold at 30 M gas (21 000 each: 1 428), with room for larger limits. */
+const MAX_BLOCK_TRANSACTIONS = 100_000n;
+
+/** keccak256(RLP([])): the ommers hash of a block without uncles. */
+const EMPTY_OMMERS = '0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347';
+/** keccak256(RLP("")): the transactions root of a block without transactions. */
+const EMPTY_ROOT = '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421';
+
 /** Builds the provider. */
-export function eip1193(reads: VerifiedReads, net: Transport, chain: HeaderChain): Eip1193Provider {
+export function eip1193(reads: VerifiedReads, net: Transport, chain: HeaderChain, options: Eip1193Options = {}): Eip1193Provider {
+  const allowed = new Set(allowUnverifiedArg(options.allowUnverified));
   const listeners = new Map<string, Set<(...a: unknown[]) => void>>();
   const hex = (v: bigint) => '0x' + v.toString(16);
+  let chainId: bigint | undefined = chain.chainId;
+  const forward = (method: string, p: unknown[]) => net.withFailover((e) => net.call(e, method, p));
+
+  /** The chain id all nodes must agree on (the first answer pinned). */
+  const pinnedChainId = async (): Promise<bigint> => {
+    if (chain.chainId !== undefined) return chain.chainId;
+    return net.withFailover(async (e) => {
+      const id = hexToBigInt(await net.call(e, 'eth_chainId', []), 'chainId', 'network', 64);
+      chainId ??= id;
+      if (id !== chainId) throw new NodeFaultError('eth_chainId', e.url, `answers chain id ${id}, the other nodes ${chainId}`);
+      return id;
+    });
+  };
+
+  const block = async (method: string, p: unknown[]): Promise<unknown> => {
+    const tag = method === 'eth_getBlockByHash' ? rpcBlockArg({ blockHash: String(p[0]) }) : rpcBlockArg(p[0]);
+    const full = p[1] === true;
+    let header: VerifiedHeader;
+    try {
+      header = await reads.getHeader(tag);
+    } catch (err) {
+      if (unknownBlock(err)) return null;
+      throw err;
+    }
+    const fields: Record<string, unknown> = { ...headerJson(header) };
+    // Uncles are proven only when there are none (the ommers hash of the empty list).
+    if (header.sha3Uncles === EMPTY_OMMERS) fields['uncles'] = [];
+    const hashes = await net.withFailover((e) => transactionHashes(net, e, header));
+    if (!full || hashes.length === 0) return { ...fields, transactions: hashes };
+    if (!allowed.has(`${method}:fullTransactions`)) {
+      throw new ProviderRpcError(
+        4200,
+        `${method}: full transaction objects are not verified by lightprov yet (their hashes are): ask for hashes, or name '${method}:fullTransactions' in asEip1193({ allowUnverified }) for the node's objects, whose hashes are checked`,
+      );
+    }
+    const json = await net.withFailover(async (e) => {
+      const j = (await net.call(e, 'eth_getBlockByHash', [header.hash, true])) as { transactions?: unknown } | null;
+      const txs = j?.transactions;
+      if (!Array.isArray(txs) || txs.length !== hashes.length || txs.some((t, i) => bytesToHex(hexToBytes((t as { hash?: unknown })?.hash, `transactions[${i}].hash`, 'network', 32)) !== hashes[i])) {
+        throw new VerificationError('VALUE_MISMATCH', `the node's transaction objects are not the block's transactions`, { field: 'transactions' });
+      }
+      return txs;
+    });
+    return { ...fields, transactions: json };
+  };
+
   const provider: Eip1193Provider = {
     request: async ({ method, params }) => {
       const p = Array.isArray(params) ? params : [];
       switch (method) {
         case 'eth_getBalance':
           return hex(await reads.getBalance(p[0] as string, rpcBlockArg(p[1])));
-        case 'eth_getTransactionCount':
-          // The pending nonce counts the node's mempool, which no proof covers: pass it on.
-          if (p[1] === 'pending') return net.withFailover((e) => net.call(e, method, p));
-          return hex(await reads.getTransactionCount(p[0] as string, rpcBlockArg(p[1])));
+        case 'eth_getTransactionCount': {
+          if (p[1] !== 'pending') return hex(await reads.getTransactionCount(p[0] as string, rpcBlockArg(p[1])));
+          const latest = await reads.getTransactionCount(p[0] as string, 'latest');
+          return net.withFailover(async (e) => {
+            const pending = hexToBigInt(await net.call(e, method, p), 'nonce', 'network', 64);
+            if (pending < latest) throw new NodeFaultError(method, e.url, `pending nonce ${pending} is below the verified nonce ${latest}`);
+            return hex(pending);
+          });
+        }
         case 'eth_getStorageAt':
           return reads.getStorageAt(p[0] as string, p[1] as string, rpcBlockArg(p[2]));
         case 'eth_getCode':
           return reads.getCode(p[0] as string, rpcBlockArg(p[1]));
+        case 'eth_getProof':
+          return (await reads.getProof(p[0] as string, Array.isArray(p[1]) ? (p[1] as string[]) : [], rpcBlockArg(p[2]))).proof;
         case 'eth_blockNumber':
           return hex((await reads.getHeader('latest')).number);
         case 'eth_getBlockByNumber':
         case 'eth_getBlockByHash':
+          return block(method, p);
+        case 'eth_chainId':
+          return hex(await pinnedChainId());
+        case 'net_version':
+          return (await pinnedChainId()).toString();
+        case 'eth_sendRawTransaction': {
+          const raw = hexToBytes(p[0], 'transaction', 'argument');
+          await loadFamily('mpt');
+          const want = keccakHex(raw);
           return net.withFailover(async (e) => {
-            const tag = method === 'eth_getBlockByHash' ? rpcBlockArg({ blockHash: String(p[0]) }) : rpcBlockArg(p[0]);
-            let header: VerifiedHeader;
+            let answer: unknown;
             try {
-              header = await chain.headerAt(e, tag);
+              answer = await net.call(e, method, p);
             } catch (err) {
-              if (err instanceof RpcError && err.code === -32001) return null; // unknown block
+              // geth's answer when the transaction is in its pool already (sent through another
+              // node, or again): the send has happened.
+              if (err instanceof RpcError && /already known/i.test(err.message)) return want;
               throw err;
             }
-            const json = await net.call(e, 'eth_getBlockByHash', [header.hash, p[1] === true]);
-            if (typeof json !== 'object' || json === null) throw new RpcError(method, -32001, `block ${header.hash} is unknown to ${e.url}`);
-            const served = bytesToHex(hexToBytes((json as { hash?: unknown }).hash, 'hash', 'network', 32));
-            if (served !== header.hash) throw new VerificationError('HEADER_HASH_MISMATCH', `asked for ${header.hash}, got ${served}`, { field: 'hash' });
-            // Header fields come from the verified header; the transaction list is the node's.
-            return { ...(json as object), ...headerJson(header) };
+            const got = bytesToHex(hexToBytes(answer, 'transactionHash', 'network', 32));
+            if (got !== want) throw new NodeFaultError(method, e.url, `returned hash ${got} for a transaction whose hash is ${want}`);
+            return got;
           });
+        }
+        case 'eth_accounts':
+          return [];
         default:
-          return net.withFailover((e) => net.call(e, method, p));
+          if (allowed.has(method)) return forward(method, p);
+          throw new ProviderRpcError(
+            4200,
+            `${method}: not verified by lightprov, so not answered (name it in asEip1193({ allowUnverified: ['${method}'] }) to forward it to a node unverified)`,
+          );
       }
     },
     on: (event, listener) => {
@@ -80,6 +247,18 @@ export function eip1193(reads: VerifiedReads, net: Transport, chain: HeaderChain
     },
   };
   return provider;
+}
+
+/** An unknown block: the node's -32001, or every node's. */
+function unknownBlock(err: unknown): boolean {
+  if (err instanceof FailoverError) return err.faults.length > 0 && err.faults.every((f) => unknownBlock(f.error));
+  return err instanceof RpcError && err.code === -32001;
+}
+
+function allowUnverifiedArg(v: unknown): string[] {
+  if (v === undefined) return [];
+  if (!Array.isArray(v) || !v.every((m) => typeof m === 'string')) throw new TypeError('allowUnverified: expected an array of method names');
+  return v as string[];
 }
 
 /** A verified header as the JSON-RPC block fields. */

@@ -227,6 +227,29 @@ fn block_json(node: &Node, chain: &Chain, number: u64, full: bool) -> RpcResult<
     Ok(v)
 }
 
+/// A block tag's number: a number as it is, `earliest` 0, any other tag the head.
+fn block_number(chain: &Chain, tag: BlockNumberOrTag) -> u64 {
+    match tag {
+        BlockNumberOrTag::Number(x) => x,
+        BlockNumberOrTag::Earliest => 0,
+        _ => chain.head().0.number,
+    }
+}
+
+/// The stored block `number`, if there is one.
+fn stored_block(chain: &Chain, number: u64) -> RpcResult<Option<crate::chain::BlockRecord>> {
+    chain.block(number).map_err(internal)
+}
+
+/// The EIP-2718 encoding of transaction `index` of block `number`, if both exist.
+fn raw_transaction(chain: &Chain, number: u64, index: u64) -> RpcResult<Option<Bytes>> {
+    Ok(stored_block(chain, number)?.and_then(|r| {
+        usize::try_from(index)
+            .ok()
+            .and_then(|i| r.txs.get(i).cloned())
+    }))
+}
+
 /// An included transaction, found by hash.
 struct Included {
     record: crate::chain::BlockRecord,
@@ -334,14 +357,9 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
 
     m.register_method("eth_getBlockByNumber", |p, n, _| -> RpcResult<Value> {
         let a = args(&p, 2)?;
-        let tag: BlockNumberOrTag = arg(&a, 0, "block")?;
         let full: bool = opt_arg(&a, 1, "fullTransactions")?.unwrap_or(false);
         let chain = read(n)?;
-        let number = match tag {
-            BlockNumberOrTag::Number(x) => x,
-            BlockNumberOrTag::Earliest => 0,
-            _ => chain.head().0.number,
-        };
+        let number = block_number(&chain, arg(&a, 0, "block")?);
         block_json(
             n,
             &chain,
@@ -359,6 +377,44 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
             Some(number) => block_json(n, &chain, number, full),
         }
     })?;
+
+    // A block's transaction count and raw transactions, by hash or by number.
+    type Locate = fn(&Chain, &[Value]) -> RpcResult<Option<u64>>;
+    let by_hash: Locate = |chain, a| {
+        let hash: B256 = arg(a, 0, "blockHash")?;
+        chain.number_of(&hash).map_err(internal)
+    };
+    let by_number: Locate = |chain, a| Ok(Some(block_number(chain, arg(a, 0, "block")?)));
+    for (count, raw, locate) in [
+        (
+            "eth_getBlockTransactionCountByHash",
+            "eth_getRawTransactionByBlockHashAndIndex",
+            by_hash,
+        ),
+        (
+            "eth_getBlockTransactionCountByNumber",
+            "eth_getRawTransactionByBlockNumberAndIndex",
+            by_number,
+        ),
+    ] {
+        m.register_method(count, move |p, n, _| -> RpcResult<Option<String>> {
+            let a = args(&p, 1)?;
+            let chain = read(n)?;
+            let Some(number) = locate(&chain, &a)? else {
+                return Ok(None);
+            };
+            Ok(stored_block(&chain, number)?.map(|r| format!("0x{:x}", r.txs.len())))
+        })?;
+        m.register_method(raw, move |p, n, _| -> RpcResult<Option<Bytes>> {
+            let a = args(&p, 2)?;
+            let chain = read(n)?;
+            let index: alloy_primitives::U64 = arg(&a, 1, "index")?;
+            let Some(number) = locate(&chain, &a)? else {
+                return Ok(None);
+            };
+            raw_transaction(&chain, number, index.to())
+        })?;
+    }
 
     m.register_method("eth_getProof", |p, n, _| -> RpcResult<Value> {
         let a = args(&p, 3)?;

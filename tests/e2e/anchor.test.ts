@@ -23,14 +23,17 @@ afterAll(async () => {
   await node?.stop();
 });
 
-/** A fetch that counts the calls it makes. */
-function counting(): { fetch: typeof fetch; calls: string[] } {
+/** A fetch that records the calls it makes, and the HTTP requests (a batch is one). */
+function counting(): { fetch: typeof fetch; calls: string[]; requests: number[] } {
   const calls: string[] = [];
+  const requests: number[] = [];
   return {
     calls,
+    requests,
     fetch: async (input, init) => {
       const body = JSON.parse(String(init?.body)) as { method?: string } | { method?: string }[];
       for (const c of Array.isArray(body) ? body : [body]) calls.push(String(c.method));
+      requests.push(Array.isArray(body) ? body.length : 1);
       return fetch(input, init);
     },
   };
@@ -69,6 +72,33 @@ describe('which commitments a chain carries', () => {
     expect(await declared.getHistory(key(), { fromBlock: 0, toBlock: 4, scheme: 'cole-star' })).toEqual(
       await declared.getHistory(key(), { fromBlock: 0, toBlock: 4, scheme: 'mpt' }),
     );
+  });
+
+  it("a checkpoint's backward walk is fetched in batches and reports its progress", async () => {
+    await mine(node.url, 250);
+    const head = (await rpc(node.url, 'eth_getBlockByNumber', ['latest', false])) as { hash: string; number: string };
+    const { fetch, calls, requests } = counting();
+    const seen: { verified: bigint; total: bigint; direction: string }[] = [];
+    const c = await LightClient.connect({
+      rpc: node.url,
+      trust: { checkpoint: { number: BigInt(head.number), hash: head.hash } },
+      fetch,
+      batchSize: 100,
+      onProgress: (p) => seen.push(p),
+    });
+    const [callsBefore, requestsBefore] = [calls.length, requests.length];
+    const genesis = await c.getHeader(0n);
+    expect(genesis.hash).toBe(node.genesisHash);
+    const total = BigInt(head.number);
+    // Every header below the checkpoint is fetched once, in batches of 100 (not a request each).
+    expect(calls.slice(callsBefore).filter((m) => m === 'eth_getBlockByNumber').length).toBe(Number(total));
+    expect(requests.length - requestsBefore).toBeLessThanOrEqual(Math.ceil(Number(total) / 100) + 1);
+    expect(seen.map((p) => p.direction)).toEqual(seen.map(() => 'backward'));
+    expect(seen.at(-1)).toEqual({ direction: 'backward', verified: total, total });
+    expect(seen.length).toBe(Math.ceil(Number(total) / 100));
+    // The cap: a walk longer than maxHeaderGap is refused before any request.
+    const capped = await LightClient.connect({ rpc: node.url, trust: { checkpoint: { number: BigInt(head.number), hash: head.hash } }, maxHeaderGap: 10 });
+    await expect(capped.getHeader(0n)).rejects.toThrow(/more than maxHeaderGap headers before the verified/);
   });
 
   it('trust.commitments names only commitments that exist', async () => {

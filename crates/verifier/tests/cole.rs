@@ -8,7 +8,7 @@
     clippy::panic
 )]
 use lightprov_types::{
-    B256, ErrorCode,
+    B256, ErrorCode, Rejection as _,
     cole::{Entry, HistoryProof, Part, Structure, StructureKind, Tree, hash},
 };
 use lightprov_verifier::cole::{History, Version, verify_history, verify_history_proof};
@@ -828,27 +828,38 @@ fn a_node_revealing_nothing_is_a_second_encoding_and_refused() {
 
 #[test]
 fn states_of_many_structures_prove() {
-    let structures = (0..1100u64)
-        .rev()
-        .map(|b| {
-            RefStructure::new(
-                vec![Entry {
-                    key: key(1),
-                    block: b,
-                    value: word(b),
-                }],
-                true,
-                4,
-            )
-        })
-        .collect();
-    let state = RefState { m: 4, structures };
-    let h = verify_history(
-        &state.root(),
+    // As many structures as a proof may hold (MAX_PARTS) prove; one more is refused while
+    // decoding, before any hashing.
+    let state = |n: u64| RefState {
+        m: 4,
+        structures: (0..n)
+            .rev()
+            .map(|b| {
+                RefStructure::new(
+                    vec![Entry {
+                        key: key(1),
+                        block: b,
+                        value: word(b),
+                    }],
+                    true,
+                    4,
+                )
+            })
+            .collect(),
+    };
+    let max = u64::from(lightprov_types::cole::MAX_PARTS);
+    let at = state(max);
+    let h = verify_history(&at.root(), &key(2), 0, 0, &at.prove(key(2), 0, 0).encode());
+    assert!(h.unwrap().versions.is_empty());
+    let over = state(max + 1);
+    let e = verify_history(
+        &over.root(),
         &key(2),
         0,
         0,
-        &state.prove(key(2), 0, 0).encode(),
-    );
-    assert!(h.unwrap().versions.is_empty());
+        &over.prove(key(2), 0, 0).encode(),
+    )
+    .unwrap_err();
+    assert_eq!(e.code(), ErrorCode::BadEncoding);
+    assert_eq!(e.evidence().field, "proof.count");
 }

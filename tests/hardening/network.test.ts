@@ -1,8 +1,10 @@
 /**
- * Numbers a node chooses — its head, the block its proof is against, the number it gives a
- * hash — never stop a read: a node whose numbers the client cannot verify is skipped for the
- * read, one whose numbers contradict its own is marked faulty, the next node answers, and only
- * when every node fails does one error list each node's fault.
+ * The SDK under a lying network (scripted nodes in front of an honest one). Numbers a node
+ * chooses — its head, the block its proof is against, the number it gives a hash — never stop a
+ * read: a node whose numbers the client cannot verify is skipped for the read, one whose numbers
+ * contradict its own is marked faulty, the next node answers, and only when every node fails
+ * does one error list each node's fault. The report counts the lies caught, the reads answered
+ * by failover and the honest nodes wrongly marked (which must be 0).
  */
 import { FailoverError, LightClient, NodeFaultError, type StateKey, init, stateKeys } from '@lightprov/sdk';
 import { keccak256, toBeHex } from 'ethers';
@@ -11,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningNode, startNode } from '../lib/node-process.js';
 import { type Script, scriptedFetch } from '../lib/scripted.js';
 import { mine, rejection, rpc } from '../lib/util.js';
+import { writeFigures } from './figures.js';
 
 const KVSTORE = '0x' + 'cc'.repeat(20);
 const FAR = '0xfffffffffffff0'; // beyond 2^53, far past any maxHeaderGap
@@ -23,9 +26,29 @@ beforeAll(async () => {
   await mine(node.url, 12);
   head = BigInt((await rpc(node.url, 'eth_blockNumber', [])) as string);
 }, 120_000);
+const tally = { scenarios: 0, liesCaught: 0, readsByFailover: 0, liarsMarked: 0, honestWronglyMarked: 0 };
+
 afterAll(async () => {
   await node?.stop();
+  writeFigures(
+    'network',
+    [
+      `lying network: ${tally.scenarios} scenarios, ${tally.liesCaught} lies caught, ${tally.readsByFailover} reads answered by the next node, ${tally.liarsMarked} contradicting nodes marked faulty, ${tally.honestWronglyMarked} honest nodes wrongly marked`,
+    ],
+    tally,
+  );
 });
+
+/** Counts a scenario: the honest node must never be marked faulty. */
+function count(c: LightClient, outcome: { caught: number; byFailover?: number }): void {
+  tally.scenarios += 1;
+  tally.liesCaught += outcome.caught;
+  tally.readsByFailover += outcome.byFailover ?? 0;
+  const marked = c.faultyNodes().map((f) => f.url);
+  tally.liarsMarked += marked.filter((u) => u !== node.url).length;
+  tally.honestWronglyMarked += marked.filter((u) => u === node.url).length;
+  expect(marked).not.toContain(node.url);
+}
 
 const record = (k: number): StateKey => stateKeys.storage(KVSTORE, keccak256(toBeHex(k, 8)));
 
@@ -60,6 +83,7 @@ describe('node-chosen numbers', () => {
     expect(await c.getBalance(node.accounts[2]!.address)).toBe(10n ** 24n);
     // Not provably lying (the client cannot verify that far), so not marked: skipped per read.
     expect(c.faultyNodes()).toEqual([]);
+    count(c, { caught: 3, byFailover: 3 });
   });
 
   it('a node whose proof is against a block after its own head is marked faulty', async () => {
@@ -70,6 +94,7 @@ describe('node-chosen numbers', () => {
     expect(faulty.map((f) => f.url)).toEqual(['http://past.invalid/']);
     expect(faulty[0]?.error).toBeInstanceOf(NodeFaultError);
     expect(faulty[0]?.error.message).toMatch(/after its own head/);
+    count(c, { caught: 1, byFailover: 1 });
   });
 
   it('when every node fails, one error lists each node and its fault', async () => {
@@ -83,5 +108,6 @@ describe('node-chosen numbers', () => {
     // The next read lists the node marked before, without asking it again.
     const again = (await rejection(c.getHistory(record(3), { fromBlock: 0n, toBlock: head, scheme: 'cole' }))) as FailoverError;
     expect(again.faults[1]?.error).toBe(f.faults[1]?.error);
+    count(c, { caught: 2 });
   });
 });

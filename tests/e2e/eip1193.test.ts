@@ -1,0 +1,136 @@
+/**
+ * `asEip1193()` passes nothing through unverified by default: each method has a class, methods
+ * outside the table are refused with EIP-1193 error 4200 unless the app names them, block
+ * objects hold only what the header hash and the transactions root prove, and what a node says
+ * back for a send, a chain id or a pending nonce is checked where it can be.
+ */
+import { EIP1193_METHODS, LightClient, NodeFaultError, ProviderRpcError, init, isVerificationError } from '@lightprov/sdk';
+import { JsonRpcProvider, Network, Wallet, keccak256 } from 'ethers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { type RunningNode, startNode } from '../lib/node-process.js';
+import { type Script, scriptedFetch } from '../lib/scripted.js';
+import { mine, rejection, rpc } from '../lib/util.js';
+
+let node: RunningNode;
+/** A block with several transactions (more than 16: the trie has branches two levels deep). */
+let busy: bigint;
+const TXS = 20;
+
+beforeAll(async () => {
+  await init();
+  // Blocks only on evm_mine, so that every transaction sent below lands in one block.
+  node = await startNode({ args: ['--block-time', '3600s'] });
+  await mine(node.url, 2);
+  const eth = new JsonRpcProvider(node.url, Network.from(1337), { staticNetwork: true });
+  const wallet = new Wallet(node.accounts[6]!.key);
+  const raws = [];
+  for (let i = 0; i < TXS; i++) {
+    const common = { to: node.accounts[7]!.address, value: 1n + BigInt(i), nonce: i, gasLimit: 21_000n, chainId: 1337n };
+    // Legacy and EIP-1559 transactions alternate.
+    raws.push(await wallet.signTransaction(i % 2 === 0 ? { ...common, type: 2, maxFeePerGas: 2_000_000_000n, maxPriorityFeePerGas: 1n } : { ...common, type: 0, gasPrice: 2_000_000_000n }));
+  }
+  for (const r of raws) await eth.send('eth_sendRawTransaction', [r]);
+  eth.destroy();
+  await mine(node.url, 1);
+  busy = BigInt((await rpc(node.url, 'eth_blockNumber', [])) as string);
+}, 120_000);
+afterAll(async () => {
+  await node?.stop();
+});
+
+const trust = () => ({ genesisHash: node.genesisHash, signers: [node.signer] });
+
+async function provider(liars: Record<string, Script> = {}, order = [node.url], allowUnverified?: string[]) {
+  const fetch = scriptedFetch(Object.fromEntries(Object.entries(liars).map(([url, script]) => [url, { target: node.url, script }])));
+  const client = await LightClient.connect({ rpc: order, trust: trust(), fetch });
+  return { client, eip: client.asEip1193(allowUnverified ? { allowUnverified } : {}) };
+}
+
+describe('asEip1193: the method table', () => {
+  it('refuses methods outside the table with 4200, naming allowUnverified; forwards them when named', async () => {
+    const { eip } = await provider();
+    for (const method of ['eth_feeHistory', 'eth_call', 'eth_getHeaderByNumber', 'eth_gasPrice', 'eth_getTransactionReceipt']) {
+      const e = await rejection(eip.request({ method, params: [] }));
+      expect(e, method).toBeInstanceOf(ProviderRpcError);
+      expect((e as ProviderRpcError).code).toBe(4200);
+      expect((e as Error).message).toContain(`allowUnverified: ['${method}']`);
+    }
+    const open = (await provider({}, [node.url], ['eth_gasPrice'])).eip;
+    expect(await open.request({ method: 'eth_gasPrice', params: [] })).toBe('0x77359400');
+    expect(Object.keys(EIP1193_METHODS)).toContain('eth_getProof');
+    expect(await open.request({ method: 'eth_accounts', params: [] })).toEqual([]);
+  });
+
+  it('block objects hold only proven fields; transaction hashes rebuild transactionsRoot', async () => {
+    const { client, eip } = await provider();
+    const block = (await eip.request({ method: 'eth_getBlockByNumber', params: ['0x' + busy.toString(16), false] })) as Record<string, unknown>;
+    const header = await client.getHeader(busy);
+    expect(block['hash']).toBe(header.hash);
+    expect(block['transactionsRoot']).toBe(header.transactionsRoot);
+    for (const unproven of ['totalDifficulty', 'size']) expect(block, unproven).not.toHaveProperty(unproven);
+    const node_ = (await rpc(node.url, 'eth_getBlockByNumber', ['0x' + busy.toString(16), false])) as { transactions: string[] };
+    expect(block['transactions']).toEqual(node_.transactions);
+    expect((block['transactions'] as string[]).length).toBe(TXS);
+    expect(block['uncles']).toEqual([]);
+    // Full objects are refused unless named, then the node's, with their hashes checked.
+    const e = await rejection(eip.request({ method: 'eth_getBlockByHash', params: [header.hash, true] }));
+    expect((e as ProviderRpcError).code).toBe(4200);
+    const open = (await provider({}, [node.url], ['eth_getBlockByHash:fullTransactions'])).eip;
+    const full = (await open.request({ method: 'eth_getBlockByHash', params: [header.hash, true] })) as { transactions: { hash: string }[] };
+    expect(full.transactions.map((t) => t.hash)).toEqual(node_.transactions);
+  });
+
+  it('a node that drops, alters or reorders a raw transaction is caught by the root, and marked', async () => {
+    const tamper = (f: (raws: string[]) => void): Script => {
+      const seen: string[] = [];
+      return (method, params, result) => {
+        if (method === 'eth_getRawTransactionByBlockHashAndIndex') {
+          seen[Number(BigInt((params as string[])[1]!))] = result as string;
+          const copy = [...seen];
+          f(copy);
+          return copy[Number(BigInt((params as string[])[1]!))] ?? result;
+        }
+        return result;
+      };
+    };
+    const flip = tamper((r) => {
+      if (r[3]) r[3] = r[3].slice(0, -2) + (r[3].endsWith('00') ? '01' : '00');
+    });
+    const { client, eip } = await provider({ 'http://flip.invalid/': flip }, ['http://flip.invalid/']);
+    const e = await rejection(eip.request({ method: 'eth_getBlockByNumber', params: ['0x' + busy.toString(16), false] }));
+    expect(isVerificationError(e, 'ROOT_MISMATCH'), String(e)).toBe(true);
+    expect((e as { field?: string }).field).toBe('transactions');
+    expect(client.faultyNodes().map((f) => f.url)).toEqual(['http://flip.invalid/']);
+    const fewer: Script = (method, _p, result) => (method === 'eth_getBlockTransactionCountByHash' ? '0x' + (TXS - 1).toString(16) : result);
+    const short = await provider({ 'http://short.invalid/': fewer }, ['http://short.invalid/', node.url]);
+    expect(((await short.eip.request({ method: 'eth_getBlockByNumber', params: ['0x' + busy.toString(16), false] })) as { transactions: string[] }).transactions.length).toBe(TXS);
+    expect(short.client.faultyNodes().map((f) => f.url)).toEqual(['http://short.invalid/']);
+  });
+
+  it("checks a send's returned hash, the chain id and the pending nonce", async () => {
+    const wallet = new Wallet(node.accounts[8]!.key);
+    const raw = await wallet.signTransaction({ to: node.accounts[9]!.address, value: 5n, nonce: 0, gasLimit: 21_000n, maxFeePerGas: 2_000_000_000n, maxPriorityFeePerGas: 1n, chainId: 1337n, type: 2 });
+    const wrongHash: Script = (method, _p, result) => (method === 'eth_sendRawTransaction' ? '0x' + '12'.repeat(32) : result);
+    const a = await provider({ 'http://hash.invalid/': wrongHash }, ['http://hash.invalid/', node.url]);
+    const hash = (await a.eip.request({ method: 'eth_sendRawTransaction', params: [raw] })) as string;
+    expect(hash).toBe(keccak256(raw));
+    expect(a.client.faultyNodes()[0]?.error).toBeInstanceOf(NodeFaultError);
+    await mine(node.url, 1);
+
+    // With trust.chainId the anchor answers, whatever a node says; without it the first answer
+    // is pinned, and a node answering another id later is marked faulty.
+    const otherChain: Script = (method, _p, result) => (method === 'eth_chainId' ? '0x1' : result);
+    const fetch = scriptedFetch({ 'http://chain.invalid/': { target: node.url, script: otherChain } });
+    const anchored = await LightClient.connect({ rpc: ['http://chain.invalid/'], trust: { ...trust(), chainId: 1337 }, fetch });
+    expect(await anchored.asEip1193().request({ method: 'eth_chainId', params: [] })).toBe('0x539');
+    expect(await anchored.asEip1193().request({ method: 'net_version', params: [] })).toBe('1337');
+    const b = await provider({ 'http://chain.invalid/': otherChain }, [node.url, 'http://chain.invalid/']);
+    expect(await b.eip.request({ method: 'eth_chainId', params: [] })).toBe('0x539');
+
+    const lowNonce: Script = (method, p, result) => (method === 'eth_getTransactionCount' && (p as string[])[1] === 'pending' ? '0x0' : result);
+    const d = await provider({ 'http://nonce.invalid/': lowNonce }, ['http://nonce.invalid/', node.url]);
+    expect(await d.eip.request({ method: 'eth_getTransactionCount', params: [wallet.address, 'pending'] })).toBe('0x1');
+    expect(d.client.faultyNodes()[0]?.error.message).toMatch(/below the verified nonce 1/);
+  });
+});
