@@ -71,6 +71,15 @@ impl Outcome {
             benign_variant: false,
         }
     }
+
+    /// A rejection at `depth`, classed by its code and its field (indices stripped, so that
+    /// `parts[3].tree` and `parts[7].tree` are one class).
+    pub fn rejected(depth: Depth, e: &impl lightprov_types::Rejection) -> Self {
+        Self::new(
+            depth,
+            format!("{}:{}", e.code(), strip_digits(&e.evidence().field)),
+        )
+    }
 }
 
 /// A property violation (a panic is caught by the driver, not reported here).

@@ -12,7 +12,7 @@ use lightprov_types::{
 use lightprov_verifier::cole::{History, Variant, verify_history_in_header};
 use serde_json::json;
 
-use crate::{Depth, Finding, Outcome, Regression, Target, rng::Rng, strip_digits, vectors};
+use crate::{Depth, Finding, Outcome, Regression, Target, rng::Rng, vectors};
 
 #[derive(Clone, Debug)]
 struct Query {
@@ -165,14 +165,7 @@ impl Target for Cole {
                     lightprov_types::ErrorCode::RootMismatch => Depth::Final,
                     _ => Depth::Decoded,
                 };
-                Ok(Outcome::new(
-                    depth,
-                    format!(
-                        "{}:{}",
-                        e.code(),
-                        strip_digits(&lightprov_types::Rejection::evidence(&e).field)
-                    ),
-                ))
+                Ok(Outcome::rejected(depth, &e))
             }
         }
     }

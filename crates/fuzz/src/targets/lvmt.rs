@@ -14,7 +14,7 @@ use lightprov_verifier::lvmt::{
 };
 use serde_json::json;
 
-use crate::{Depth, Finding, Outcome, Regression, Target, rng::Rng, strip_digits, vectors};
+use crate::{Depth, Finding, Outcome, Regression, Target, rng::Rng, vectors};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Honest {
@@ -231,14 +231,7 @@ impl Target for LvmtTarget {
                     C::PairingCheckFailed => Depth::Final,
                     _ => Depth::Decoded,
                 };
-                Ok(Outcome::new(
-                    depth,
-                    format!(
-                        "{}:{}",
-                        e.code(),
-                        strip_digits(&lightprov_types::Rejection::evidence(&e).field)
-                    ),
-                ))
+                Ok(Outcome::rejected(depth, &e))
             }
         }
     }
