@@ -38,6 +38,17 @@ if (!explorerOnly) {
 
 console.log(`\n== 2. lightprov-node on its embedded store (${path.relative(root, dataDir) || dataDir}), ${txPerBlock} workload transfers per block`);
 if (!fs.existsSync(bin)) throw new Error('lightprov-node is not built: run `npm run build`');
+// The demo's own chain is disposable: one made by an older node (whose blocks today's clients
+// refuse, e.g. sealed with difficulty 1) is moved aside rather than refused.
+const CHAIN_FORMAT = 'clique2';
+const marker = path.join(dataDir, 'demo-chain-format');
+if (!process.env.LIGHTPROV_DATA_DIR && fs.existsSync(dataDir) && (fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8').trim() : '') !== CHAIN_FORMAT) {
+  const aside = `${dataDir}.old-${Date.now()}`;
+  fs.renameSync(dataDir, aside);
+  console.log(`(the demo chain in ${path.relative(root, dataDir)} was made by an older lightprov-node: moved to ${path.relative(root, aside)}, starting a new one)`);
+}
+fs.mkdirSync(dataDir, { recursive: true });
+if (!process.env.LIGHTPROV_DATA_DIR) fs.writeFileSync(marker, CHAIN_FORMAT + '\n');
 // LVMT's derived tables are cached (default: ~/.cache/lightprov); the first start derives them.
 const tables = process.env.LIGHTPROV_LVMT_TABLES ? ['--lvmt-tables', process.env.LIGHTPROV_LVMT_TABLES] : [];
 // The transfer workload moves wei between 1000 accounts every block, so their balance

@@ -114,6 +114,21 @@ function carried(anchor: Anchor, genesis: VerifiedHeader): ReadonlySet<string> {
   return out;
 }
 
+/** A verified header after the anchor, as fork choice needs it. */
+interface BranchHeader {
+  number: bigint;
+  parentHash: string;
+  /** Total difficulty since the anchor. */
+  td: bigint;
+  /** Its signer (lowercase hex), `''` for the anchor. */
+  signer: string;
+}
+
+/** How far back a competing branch may leave the verified chain. */
+export const MAX_REORG_DEPTH = 128;
+/** Branch headers remembered for fork choice before the oldest are dropped. */
+const MAX_BRANCH_HEADERS = 4096;
+
 /** Bytes of a Clique seal at the end of extraData. */
 const SEAL_BYTES = 65;
 
@@ -136,6 +151,14 @@ export class HeaderChain {
   /** `trust.chainId`, if given. */
   readonly chainId: bigint | undefined;
 
+  /** Every verified header after the anchor, on any branch: parent, total difficulty, signer. */
+  private readonly info = new Map<string, BranchHeader>();
+  /** The trusted signers, sorted (Clique's turn order). */
+  private readonly sortedSigners: string[];
+  private readonly anchorNumber: bigint;
+  /** How often a heavier branch replaced the verified one. */
+  reorgs = 0;
+
   private constructor(
     private readonly net: Transport,
     private readonly signers: Uint8Array,
@@ -146,6 +169,10 @@ export class HeaderChain {
   ) {
     this.name = `the chain of ${anchor.field.replace('trust.', '')} ${anchor.hash}`;
     this.chainId = anchor.chainId;
+    this.anchorNumber = anchor.number;
+    const list: string[] = [];
+    for (let i = 0; i < signers.length; i += 20) list.push(bytesToHex(signers.subarray(i, i + 20)));
+    this.sortedSigners = list.sort();
   }
 
   /** Fetches the anchor header (from the first node that serves it) and checks its hash and number. */
@@ -169,6 +196,7 @@ export class HeaderChain {
     chain.lowest = anchor.number;
     chain.highest = anchor.number - 1n;
     chain.remember(header);
+    chain.info.set(header.hash, { number: header.number, parentHash: header.parentHash, td: 0n, signer: '' });
     chain.commitments = carried(anchor, header);
     return chain;
   }
@@ -263,16 +291,67 @@ export class HeaderChain {
    * when signers are trusted, that a trusted signer sealed it.
    */
   private checkHeader(json: unknown, method: string, expectedHash?: string, link?: { parent: string }): VerifiedHeader {
+    return this.checkSealed(json, method, expectedHash, link, false).header;
+  }
+
+  /**
+   * {@link checkHeader}; with `sealed`, the seal is checked against the trusted signers (when
+   * there are) without a parent link, and the signer returned.
+   */
+  private checkSealed(json: unknown, method: string, expectedHash: string | undefined, link: { parent: string } | undefined, sealed: boolean): { header: VerifiedHeader; signer: string } {
     if (json === null || json === undefined) throw new RpcError(method, -32001, 'unknown block');
     const { rlp, header } = encodeHeader(json);
     const wasm = wasmOf('header');
     const parent = link === undefined ? new Uint8Array(0) : hexToBytes(link.parent, 'parentHash');
-    const signers = link === undefined ? new Uint8Array(0) : this.signers;
-    const hash = bytesToHex(wasmCall(() => wasm.verifyHeaderLink(rlp, parent, signers)));
+    const signers = link === undefined && !sealed ? new Uint8Array(0) : this.signers;
+    const out = wasmCall(() => wasm.verifyHeaderLink(rlp, parent, signers));
+    const hash = bytesToHex(out.subarray(0, 32));
     if (expectedHash !== undefined && hash !== expectedHash) {
       throw new VerificationError('HEADER_HASH_MISMATCH', `the header hashes to ${hash}, not to ${expectedHash}`, { field: 'hash' });
     }
-    return { hash, ...header };
+    return { header: { hash, ...header }, signer: bytesToHex(out.subarray(32, 52)) };
+  }
+
+  /**
+   * The proof-of-authority rules of a sealed header after the anchor (Clique's): difficulty 2
+   * when its signer is in turn (`number mod N` is the signer's place among the sorted
+   * signers), 1 otherwise; and no signer seals two blocks among `floor(N/2) + 1` in a row.
+   */
+  private checkRules(h: VerifiedHeader, signer: string): void {
+    if (this.sortedSigners.length === 0) return;
+    const n = BigInt(this.sortedSigners.length);
+    const inTurn = h.number % n === BigInt(this.sortedSigners.indexOf(signer));
+    const want = inTurn ? 2n : 1n;
+    if (h.difficulty !== want) {
+      throw new VerificationError('SIGNER_RULE', `block ${h.number}, sealed ${inTurn ? 'in' : 'out of'} turn by ${signer}, has difficulty ${h.difficulty}, not ${want}`, {
+        field: 'difficulty',
+        expected: String(want),
+        found: String(h.difficulty),
+      });
+    }
+    const limit = this.sortedSigners.length / 2;
+    let parent = this.info.get(h.parentHash);
+    for (let k = 0; k < Math.floor(limit) && parent; k++, parent = this.info.get(parent.parentHash)) {
+      if (parent.signer === signer) {
+        throw new VerificationError('SIGNER_RULE', `${signer} sealed block ${h.number} and block ${parent.number}, within ${Math.floor(limit) + 1} blocks`, { field: 'miner' });
+      }
+    }
+  }
+
+  /** Records a verified header of any branch after the anchor, with its total difficulty. */
+  private record(h: VerifiedHeader, signer: string): bigint {
+    const parent = this.info.get(h.parentHash);
+    const td = (parent?.td ?? 0n) + h.difficulty;
+    this.info.set(h.hash, { number: h.number, parentHash: h.parentHash, td, signer });
+    if (this.info.size > MAX_BRANCH_HEADERS) {
+      // The oldest entries are at the start (insertion order); keep what recent branches need.
+      for (const [k, v] of this.info) {
+        if (this.info.size <= MAX_BRANCH_HEADERS / 2) break;
+        if (v.number < this.highest - BigInt(MAX_REORG_DEPTH)) this.info.delete(k);
+        else break;
+      }
+    }
+    return td;
   }
 
   /** Fetches the header with a trusted hash. */
@@ -306,7 +385,13 @@ export class HeaderChain {
     return run;
   }
 
-  /** Verifies headers from the highest verified one up to `target`: parent links and seals. */
+  /**
+   * Verifies headers from the highest verified one up to `target`: seals, parent links and the
+   * signer rules. A node whose next header does not extend the verified chain but links back to
+   * it within `MAX_REORG_DEPTH` blocks, validly sealed, follows a competing branch: the heavier
+   * branch (Clique's total difficulty; the one verified first on a tie) becomes the chain, and a
+   * node on the lighter one is skipped for the read, not marked faulty.
+   */
   private async extendForward(e: Endpoint, target: bigint): Promise<VerifiedHeader> {
     let parent = await this.verifiedAt(e, this.highest);
     const total = target - parent.number;
@@ -316,16 +401,79 @@ export class HeaderChain {
       const list: unknown[][] = [];
       for (let n = from; n <= to; n++) list.push(['0x' + n.toString(16), false]);
       for (const json of await this.net.batch(e, 'eth_getBlockByNumber', list)) {
-        const h = this.checkHeader(json, 'eth_getBlockByNumber', undefined, { parent: parent.hash });
+        const { header: h, signer } = this.checkSealed(json, 'eth_getBlockByNumber', undefined, undefined, true);
         if (h.number !== parent.number + 1n) {
           throw new VerificationError('PARENT_MISMATCH', `expected block ${parent.number + 1n}, got ${h.number}`, { field: 'number' });
         }
+        if (h.parentHash !== parent.hash) return this.competingBranch(e, h, signer, target);
+        this.checkRules(h, signer);
+        this.record(h, signer);
         this.remember(h);
         parent = h;
       }
       this.progress?.({ direction: 'forward', verified: total - (target - parent.number), total });
     }
     return parent;
+  }
+
+  /**
+   * A node's header `first` (sealed by `signer`) that does not extend the verified chain: walks
+   * the node's branch back to a verified header, verifies it forward to `target`, and makes it
+   * the chain if it is heavier; else remembers it and skips the node for this read.
+   */
+  private async competingBranch(e: Endpoint, first: VerifiedHeader, signer: string, target: bigint): Promise<VerifiedHeader> {
+    const branch = [{ h: first, signer }];
+    let low = first;
+    while (!this.info.has(low.parentHash)) {
+      if (branch.length > MAX_REORG_DEPTH || low.number <= this.anchorNumber) {
+        throw new RpcError('eth_getBlockByNumber', -1, `${e.url} follows a branch that leaves the verified chain more than ${MAX_REORG_DEPTH} blocks back, or before the anchor`);
+      }
+      const json = await this.net.call(e, 'eth_getBlockByNumber', ['0x' + (low.number - 1n).toString(16), false]);
+      // The node's own headers must link: one that does not contradicts the node itself.
+      const parent = this.checkSealed(json, 'eth_getBlockByNumber', low.parentHash, undefined, true);
+      if (parent.header.number !== low.number - 1n) {
+        throw new VerificationError('PARENT_MISMATCH', `block ${low.number}'s parent claims number ${parent.header.number}`, { field: 'number' });
+      }
+      branch.unshift({ h: parent.header, signer: parent.signer });
+      low = parent.header;
+    }
+    const ancestor = this.info.get(low.parentHash) as BranchHeader;
+    for (const b of branch) {
+      this.checkRules(b.h, b.signer);
+      this.record(b.h, b.signer);
+    }
+    let tip = first;
+    // The rest of the node's branch up to `target`, linked to its tip.
+    while (tip.number < target) {
+      const n = tip.number + 1n;
+      const json = await this.net.call(e, 'eth_getBlockByNumber', ['0x' + n.toString(16), false]);
+      const next = this.checkSealed(json, 'eth_getBlockByNumber', undefined, { parent: tip.hash }, true);
+      if (next.header.number !== n) throw new VerificationError('PARENT_MISMATCH', `expected block ${n}, got ${next.header.number}`, { field: 'number' });
+      this.checkRules(next.header, next.signer);
+      this.record(next.header, next.signer);
+      branch.push({ h: next.header, signer: next.signer });
+      tip = next.header;
+    }
+    const tipTd = (this.info.get(tip.hash) as BranchHeader).td;
+    const head = this.info.get(this.hashes.get(this.highest) as string) as BranchHeader;
+    if (tipTd <= head.td) {
+      throw new RpcError(
+        'eth_getBlockByNumber',
+        -1,
+        `${e.url} follows a competing branch from block ${ancestor.number + 1n} that is not heavier than the verified one (total difficulty ${tipTd} against ${head.td})`,
+      );
+    }
+    // The heavier branch becomes the chain from the fork point on.
+    for (let n = ancestor.number + 1n; n <= this.highest; n++) {
+      const old = this.hashes.get(n);
+      if (old !== undefined) this.byHash.delete(old);
+      this.hashes.delete(n);
+      this.recent.delete(n);
+    }
+    this.highest = ancestor.number;
+    for (const b of branch) this.remember(b.h);
+    this.reorgs += 1;
+    return tip;
   }
 
   /**

@@ -231,6 +231,8 @@ pub struct Chain {
     head: Header,
     head_hash: B256,
     pool: Vec<Pending>,
+    /// `--dishonest fork`: seal a branch of its own.
+    fork: bool,
 }
 
 impl std::fmt::Debug for Chain {
@@ -274,6 +276,7 @@ impl Chain {
             head: Header::default(),
             head_hash: B256::ZERO,
             pool: Vec::new(),
+            fork: false,
         };
         match chain.engine.head() {
             None => {
@@ -388,11 +391,19 @@ impl Chain {
             .map(|w| format!("{:?}/{}/{}", w.kind, w.seed, w.ops_per_block))
             .unwrap_or_default();
         let families: String = config.families.iter().map(|f| f.fingerprint()).collect();
+        // `clique2`: blocks after genesis carry Clique's in-turn difficulty (2); a directory
+        // from before sealed them with 1, which clients now refuse.
         keccak256(format!(
-            "{}/{}/{w}{families}",
+            "{}/{}/{w}{families}/clique2",
             config.chain_id,
             config.signer.address(),
         ))
+    }
+
+    /// TESTS ONLY (`--dishonest fork`): from now on, seal blocks that differ from an honest
+    /// node's (a later timestamp), so that a copy of a data directory forks from it.
+    pub fn fork(&mut self) {
+        self.fork = true;
     }
 
     /// The settings.
@@ -597,7 +608,9 @@ impl Chain {
                 writes.push((k, *v));
             }
         }
-        let timestamp = now().max(self.head.timestamp + 1);
+        // A forking node (tests only) stamps its blocks a second later than an honest node would,
+        // so that from the same parent it seals other blocks.
+        let timestamp = now().max(self.head.timestamp + 1) + u64::from(self.fork);
         self.seal_and_commit(number, self.head_hash, timestamp, writes, included)?;
         Ok(number)
     }
@@ -663,7 +676,7 @@ impl Chain {
             transactions_root: proofs::calculate_transaction_root(&txs),
             receipts_root: proofs::calculate_receipt_root(&receipts),
             logs_bloom: Bloom::ZERO,
-            difficulty: U256::from(1),
+            difficulty: U256::from(difficulty(number)),
             number,
             gas_limit: GAS_LIMIT,
             gas_used: cumulative,
@@ -770,6 +783,17 @@ fn stored_writes(store: &FjallStore, block: u64) -> anyhow::Result<Vec<(B256, Wo
     let raw = store.get(WRITES, &block.to_be_bytes())?.unwrap_or_default();
     lightprov_engine_cole::wal::decode_writes(&raw)
         .ok_or_else(|| anyhow::anyhow!("corrupt write set of block {block}"))
+}
+
+/// Clique's difficulty: 2 for a block sealed in turn, 1 out of turn. The chain's one signer is
+/// always in turn; the genesis block (the anchor, trusted by its hash) has 1.
+pub const fn difficulty(number: u64) -> u64 {
+    if number == 0 { 1 } else { 2 }
+}
+
+/// The sum of [`difficulty`] over blocks `0..=number`.
+pub const fn total_difficulty(number: u64) -> u64 {
+    difficulty(0) + number.saturating_mul(2)
 }
 
 /// value + gas limit × fee cap: what a transaction may cost at most.

@@ -32,6 +32,10 @@ pub enum Dishonest {
     /// Truncate proofs: the last node of every MPT proof list is dropped, and COLE and LVMT proof
     /// bytes are cut to half their length.
     Truncated,
+    /// Seal a branch of its own: every block this node produces differs from an honest node's
+    /// (a later timestamp), validly sealed. Started on a copy of an honest node's data directory,
+    /// it forks from it; every answer is honest for its own branch.
+    Fork,
 }
 
 /// How many blocks `stale-header` lags.

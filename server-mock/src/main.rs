@@ -155,8 +155,11 @@ async fn main() -> anyhow::Result<()> {
             &args.data_dir,
         )?);
     }
-    let chain = Chain::open(&args.data_dir, config.clone())
+    let mut chain = Chain::open(&args.data_dir, config.clone())
         .with_context(|| format!("opening the chain in {}", args.data_dir.display()))?;
+    if args.dishonest == Some(Dishonest::Fork) {
+        chain.fork();
+    }
     let genesis = chain
         .block(0)?
         .context("genesis block missing")?

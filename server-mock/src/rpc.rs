@@ -215,7 +215,7 @@ fn block_json(node: &Node, chain: &Chain, number: u64, full: bool) -> RpcResult<
         header: RpcHeader {
             hash,
             inner: header,
-            total_difficulty: Some(U256::from(number + 1)),
+            total_difficulty: Some(U256::from(crate::chain::total_difficulty(number))),
             size: Some(U256::from(size)),
         },
         uncles: vec![],

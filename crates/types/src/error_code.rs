@@ -82,6 +82,8 @@ error_codes! {
     HistoryMismatch = "HISTORY_MISMATCH",
     /// An LVMT proof's levels do not follow the key's placement: a level is missing or extra, or a slot holder sits on another path.
     LevelMismatch = "LEVEL_MISMATCH",
+    /// A header breaks the proof-of-authority chain's sealing rules: the difficulty of an in-turn or out-of-turn seal, or a signer sealing again within its limit.
+    SignerRule = "SIGNER_RULE",
     /// The trusted chain does not commit to the roots a scheme's proofs are checked against (its anchor names the commitments it carries).
     UnsupportedScheme = "UNSUPPORTED_SCHEME",
 }

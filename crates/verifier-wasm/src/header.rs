@@ -95,7 +95,8 @@ pub fn verify_header_rlp(rlp: &[u8], expected: &[u8]) -> Result<(), JsValue> {
 
 /// One link of a header chain: the header (canonical RLP) must name `parent` (32 bytes, or
 /// empty to skip) as its parent and, if `signers` (20 bytes each) is not empty, be sealed by one
-/// of them (Clique-style seal). Returns keccak256(rlp), the header's hash.
+/// of them (Clique-style seal). Returns keccak256(rlp), the header's hash, then the signer's 20
+/// bytes (zeros when `signers` is empty).
 #[wasm_bindgen(js_name = verifyHeaderLink)]
 pub fn verify_header_link(rlp: &[u8], parent: &[u8], signers: &[u8]) -> Result<Vec<u8>, JsValue> {
     use lightprov_verifier::header::clique;
@@ -107,7 +108,11 @@ pub fn verify_header_link(rlp: &[u8], parent: &[u8], signers: &[u8]) -> Result<V
     let signers = clique::signers_from_bytes(signers).ok_or_else(|| {
         decode_error(&DecodeError::new("signers", "expected 20 bytes per signer"))
     })?;
-    clique::verify_link(rlp, parent.as_ref(), &signers)
-        .map(|(_, h)| h.to_vec())
+    clique::verify_sealed(rlp, parent.as_ref(), &signers)
+        .map(|(_, h, s)| {
+            let mut out = h.to_vec();
+            out.extend_from_slice(s.unwrap_or_default().as_slice());
+            out
+        })
         .map_err(|e| reject(&e))
 }

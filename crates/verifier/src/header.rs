@@ -100,6 +100,15 @@ pub mod clique {
         parent: Option<&B256>,
         signers: &[Address],
     ) -> Result<(Header, B256), HeaderVerifyError> {
+        verify_sealed(rlp, parent, signers).map(|(h, hash, _)| (h, hash))
+    }
+
+    /// [`verify_link`], also giving the signer (when `signers` is not empty; else `None`).
+    pub fn verify_sealed(
+        rlp: &[u8],
+        parent: Option<&B256>,
+        signers: &[Address],
+    ) -> Result<(Header, B256, Option<Address>), HeaderVerifyError> {
         let header = Header::decode_rlp(rlp)?;
         if let Some(p) = parent
             && header.parent_hash != *p
@@ -109,13 +118,15 @@ pub mod clique {
                 got: header.parent_hash,
             });
         }
+        let mut sealed_by = None;
         if !signers.is_empty() {
             let s = signer(&header)?;
             if !signers.contains(&s) {
                 return Err(HeaderVerifyError::UnknownSigner { signer: s });
             }
+            sealed_by = Some(s);
         }
-        Ok((header, keccak256(rlp)))
+        Ok((header, keccak256(rlp), sealed_by))
     }
 
     /// Parses a packed signer list (20 bytes each).

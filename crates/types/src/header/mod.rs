@@ -42,6 +42,7 @@ pub const FAMILY: Family = Family {
         E::ParentMismatch,
         E::BadSeal,
         E::UnknownSigner,
+        E::SignerRule,
         E::UnsupportedScheme,
     ],
     tampers: &[
