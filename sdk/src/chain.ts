@@ -114,6 +114,17 @@ function carried(anchor: Anchor, genesis: VerifiedHeader): ReadonlySet<string> {
   return out;
 }
 
+/**
+ * Refuses a block number no chain reaches (2^53 blocks: 3 billion years at 12 s): a node that
+ * names one lies, and is marked faulty. A far but possible number only skips the node, which
+ * may be honest and further ahead than the client can verify.
+ */
+function impossible(e: Endpoint, method: string, n: bigint): void {
+  if (n >= IMPOSSIBLE_BLOCK) throw new NodeFaultError(method, e.url, `names block ${n}, beyond 2^53: no chain is that long`);
+}
+
+const IMPOSSIBLE_BLOCK = 1n << 53n;
+
 /** A verified header after the anchor, as fork choice needs it. */
 interface BranchHeader {
   number: bigint;
@@ -249,6 +260,7 @@ export class HeaderChain {
       target = this.highest;
     } else {
       const claimed = hexToBigInt(await this.net.call(e, 'eth_blockNumber', []), 'blockNumber', 'network', 64);
+      impossible(e, 'eth_blockNumber', claimed);
       if (claimed - this.highest > this.maxHeaderGap) {
         throw new RpcError('eth_blockNumber', -1, `${e.url} claims head ${claimed}, more than maxHeaderGap past the verified ${this.highest}`);
       }
@@ -256,6 +268,7 @@ export class HeaderChain {
       target = claimed > this.highest ? claimed : this.highest;
     }
 
+    if (origin === 'network') impossible(e, 'headers', target);
     if (target >= this.lowest && target <= this.highest) return this.verifiedAt(e, target);
     // Out of reach: the caller's mistake (RangeError) or, for a block the node chose, a reason
     // to ask another node (RpcError).

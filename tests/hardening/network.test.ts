@@ -16,7 +16,10 @@ import { mine, rejection, rpc } from '../lib/util.js';
 import { writeFigures } from './figures.js';
 
 const KVSTORE = '0x' + 'cc'.repeat(20);
-const FAR = '0xfffffffffffff0'; // beyond 2^53, far past any maxHeaderGap
+/** Far past maxHeaderGap, but a number a chain could reach. */
+const FAR = '0x' + (10n ** 12n).toString(16);
+/** Beyond 2^53: no chain is that long. */
+const IMPOSSIBLE = '0xfffffffffffff0';
 let node: RunningNode;
 let head: bigint;
 
@@ -59,6 +62,13 @@ const farAhead: Script = (method, _params, result) => {
   return result;
 };
 
+/** Claims a head and proofs beyond 2^53. */
+const impossibly: Script = (method, _params, result) => {
+  if (method === 'eth_blockNumber') return IMPOSSIBLE;
+  if (method === 'lightprov_getHistory') return { ...(result as object), block: IMPOSSIBLE };
+  return result;
+};
+
 /** Claims its proofs are against a block after the head it reports itself. */
 const pastItsHead: Script = (method, _params, result) => {
   if (method === 'lightprov_getHistory') return { ...(result as object), block: '0x' + (head + 5n).toString(16) };
@@ -84,6 +94,16 @@ describe('node-chosen numbers', () => {
     // Not provably lying (the client cannot verify that far), so not marked: skipped per read.
     expect(c.faultyNodes()).toEqual([]);
     count(c, { caught: 3, byFailover: 3 });
+  });
+
+  it('a node naming a block beyond 2^53 is marked faulty; the next node answers', async () => {
+    const c = await client({ 'http://impossible.invalid/': impossibly }, ['http://impossible.invalid/', node.url]);
+    expect((await c.getHistory(record(4), { fromBlock: 0n, toBlock: head, scheme: 'cole' })).length).toBeGreaterThan(0);
+    const faulty = c.faultyNodes();
+    expect(faulty.map((f) => f.url)).toEqual(['http://impossible.invalid/']);
+    expect(faulty[0]?.error).toBeInstanceOf(NodeFaultError);
+    expect(faulty[0]?.error.message).toMatch(/beyond 2\^53/);
+    count(c, { caught: 1, byFailover: 1 });
   });
 
   it('a node whose proof is against a block after its own head is marked faulty', async () => {
