@@ -28,6 +28,7 @@ export {
 export { type BlockHeaderJson, type HeaderLayout, type VerifiedHeader, encodeHeader, verifyHeader } from './header.js';
 export { type JsonRpcSender, fetchVerifiedAccount } from './provider.js';
 export { orderedTrieRoot } from './trie.js';
+export { encodeReceipt, encodeTransaction } from './envelope.js';
 export { EIP1193_METHODS, type MethodClass, ProviderRpcError } from './eip1193.js';
 export {
   type Eip1193Options,
