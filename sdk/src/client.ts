@@ -24,6 +24,7 @@ import type { VerifiedHeader } from './header.js';
 import { bigIntToBytes, bytesArg, bytesToHex, hexToBytes, slotToHex } from './hex.js';
 import { type StateKey, type Version, stateKeys } from './history.js';
 import { loadFamily, wasmOf } from './init.js';
+import { type LogFilter, type VerifiedLog, type VerifiedReceipt, blockLogs, blockReceipts, filterArg, logRange } from './logs.js';
 import { Transport } from './transport.js';
 
 export type { BlockTag } from './args.js';
@@ -221,6 +222,38 @@ export class LightClient {
     const reader = historyReader(h.scheme);
     if (!reader.reverify) throw new TypeError(`scheme: the ${reader.name} family cannot verify a proof in place of another`);
     reader.reverify(this.ctx, h, proof);
+  }
+
+  /**
+   * The receipts of a block, verified: they must rebuild the verified header's `receiptsRoot`
+   * (and the block's transactions its `transactionsRoot`, which names each receipt's
+   * transaction). Needs a node that serves `eth_getBlockReceipts`.
+   */
+  async getBlockReceipts(block: BlockTag = 'latest'): Promise<{ header: VerifiedHeader; receipts: VerifiedReceipt[] }> {
+    return this.net.withFailover(async (e) => {
+      const header = await this.chain.headerAt(e, block);
+      return { header, receipts: await blockReceipts(this.net, e, header) };
+    });
+  }
+
+  /**
+   * The logs matching `filter` (as `eth_getLogs`), verified and complete per block: a block whose
+   * verified `logsBloom` rules the filter out is skipped, every other block's receipts must
+   * rebuild its `receiptsRoot`, so no log can be hidden. At most `MAX_LOG_RANGE` blocks a call.
+   *
+   * @example
+   * const transfers = await client.getLogs({ fromBlock: 100, toBlock: 200, address: token, topics: [TRANSFER_TOPIC] });
+   */
+  async getLogs(filter: LogFilter): Promise<VerifiedLog[]> {
+    const q = objectArg<LogFilter>(filter, 'filter', '{ fromBlock, toBlock, address?, topics? }');
+    const from = blockNumberArg(q.fromBlock, 'filter.fromBlock');
+    const to = blockNumberArg(q.toBlock, 'filter.toBlock');
+    const f = filterArg(q);
+    return this.net.withFailover(async (e) => {
+      const logs: VerifiedLog[] = [];
+      for (const header of await logRange(this.chain, e, from, to)) logs.push(...(await blockLogs(this.net, e, header, f)));
+      return logs;
+    });
   }
 
   /** URLs that served data that did not verify (or numbers that contradict themselves), with the error. */

@@ -29,6 +29,7 @@ export { type BlockHeaderJson, type HeaderLayout, type VerifiedHeader, encodeHea
 export { type JsonRpcSender, fetchVerifiedAccount } from './provider.js';
 export { orderedTrieRoot } from './trie.js';
 export { encodeReceipt, encodeTransaction } from './envelope.js';
+export { type LogFilter, MAX_LOG_RANGE, type VerifiedLog, type VerifiedReceipt, bloomMayContain } from './logs.js';
 export { EIP1193_METHODS, type MethodClass, ProviderRpcError } from './eip1193.js';
 export {
   type Eip1193Options,

@@ -1,0 +1,111 @@
+/**
+ * Verified receipts and logs over a real mainnet block served by a scripted node (checkpoint
+ * anchor = the block itself): the logs of a filter come back complete, a block whose bloom rules
+ * the filter out is not read, and each way of hiding or moving a log is caught — a dropped log,
+ * a receipt of another index, a reordered receipt list, a flipped status, a transaction of another
+ * block, a bloom that hides a match.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { LightClient, init, isVerificationError } from '@lightprov/sdk';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+import { VECTORS } from './load.js';
+
+beforeAll(() => init());
+
+type Json = Record<string, unknown>;
+interface Fixture {
+  block: Json & { hash: string; number: string; transactions: Json[] };
+  receipts: (Json & { logs: Json[] })[];
+}
+const load = (f: string) => JSON.parse(fs.readFileSync(path.join(VECTORS, 'blocks', f), 'utf8')) as Fixture;
+const main = load('mainnet-19432673.json');
+const other = load('mainnet-19539214.json');
+
+/** A node serving `fx` (after `tamper`), recording the methods asked. */
+function node(fx: Fixture, calls: string[] = []): typeof fetch {
+  return async (_input, init) => {
+    const body = JSON.parse(String(init?.body)) as { id: number; method: string; params: unknown[] } | { id: number; method: string; params: unknown[] }[];
+    const answer = (c: { id: number; method: string; params: unknown[] }) => {
+      calls.push(c.method);
+      const b = fx.block;
+      const header = { ...b, transactions: b.transactions.map((t) => t['hash']) };
+      let result: unknown = null;
+      if (c.method === 'eth_getBlockByHash' && c.params[0] === b.hash) result = c.params[1] === true ? b : header;
+      else if (c.method === 'eth_getBlockByNumber' && BigInt(c.params[0] as string) === BigInt(b.number)) result = c.params[1] === true ? b : header;
+      else if (c.method === 'eth_getBlockReceipts' && c.params[0] === b.hash) result = fx.receipts;
+      else if (c.method === 'eth_blockNumber') result = b.number;
+      return { jsonrpc: '2.0', id: c.id, result };
+    };
+    return new Response(JSON.stringify(Array.isArray(body) ? body.map(answer) : answer(body)), { headers: { 'content-type': 'application/json' } });
+  };
+}
+
+const clone = (fx: Fixture): Fixture => JSON.parse(JSON.stringify(fx)) as Fixture;
+const connect = (fx: Fixture, calls?: string[]) =>
+  LightClient.connect({ rpc: 'http://fixture.invalid/', trust: { checkpoint: { number: BigInt(main.block.number), hash: main.block.hash } }, fetch: node(fx, calls) });
+const n = BigInt(main.block.number);
+
+/** The block's logs matching an address and first topic, from the fixture directly. */
+function expected(address: string, topic0: string) {
+  return main.receipts.flatMap((r) => r.logs).filter((l) => l['address'] === address && (l['topics'] as string[])[0] === topic0);
+}
+
+describe('getLogs over a real block', () => {
+  const sample = main.receipts.flatMap((r) => r.logs)[0]!;
+  const address = sample['address'] as string;
+  const topic0 = (sample['topics'] as string[])[0]!;
+
+  it('returns every matching log, verified, with its place', async () => {
+    const c = await connect(main);
+    const logs = await c.getLogs({ fromBlock: n, toBlock: n, address, topics: [topic0] });
+    const want = expected(address, topic0);
+    expect(logs.length).toBe(want.length);
+    expect(logs.map((l) => [l.address, l.topics, l.data, l.transactionHash, l.logIndex])).toEqual(
+      want.map((l) => [l['address'], l['topics'], l['data'], l['transactionHash'], Number(BigInt(l['logIndex'] as string))]),
+    );
+    const all = await c.getBlockReceipts(n);
+    expect(all.receipts.length).toBe(main.receipts.length);
+    expect(all.receipts.map((r) => r.transactionHash)).toEqual(main.block.transactions.map((t) => t['hash']));
+  });
+
+  it('a block whose bloom rules the filter out is not read', async () => {
+    const calls: string[] = [];
+    const c = await connect(main, calls);
+    expect(await c.getLogs({ fromBlock: n, toBlock: n, address: '0x' + '00'.repeat(19) + '01' })).toEqual([]);
+    expect(calls).not.toContain('eth_getBlockReceipts');
+  });
+
+  const tampers: [string, (fx: Fixture) => void, string][] = [
+    ['a hidden log', (fx) => fx.receipts.find((r) => r.logs.length > 0)!.logs.pop(), 'receipts'],
+    ['a receipt of another index', (fx) => ([fx.receipts[0], fx.receipts[1]] = [fx.receipts[1]!, fx.receipts[0]!]), 'receipts'],
+    ['a reordered receipt list', (fx) => fx.receipts.reverse(), 'receipts'],
+    ['a flipped status', (fx) => (fx.receipts[0]!['status'] = fx.receipts[0]!['status'] === '0x1' ? '0x0' : '0x1'), 'receipts'],
+    ['a transaction of another block', (fx) => (fx.block.transactions[0] = other.block.transactions[0]!), 'transactions'],
+  ];
+  for (const [what, tamper, field] of tampers) {
+    it(`catches ${what}`, async () => {
+      const fx = clone(main);
+      tamper(fx);
+      const c = await connect(fx);
+      const e = await c.getLogs({ fromBlock: n, toBlock: n, address, topics: [topic0] }).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(isVerificationError(e, 'ROOT_MISMATCH'), String(e)).toBe(true);
+      expect((e as { field?: string }).field).toBe(field);
+    });
+  }
+
+  it('catches a bloom that hides a match (the header no longer hashes to the anchor)', async () => {
+    const fx = clone(main);
+    fx.block['logsBloom'] = '0x' + '00'.repeat(256);
+    const e = await connect(fx).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(isVerificationError(e, 'HEADER_HASH_MISMATCH'), String(e)).toBe(true);
+  });
+});
