@@ -11,7 +11,7 @@ import type { VerifiedHeader } from './header.js';
 import { bytesToHex, hexToBigInt, hexToBytes } from './hex.js';
 import { loadFamily, wasmOf } from './init.js';
 import type { Endpoint, Transport } from './transport.js';
-import { orderedTrieRoot } from './trie.js';
+import { requireListRoot } from './trie.js';
 
 /** The minimal EIP-1193 provider shape that ethers' BrowserProvider and viem's custom() accept. */
 export interface Eip1193Provider {
@@ -104,14 +104,7 @@ async function transactionHashes(net: Transport, e: Endpoint, header: VerifiedHe
     const got = await net.batch(e, 'eth_getRawTransactionByBlockHashAndIndex', list);
     got.forEach((r, k) => raws.push(hexToBytes(r, `transactions[${Number(i) + k}]`)));
   }
-  const root = bytesToHex(orderedTrieRoot(raws));
-  if (root !== header.transactionsRoot) {
-    throw new VerificationError('ROOT_MISMATCH', `the node's ${count} transactions build the root ${root}, not the header's transactionsRoot ${header.transactionsRoot}`, {
-      field: 'transactions',
-      expected: header.transactionsRoot,
-      found: root,
-    });
-  }
+  requireListRoot(raws, header.transactionsRoot, 'transactions');
   return raws.map(keccakHex);
 }
 

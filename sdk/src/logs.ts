@@ -11,7 +11,7 @@ import type { VerifiedHeader } from './header.js';
 import { bytesArg, bytesToHex, hexToBytes } from './hex.js';
 import { loadFamily, wasmOf } from './init.js';
 import type { Endpoint, Transport } from './transport.js';
-import { orderedTrieRoot } from './trie.js';
+import { requireListRoot } from './trie.js';
 
 /** One verified log, with where it sits. */
 export interface VerifiedLog {
@@ -99,14 +99,7 @@ export async function blockReceipts(net: Transport, e: Endpoint, header: Verifie
   const rs = await net.call(e, 'eth_getBlockReceipts', [header.hash]);
   if (!Array.isArray(rs)) throw new RpcError('eth_getBlockReceipts', -1, `${e.url}: malformed response (expected an array)`);
   const encoded = rs.map((r, i) => encodeReceipt(r, `receipts[${i}]`));
-  const root = bytesToHex(orderedTrieRoot(encoded));
-  if (root !== header.receiptsRoot) {
-    throw new VerificationError('ROOT_MISMATCH', `the node's ${rs.length} receipts build ${root}, not the header's receiptsRoot ${header.receiptsRoot}`, {
-      field: 'receipts',
-      expected: header.receiptsRoot,
-      found: root,
-    });
-  }
+  requireListRoot(encoded, header.receiptsRoot, 'receipts');
   const hashes = rs.length === 0 ? [] : await transactionHashes(net, e, header, rs.length);
   let logIndex = 0;
   return rs.map((raw, i) => {
@@ -143,14 +136,7 @@ async function transactionHashes(net: Transport, e: Endpoint, header: VerifiedHe
   const txs = block?.transactions;
   if (!Array.isArray(txs)) throw new RpcError('eth_getBlockByHash', -1, `${e.url}: no transaction objects for block ${header.hash}`);
   const encoded = txs.map((t, i) => encodeTransaction(t, `transactions[${i}]`));
-  const root = bytesToHex(orderedTrieRoot(encoded));
-  if (root !== header.transactionsRoot) {
-    throw new VerificationError('ROOT_MISMATCH', `the node's ${txs.length} transactions build ${root}, not the header's transactionsRoot ${header.transactionsRoot}`, {
-      field: 'transactions',
-      expected: header.transactionsRoot,
-      found: root,
-    });
-  }
+  requireListRoot(encoded, header.transactionsRoot, 'transactions');
   if (encoded.length !== count) {
     throw new VerificationError('VALUE_MISMATCH', `the block holds ${encoded.length} transactions and ${count} receipts`, { field: 'receipts' });
   }

@@ -5,7 +5,8 @@
  */
 import { RLP } from '@ethereumjs/rlp';
 
-import { wasmCall } from './errors.js';
+import { VerificationError, wasmCall } from './errors.js';
+import { bytesToHex } from './hex.js';
 import { wasmOf } from './init.js';
 
 type Node = Uint8Array | Node[];
@@ -64,4 +65,16 @@ export function orderedTrieRoot(values: readonly Uint8Array[]): Uint8Array {
     return a.path.length - b.path.length;
   });
   return keccak(RLP.encode(build(items, 0)));
+}
+
+/**
+ * Checks that a block's list (its transactions or receipts, each in its consensus encoding)
+ * builds the header's root for it; `ROOT_MISMATCH` naming the list otherwise.
+ */
+export function requireListRoot(values: readonly Uint8Array[], want: string, field: 'transactions' | 'receipts'): void {
+  const root = bytesToHex(orderedTrieRoot(values));
+  if (root !== want) {
+    const name = field === 'transactions' ? 'transactionsRoot' : 'receiptsRoot';
+    throw new VerificationError('ROOT_MISMATCH', `the node's ${values.length} ${field} build ${root}, not the header's ${name} ${want}`, { field, expected: want, found: root });
+  }
 }
