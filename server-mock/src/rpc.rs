@@ -250,6 +250,51 @@ fn raw_transaction(chain: &Chain, number: u64, index: u64) -> RpcResult<Option<B
     }))
 }
 
+/// Every receipt of a stored block, with geth's fields (logs numbered through the block).
+fn block_receipts(
+    record: &crate::chain::BlockRecord,
+    block_hash: B256,
+    number: u64,
+) -> RpcResult<Vec<TransactionReceipt>> {
+    let txs = record.transactions().map_err(internal)?;
+    let receipts = record.receipts().map_err(internal)?;
+    let mut log_index = 0u64;
+    txs.iter()
+        .zip(receipts)
+        .zip(record.senders.iter())
+        .enumerate()
+        .map(|(i, ((tx, receipt), sender))| {
+            let tx_hash = *tx.tx_hash();
+            Ok(TransactionReceipt {
+                inner: receipt.map_logs(|l| {
+                    log_index += 1;
+                    alloy_rpc_types_eth::Log {
+                        inner: l,
+                        block_hash: Some(block_hash),
+                        block_number: Some(number),
+                        block_timestamp: None,
+                        transaction_hash: Some(tx_hash),
+                        transaction_index: Some(i as u64),
+                        log_index: Some(log_index - 1),
+                        removed: false,
+                    }
+                }),
+                transaction_hash: tx_hash,
+                transaction_index: Some(i as u64),
+                block_hash: Some(block_hash),
+                block_number: Some(number),
+                gas_used: TRANSFER_GAS,
+                effective_gas_price: tx.effective_gas_price(Some(BASE_FEE)),
+                blob_gas_used: None,
+                blob_gas_price: None,
+                from: *sender,
+                to: tx.to(),
+                contract_address: None,
+            })
+        })
+        .collect()
+}
+
 /// An included transaction, found by hash.
 struct Included {
     record: crate::chain::BlockRecord,
@@ -516,30 +561,28 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
             let Some(t) = included(&*read(n)?, &hash)? else {
                 return Ok(None);
             };
-            let receipt = t
-                .record
-                .receipts()
-                .map_err(internal)?
+            Ok(block_receipts(&t.record, t.block_hash, t.number)?
                 .into_iter()
-                .nth(t.index)
-                .ok_or_else(|| internal("missing receipt"))?;
-            Ok(Some(TransactionReceipt {
-                inner: receipt.map_logs(|l| alloy_rpc_types_eth::Log {
-                    inner: l,
-                    ..Default::default()
-                }),
-                transaction_hash: hash,
-                transaction_index: Some(t.index as u64),
-                block_hash: Some(t.block_hash),
-                block_number: Some(t.number),
-                gas_used: TRANSFER_GAS,
-                effective_gas_price: t.tx.effective_gas_price(Some(BASE_FEE)),
-                blob_gas_used: None,
-                blob_gas_price: None,
-                from: t.sender,
-                to: t.tx.to(),
-                contract_address: None,
-            }))
+                .nth(t.index))
+        },
+    )?;
+    m.register_method(
+        "eth_getBlockReceipts",
+        |p, n, _| -> RpcResult<Option<Vec<TransactionReceipt>>> {
+            let a = args(&p, 1)?;
+            let chain = read(n)?;
+            let number = match arg::<BlockId>(&a, 0, "block")? {
+                BlockId::Hash(h) => match chain.number_of(&h.block_hash).map_err(internal)? {
+                    Some(x) => x,
+                    None => return Ok(None),
+                },
+                BlockId::Number(tag) => block_number(&chain, tag),
+            };
+            let Some(record) = stored_block(&chain, number)? else {
+                return Ok(None);
+            };
+            let hash = record.header().map_err(internal)?.hash_slow();
+            block_receipts(&record, hash, number).map(Some)
         },
     )?;
 

@@ -47,6 +47,27 @@ async function provider(liars: Record<string, Script> = {}, order = [node.url], 
   return { client, eip: client.asEip1193(allowUnverified ? { allowUnverified } : {}) };
 }
 
+describe('receipts and logs against lightprov-node', () => {
+  it("getBlockReceipts: the node's receipts rebuild receiptsRoot, each names its transaction", async () => {
+    const { client } = await provider();
+    const { header, receipts } = await client.getBlockReceipts(busy);
+    const node_ = (await rpc(node.url, 'eth_getBlockByNumber', ['0x' + busy.toString(16), false])) as { transactions: string[] };
+    expect(header.number).toBe(busy);
+    expect(receipts.map((r) => r.transactionHash)).toEqual(node_.transactions);
+    expect(receipts.map((r) => r.status)).toEqual(receipts.map(() => 1));
+    expect(receipts.at(-1)?.cumulativeGasUsed).toBe(21_000n * BigInt(TXS));
+    // Transfers emit no logs: a filter over the range is verified empty.
+    expect(await client.getLogs({ fromBlock: 1n, toBlock: busy, address: node.accounts[7]!.address })).toEqual([]);
+  });
+
+  it('a node that drops a receipt is caught by the root', async () => {
+    const drop: Script = (method, _p, result) => (method === 'eth_getBlockReceipts' && Array.isArray(result) ? result.slice(1) : result);
+    const { client } = await provider({ 'http://drop.invalid/': drop }, ['http://drop.invalid/']);
+    const e = await rejection(client.getBlockReceipts(busy));
+    expect(isVerificationError(e, 'ROOT_MISMATCH') && (e as { field?: string }).field).toBe('receipts');
+  });
+});
+
 describe('asEip1193: the method table', () => {
   it('refuses methods outside the table with 4200, naming allowUnverified; forwards them when named', async () => {
     const { eip } = await provider();
