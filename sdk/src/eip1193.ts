@@ -11,6 +11,7 @@ import type { VerifiedHeader } from './header.js';
 import { bytesToHex, hexToBigInt, hexToBytes } from './hex.js';
 import { loadFamily, wasmOf } from './init.js';
 import type { Endpoint, Transport } from './transport.js';
+import type { LogFilter, VerifiedLog } from './logs.js';
 import { requireListRoot } from './trie.js';
 
 /** The minimal EIP-1193 provider shape that ethers' BrowserProvider and viem's custom() accept. */
@@ -59,6 +60,10 @@ export const EIP1193_METHODS: Readonly<Record<string, { readonly class: MethodCl
   },
   net_version: { class: 'checked', how: 'the chain id of eth_chainId, in decimal' },
   eth_sendRawTransaction: { class: 'checked', how: "forwarded; the hash the node returns must be keccak256 of the transaction (a node's 'already known' is the same send)" },
+  eth_getLogs: {
+    class: 'verified',
+    how: "per block of the range: skipped when the verified logsBloom rules the filter out, else every receipt, which must rebuild receiptsRoot (and the transactions transactionsRoot); needs the node's eth_getBlockReceipts",
+  },
   eth_accounts: { class: 'local', how: 'none: a light client holds no keys' },
 });
 
@@ -82,6 +87,7 @@ export interface VerifiedReads {
   getHeader(block?: BlockTag): Promise<VerifiedHeader>;
   /** The node's `eth_getProof` answer for `block`, verified against its header. */
   getProof(address: string, slots: readonly (string | bigint | number)[], block?: BlockTag): Promise<{ proof: unknown }>;
+  getLogs(filter: LogFilter): Promise<VerifiedLog[]>;
 }
 
 function keccakHex(b: Uint8Array): string {
@@ -218,6 +224,8 @@ export function eip1193(reads: VerifiedReads, net: Transport, chain: HeaderChain
             return got;
           });
         }
+        case 'eth_getLogs':
+          return (await reads.getLogs(await logFilter(p[0], reads))).map(logJson);
         case 'eth_accounts':
           return [];
         default:
@@ -240,6 +248,41 @@ export function eip1193(reads: VerifiedReads, net: Transport, chain: HeaderChain
     },
   };
   return provider;
+}
+
+/** An `eth_getLogs` filter object as a {@link LogFilter} (block tags resolved to verified numbers). */
+async function logFilter(v: unknown, reads: VerifiedReads): Promise<LogFilter> {
+  if (typeof v !== 'object' || v === null) throw new TypeError('filter: expected an object');
+  const o = v as { fromBlock?: unknown; toBlock?: unknown; blockHash?: unknown; address?: unknown; topics?: unknown };
+  const number = async (tag: unknown, field: string) => (await reads.getHeader(rpcBlockArg(tag ?? 'latest', field))).number;
+  let from: bigint;
+  let to: bigint;
+  if (o.blockHash !== undefined) {
+    if (o.fromBlock !== undefined || o.toBlock !== undefined) throw new TypeError('filter: blockHash excludes fromBlock and toBlock (EIP-234)');
+    from = to = await number({ blockHash: o.blockHash }, 'filter.blockHash');
+  } else {
+    from = await number(o.fromBlock, 'filter.fromBlock');
+    to = await number(o.toBlock, 'filter.toBlock');
+  }
+  const address = o.address === undefined || o.address === null ? undefined : (o.address as string | string[]);
+  const topics = o.topics === undefined || o.topics === null ? undefined : (o.topics as (string | string[] | null)[]);
+  return { fromBlock: from, toBlock: to, ...(address ? { address } : {}), ...(topics ? { topics } : {}) };
+}
+
+/** A verified log as `eth_getLogs` answers it. */
+function logJson(l: VerifiedLog): Record<string, unknown> {
+  const q = (n: bigint | number) => '0x' + n.toString(16);
+  return {
+    address: l.address,
+    topics: l.topics,
+    data: l.data,
+    blockNumber: q(l.blockNumber),
+    blockHash: l.blockHash,
+    transactionHash: l.transactionHash,
+    transactionIndex: q(l.transactionIndex),
+    logIndex: q(l.logIndex),
+    removed: false,
+  };
 }
 
 /** An unknown block: the node's -32001, or every node's. */

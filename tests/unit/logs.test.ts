@@ -71,6 +71,16 @@ describe('getLogs over a real block', () => {
     expect(all.receipts.map((r) => r.transactionHash)).toEqual(main.block.transactions.map((t) => t['hash']));
   });
 
+  it('asEip1193 answers eth_getLogs verified (by range or by blockHash), as the node would', async () => {
+    const c = await connect(main);
+    const eip = c.asEip1193();
+    const want = expected(address, topic0).map((l) => [l['address'], l['topics'], l['data'], l['transactionHash'], l['logIndex'], l['blockHash']]);
+    const shape = (logs: unknown) => (logs as Json[]).map((l) => [l['address'], l['topics'], l['data'], l['transactionHash'], l['logIndex'], l['blockHash']]);
+    const hexN = '0x' + n.toString(16);
+    expect(shape(await eip.request({ method: 'eth_getLogs', params: [{ fromBlock: hexN, toBlock: hexN, address, topics: [topic0] }] }))).toEqual(want);
+    expect(shape(await eip.request({ method: 'eth_getLogs', params: [{ blockHash: main.block.hash, address, topics: [topic0] }] }))).toEqual(want);
+  });
+
   it('a block whose bloom rules the filter out is not read', async () => {
     const calls: string[] = [];
     const c = await connect(main, calls);
