@@ -25,6 +25,7 @@ import { bigIntToBytes, bytesArg, bytesToHex, hexToBytes, slotToHex } from './he
 import { type StateKey, type Version, stateKeys } from './history.js';
 import { loadFamily, wasmOf } from './init.js';
 import { type LogFilter, type VerifiedLog, type VerifiedReceipt, blockLogs, blockReceipts, filterArg, logRange } from './logs.js';
+import { type VerifiedTransaction, type VerifiedTransactionReceipt, locateTransaction, orNotFound, receiptOf } from './transactions.js';
 import { Transport } from './transport.js';
 
 export type { BlockTag } from './args.js';
@@ -254,6 +255,31 @@ export class LightClient {
       for (const header of await logRange(this.chain, e, from, to)) logs.push(...(await blockLogs(this.net, e, header, f)));
       return logs;
     });
+  }
+
+  /**
+   * A transaction by hash, verified: its block is on the verified chain, the block's
+   * transactions rebuild `transactionsRoot` with this one among them, and its sender is
+   * recovered from the signature. `undefined` when no node places it in a block — which proves
+   * nothing (a node can hide a transaction, not forge one).
+   */
+  async getTransaction(hash: string): Promise<VerifiedTransaction | undefined> {
+    const h = bytesToHex(bytesArg(hash, 'hash', 32));
+    return orNotFound(() => this.net.withFailover(async (e) => (await locateTransaction(this.net, this.chain, e, h)).tx));
+  }
+
+  /**
+   * A transaction's receipt, verified: the receipt at the transaction's index of its verified
+   * block, all of whose receipts rebuild `receiptsRoot`. `undefined` as for `getTransaction`.
+   */
+  async getTransactionReceipt(hash: string): Promise<VerifiedTransactionReceipt | undefined> {
+    const h = bytesToHex(bytesArg(hash, 'hash', 32));
+    return orNotFound(() =>
+      this.net.withFailover(async (e) => {
+        const { header, tx } = await locateTransaction(this.net, this.chain, e, h);
+        return receiptOf(this.net, e, header, tx);
+      }),
+    );
   }
 
   /** URLs that served data that did not verify (or numbers that contradict themselves), with the error. */

@@ -12,6 +12,7 @@ import { bytesToHex, hexToBigInt, hexToBytes } from './hex.js';
 import { loadFamily, wasmOf } from './init.js';
 import type { Endpoint, Transport } from './transport.js';
 import type { LogFilter, VerifiedLog } from './logs.js';
+import type { VerifiedTransaction, VerifiedTransactionReceipt } from './transactions.js';
 import { requireListRoot } from './trie.js';
 
 /** The minimal EIP-1193 provider shape that ethers' BrowserProvider and viem's custom() accept. */
@@ -64,6 +65,14 @@ export const EIP1193_METHODS: Readonly<Record<string, { readonly class: MethodCl
     class: 'verified',
     how: "per block of the range: skipped when the verified logsBloom rules the filter out, else every receipt, which must rebuild receiptsRoot (and the transactions transactionsRoot); needs the node's eth_getBlockReceipts",
   },
+  eth_getTransactionByHash: {
+    class: 'verified',
+    how: "the transaction in its block, whose transactions rebuild transactionsRoot; sender recovered from the signature; null when no node places it (unproven)",
+  },
+  eth_getTransactionReceipt: {
+    class: 'verified',
+    how: "the receipt at the transaction's index of its block, whose receipts rebuild receiptsRoot; gasUsed, effectiveGasPrice and contractAddress derived from verified data; null when no node places it",
+  },
   eth_accounts: { class: 'local', how: 'none: a light client holds no keys' },
 });
 
@@ -88,6 +97,8 @@ export interface VerifiedReads {
   /** The node's `eth_getProof` answer for `block`, verified against its header. */
   getProof(address: string, slots: readonly (string | bigint | number)[], block?: BlockTag): Promise<{ proof: unknown }>;
   getLogs(filter: LogFilter): Promise<VerifiedLog[]>;
+  getTransaction(hash: string): Promise<VerifiedTransaction | undefined>;
+  getTransactionReceipt(hash: string): Promise<VerifiedTransactionReceipt | undefined>;
 }
 
 function keccakHex(b: Uint8Array): string {
@@ -226,6 +237,14 @@ export function eip1193(reads: VerifiedReads, net: Transport, chain: HeaderChain
         }
         case 'eth_getLogs':
           return (await reads.getLogs(await logFilter(p[0], reads))).map(logJson);
+        case 'eth_getTransactionByHash': {
+          const tx = await reads.getTransaction(String(p[0]));
+          return tx ? transactionJson(tx) : null;
+        }
+        case 'eth_getTransactionReceipt': {
+          const r = await reads.getTransactionReceipt(String(p[0]));
+          return r ? receiptJson(r) : null;
+        }
         case 'eth_accounts':
           return [];
         default:
@@ -267,6 +286,33 @@ async function logFilter(v: unknown, reads: VerifiedReads): Promise<LogFilter> {
   const address = o.address === undefined || o.address === null ? undefined : (o.address as string | string[]);
   const topics = o.topics === undefined || o.topics === null ? undefined : (o.topics as (string | string[] | null)[]);
   return { fromBlock: from, toBlock: to, ...(address ? { address } : {}), ...(topics ? { topics } : {}) };
+}
+
+/** A verified transaction as `eth_getTransactionByHash` answers it (geth's shape). */
+function transactionJson(t: VerifiedTransaction): Record<string, unknown> {
+  const q = (n: bigint | number) => '0x' + n.toString(16);
+  return { ...t.fields, hash: t.hash, from: t.from, blockHash: t.blockHash, blockNumber: q(t.blockNumber), transactionIndex: q(t.transactionIndex), gasPrice: q(t.effectiveGasPrice) };
+}
+
+/** A verified receipt as `eth_getTransactionReceipt` answers it (geth's shape). */
+function receiptJson(r: VerifiedTransactionReceipt): Record<string, unknown> {
+  const q = (n: bigint | number) => '0x' + n.toString(16);
+  return {
+    type: q(r.type),
+    ...(r.root !== undefined ? { root: r.root } : { status: q(r.status ?? 0) }),
+    cumulativeGasUsed: q(r.cumulativeGasUsed),
+    logsBloom: r.logsBloom,
+    logs: r.logs.map(logJson),
+    transactionHash: r.transactionHash,
+    transactionIndex: q(r.transactionIndex),
+    blockHash: r.blockHash,
+    blockNumber: q(r.blockNumber),
+    from: r.from,
+    to: r.to,
+    gasUsed: q(r.gasUsed),
+    effectiveGasPrice: q(r.effectiveGasPrice),
+    contractAddress: r.contractAddress,
+  };
 }
 
 /** A verified log as `eth_getLogs` answers it. */

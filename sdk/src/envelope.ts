@@ -75,43 +75,92 @@ const typed = (type: number, fields: Item[]): Uint8Array => {
   return out;
 };
 
-/** The EIP-2718 encoding of a transaction object (legacy: its RLP list), as it sits in `transactionsRoot`. */
-export function encodeTransaction(json: unknown, path = 'transaction'): Uint8Array {
+/** A transaction's type, the fields its sender signed, and its signature fields. */
+function transactionParts(json: unknown, path: string): { type: number; unsigned: Item[]; sig: Uint8Array[] } {
   const o = object(json, path);
   const t = typeOf(o, path);
   const q = (name: string) => quantity(o, name, path);
   const base = [q('nonce')];
   const tail = [q('gas'), to(o, path), q('value'), data(o, 'input', path)];
-  const sig = [quantity(o, 'r', path), quantity(o, 's', path)];
+  const rs = [quantity(o, 'r', path), quantity(o, 's', path)];
   switch (t) {
     case 0:
-      return RLP.encode([...base, q('gasPrice'), ...tail, q('v'), ...sig]);
+      return { type: 0, unsigned: [...base, q('gasPrice'), ...tail], sig: [q('v'), ...rs] };
     case 1:
-      return typed(1, [q('chainId'), ...base, q('gasPrice'), ...tail, accessList(o, path), yParity(o, path), ...sig]);
+      return { type: 1, unsigned: [q('chainId'), ...base, q('gasPrice'), ...tail, accessList(o, path)], sig: [yParity(o, path), ...rs] };
     case 2:
-      return typed(2, [q('chainId'), ...base, q('maxPriorityFeePerGas'), q('maxFeePerGas'), ...tail, accessList(o, path), yParity(o, path), ...sig]);
+      return { type: 2, unsigned: [q('chainId'), ...base, q('maxPriorityFeePerGas'), q('maxFeePerGas'), ...tail, accessList(o, path)], sig: [yParity(o, path), ...rs] };
     case 3:
-      return typed(3, [
-        q('chainId'),
-        ...base,
-        q('maxPriorityFeePerGas'),
-        q('maxFeePerGas'),
-        ...tail,
-        accessList(o, path),
-        q('maxFeePerBlobGas'),
-        list(o, 'blobVersionedHashes', path).map((h, i) => hexToBytes(h, `${path}.blobVersionedHashes[${i}]`, 'network', 32)),
-        yParity(o, path),
-        ...sig,
-      ]);
+      return {
+        type: 3,
+        unsigned: [
+          q('chainId'),
+          ...base,
+          q('maxPriorityFeePerGas'),
+          q('maxFeePerGas'),
+          ...tail,
+          accessList(o, path),
+          q('maxFeePerBlobGas'),
+          list(o, 'blobVersionedHashes', path).map((h, i) => hexToBytes(h, `${path}.blobVersionedHashes[${i}]`, 'network', 32)),
+        ],
+        sig: [yParity(o, path), ...rs],
+      };
     default: {
       const auths = list(o, 'authorizationList', path).map((e, i) => {
         const a = object(e, `${path}.authorizationList[${i}]`);
         const p = `${path}.authorizationList[${i}]`;
         return [quantity(a, 'chainId', p), data(a, 'address', p, 20), quantity(a, 'nonce', p, 64), yParity(a, p), quantity(a, 'r', p), quantity(a, 's', p)];
       });
-      return typed(4, [q('chainId'), ...base, q('maxPriorityFeePerGas'), q('maxFeePerGas'), ...tail, accessList(o, path), auths, yParity(o, path), ...sig]);
+      return { type: 4, unsigned: [q('chainId'), ...base, q('maxPriorityFeePerGas'), q('maxFeePerGas'), ...tail, accessList(o, path), auths], sig: [yParity(o, path), ...rs] };
     }
   }
+}
+
+/** The EIP-2718 encoding of a transaction object (legacy: its RLP list), as it sits in `transactionsRoot`. */
+export function encodeTransaction(json: unknown, path = 'transaction'): Uint8Array {
+  const { type, unsigned, sig } = transactionParts(json, path);
+  return type === 0 ? RLP.encode([...unsigned, ...sig]) : typed(type, [...unsigned, ...sig]);
+}
+
+const big = (b: Uint8Array): bigint => b.reduce((acc, x) => (acc << 8n) | BigInt(x), 0n);
+const minimal = (v: bigint): Uint8Array => {
+  const out: number[] = [];
+  for (let x = v; x > 0n; x >>= 8n) out.unshift(Number(x & 0xffn));
+  return Uint8Array.from(out);
+};
+
+/**
+ * What the sender of a transaction signed (the payload whose keccak256 is the signing hash) and
+ * its signature as `r ‖ s ‖ parity` (65 bytes). Legacy transactions: EIP-155 (`v` = 35 + 2 ×
+ * chainId + parity) or Homestead (`v` = 27 + parity).
+ */
+export function signedPayload(json: unknown, path = 'transaction'): { payload: Uint8Array; signature: Uint8Array } {
+  const { type, unsigned, sig } = transactionParts(json, path);
+  const [v, r, s] = sig as [Uint8Array, Uint8Array, Uint8Array];
+  let parity: bigint;
+  let payload: Uint8Array;
+  if (type === 0) {
+    const vv = big(v);
+    if (vv >= 35n) {
+      const chainId = (vv - 35n) >> 1n;
+      parity = vv - 35n - 2n * chainId;
+      payload = RLP.encode([...unsigned, minimal(chainId), new Uint8Array(0), new Uint8Array(0)]);
+    } else if (vv === 27n || vv === 28n) {
+      parity = vv - 27n;
+      payload = RLP.encode(unsigned);
+    } else {
+      throw new VerificationError('BAD_ENCODING', `${path}.v: ${vv} is neither 27/28 nor EIP-155`, { field: `${path}.v` });
+    }
+  } else {
+    parity = big(v);
+    payload = typed(type, unsigned);
+  }
+  if (r.length > 32 || s.length > 32 || parity > 1n) throw new VerificationError('BAD_ENCODING', `${path}: malformed signature`, { field: `${path}.r` });
+  const signature = new Uint8Array(65);
+  signature.set(r, 32 - r.length);
+  signature.set(s, 64 - s.length);
+  signature[64] = Number(parity);
+  return { payload, signature };
 }
 
 /** The EIP-2718 encoding of a receipt object, as it sits in `receiptsRoot`. */

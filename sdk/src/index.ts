@@ -28,7 +28,8 @@ export {
 export { type BlockHeaderJson, type HeaderLayout, type VerifiedHeader, encodeHeader, verifyHeader } from './header.js';
 export { type JsonRpcSender, fetchVerifiedAccount } from './provider.js';
 export { orderedTrieRoot } from './trie.js';
-export { encodeReceipt, encodeTransaction } from './envelope.js';
+export { encodeReceipt, encodeTransaction, signedPayload } from './envelope.js';
+export { type VerifiedTransaction, type VerifiedTransactionReceipt, transactionSender } from './transactions.js';
 export { type LogFilter, MAX_LOG_RANGE, type VerifiedLog, type VerifiedReceipt, bloomMayContain } from './logs.js';
 export { EIP1193_METHODS, type MethodClass, ProviderRpcError } from './eip1193.js';
 export {

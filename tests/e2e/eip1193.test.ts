@@ -60,6 +60,25 @@ describe('receipts and logs against lightprov-node', () => {
     expect(await client.getLogs({ fromBlock: 1n, toBlock: busy, address: node.accounts[7]!.address })).toEqual([]);
   });
 
+  it('getTransaction and getTransactionReceipt: verified in their block, sender recovered; an unknown hash is undefined', async () => {
+    const { client } = await provider();
+    const node_ = (await rpc(node.url, 'eth_getBlockByNumber', ['0x' + busy.toString(16), false])) as { transactions: string[] };
+    const hash = node_.transactions[3]!;
+    const tx = await client.getTransaction(hash);
+    expect(tx?.blockNumber).toBe(busy);
+    expect(tx?.transactionIndex).toBe(3);
+    expect(tx?.from).toBe(node.accounts[6]!.address.toLowerCase());
+    const r = await client.getTransactionReceipt(hash);
+    expect([r?.status, r?.gasUsed, r?.to, r?.contractAddress]).toEqual([1, 21_000n, node.accounts[7]!.address.toLowerCase(), null]);
+    expect(r?.effectiveGasPrice).toBe(tx?.effectiveGasPrice);
+    expect(await client.getTransaction('0x' + '42'.repeat(32))).toBeUndefined();
+    // A node that places the transaction in another (verified) block is caught.
+    const elsewhere: Script = (method, _p, result) => (method === 'eth_getTransactionByHash' && result ? { ...(result as object), blockHash: node.genesisHash } : result);
+    const liar = await provider({ 'http://elsewhere.invalid/': elsewhere }, ['http://elsewhere.invalid/']);
+    const e = await rejection(liar.client.getTransaction(hash));
+    expect(isVerificationError(e, 'VALUE_MISMATCH') && (e as { field?: string }).field).toBe('blockHash');
+  });
+
   it('a node that drops a receipt is caught by the root', async () => {
     const drop: Script = (method, _p, result) => (method === 'eth_getBlockReceipts' && Array.isArray(result) ? result.slice(1) : result);
     const { client } = await provider({ 'http://drop.invalid/': drop }, ['http://drop.invalid/']);
@@ -71,7 +90,7 @@ describe('receipts and logs against lightprov-node', () => {
 describe('asEip1193: the method table', () => {
   it('refuses methods outside the table with 4200, naming allowUnverified; forwards them when named', async () => {
     const { eip } = await provider();
-    for (const method of ['eth_feeHistory', 'eth_call', 'eth_getHeaderByNumber', 'eth_gasPrice', 'eth_getTransactionReceipt']) {
+    for (const method of ['eth_feeHistory', 'eth_call', 'eth_getHeaderByNumber', 'eth_gasPrice', 'eth_getUncleByBlockHashAndIndex']) {
       const e = await rejection(eip.request({ method, params: [] }));
       expect(e, method).toBeInstanceOf(ProviderRpcError);
       expect((e as ProviderRpcError).code).toBe(4200);

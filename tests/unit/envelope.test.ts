@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { bytesToHex, encodeReceipt, encodeTransaction, init, isVerificationError, orderedTrieRoot, verifyHeader } from '@lightprov/sdk';
+import { bytesToHex, encodeReceipt, encodeTransaction, init, isVerificationError, orderedTrieRoot, transactionSender, verifyHeader } from '@lightprov/sdk';
 import { keccak256 } from 'ethers';
 import { beforeAll, describe, expect, it } from 'vitest';
 
@@ -32,6 +32,8 @@ describe('real blocks: transactions and receipts rebuild the header roots', () =
       expect(verifyHeader(block, block.hash).hash).toBe(block.hash);
       const txs = block.transactions.map((t, i) => encodeTransaction(t, `transactions[${i}]`));
       txs.forEach((raw, i) => expect(keccak256(raw), `transactions[${i}].hash`).toBe(block.transactions[i]!['hash']));
+      // Every sender (EIP-155, Homestead v = 27/28, typed) is recovered from the signature.
+      block.transactions.forEach((t, i) => expect(transactionSender(t), `transactions[${i}].from`).toBe(String(t['from']).toLowerCase()));
       expect(bytesToHex(orderedTrieRoot(txs))).toBe(block.transactionsRoot);
       const rs = receipts.map((r, i) => encodeReceipt(r, `receipts[${i}]`));
       expect(bytesToHex(orderedTrieRoot(rs))).toBe(block.receiptsRoot);

@@ -93,6 +93,17 @@ pub fn verify_header_rlp(rlp: &[u8], expected: &[u8]) -> Result<(), JsValue> {
         .map_err(|e| reject(&e))
 }
 
+/// Ethereum's `ecrecover`: the address whose key signed the 32-byte `prehash` with `sig`
+/// (`r ‖ s ‖ v`, 65 bytes, v ∈ {0, 1}; high-s refused). The SDK recovers transaction senders
+/// with it.
+#[wasm_bindgen(js_name = recoverAddress)]
+pub fn recover_address(prehash: &[u8], sig: &[u8]) -> Result<Vec<u8>, JsValue> {
+    let prehash = hash32(prehash, "prehash")?;
+    lightprov_verifier::header::clique::recover(&prehash, sig)
+        .map(|a| a.to_vec())
+        .map_err(|e| reject(&e))
+}
+
 /// One link of a header chain: the header (canonical RLP) must name `parent` (32 bytes, or
 /// empty to skip) as its parent and, if `signers` (20 bytes each) is not empty, be sealed by one
 /// of them (Clique-style seal). Returns keccak256(rlp), the header's hash, then the signer's 20

@@ -71,8 +71,19 @@ pub mod clique {
             .extra_data
             .get(header.extra_data.len() - SEAL_LEN..)
             .unwrap_or_default();
-        let (rs, v) = seal.split_at(64);
+        recover(&hash, seal)
+    }
+
+    /// The address whose key signed the 32-byte `prehash` with `sig` (`r ‖ s ‖ v`, v ∈ {0, 1}):
+    /// Ethereum's `ecrecover`, refusing high-s signatures (one encoding per signature), as
+    /// transactions since Homestead require.
+    pub fn recover(prehash: &B256, sig: &[u8]) -> Result<Address, HeaderVerifyError> {
         let bad = |reason| HeaderVerifyError::BadSeal { reason };
+        if sig.len() != SEAL_LEN {
+            return Err(bad("a signature is 65 bytes: r, s and the recovery byte"));
+        }
+        let (rs, v) = sig.split_at(64);
+        let hash = prehash;
         let sig = Signature::from_slice(rs)
             .map_err(|_| bad("r or s is zero or not below the curve order"))?;
         if sig.normalize_s().is_some() {
