@@ -276,8 +276,8 @@ export class LightClient {
     const h = bytesToHex(bytesArg(hash, 'hash', 32));
     return orNotFound(() =>
       this.net.withFailover(async (e) => {
-        const { header, tx } = await locateTransaction(this.net, this.chain, e, h);
-        return receiptOf(this.net, e, header, tx);
+        const { header, tx, block } = await locateTransaction(this.net, this.chain, e, h);
+        return receiptOf(this.net, e, header, tx, block);
       }),
     );
   }

@@ -94,13 +94,14 @@ export function logMatches(log: VerifiedLog, f: CheckedFilter): boolean {
  * `receiptsRoot`, and its transactions (`eth_getBlockByHash` with objects) `transactionsRoot`,
  * which gives each receipt its transaction's hash.
  */
-export async function blockReceipts(net: Transport, e: Endpoint, header: VerifiedHeader): Promise<VerifiedReceipt[]> {
+export async function blockReceipts(net: Transport, e: Endpoint, header: VerifiedHeader, known?: BlockTransactions): Promise<VerifiedReceipt[]> {
   await loadFamily('mpt');
   const rs = await net.call(e, 'eth_getBlockReceipts', [header.hash]);
   if (!Array.isArray(rs)) throw new RpcError('eth_getBlockReceipts', -1, `${e.url}: malformed response (expected an array)`);
   const encoded = rs.map((r, i) => encodeReceipt(r, `receipts[${i}]`));
   requireListRoot(encoded, header.receiptsRoot, 'receipts');
-  const hashes = rs.length === 0 ? [] : await transactionHashes(net, e, header, rs.length);
+  // `known`: the block's transactions, when the caller verified them already.
+  const hashes = rs.length === 0 ? [] : await transactionHashes(net, e, header, rs.length, known);
   let logIndex = 0;
   return rs.map((raw, i) => {
     const r = raw as Record<string, unknown>;
@@ -131,16 +132,30 @@ export async function blockReceipts(net: Transport, e: Endpoint, header: Verifie
 }
 
 /** The hashes of the block's `count` transactions, from objects that rebuild `transactionsRoot`. */
-async function transactionHashes(net: Transport, e: Endpoint, header: VerifiedHeader, count: number): Promise<string[]> {
-  const block = (await net.call(e, 'eth_getBlockByHash', [header.hash, true])) as { transactions?: unknown } | null;
-  const txs = block?.transactions;
-  if (!Array.isArray(txs)) throw new RpcError('eth_getBlockByHash', -1, `${e.url}: no transaction objects for block ${header.hash}`);
-  const encoded = txs.map((t, i) => encodeTransaction(t, `transactions[${i}]`));
-  requireListRoot(encoded, header.transactionsRoot, 'transactions');
-  if (encoded.length !== count) {
-    throw new VerificationError('VALUE_MISMATCH', `the block holds ${encoded.length} transactions and ${count} receipts`, { field: 'receipts' });
+async function transactionHashes(net: Transport, e: Endpoint, header: VerifiedHeader, count: number, known?: BlockTransactions): Promise<readonly string[]> {
+  const { hashes } = known ?? (await blockTransactions(net, e, header));
+  if (hashes.length !== count) {
+    throw new VerificationError('VALUE_MISMATCH', `the block holds ${hashes.length} transactions and ${count} receipts`, { field: 'receipts' });
   }
-  return encoded.map((t) => bytesToHex(keccak(t)));
+  return hashes;
+}
+
+/** A block's transaction objects, their encodings and hashes, verified against `transactionsRoot`. */
+export interface BlockTransactions {
+  objects: readonly unknown[];
+  encoded: readonly Uint8Array[];
+  hashes: readonly string[];
+}
+
+/** The transactions of the verified block `header`, as objects that rebuild its `transactionsRoot`. */
+export async function blockTransactions(net: Transport, e: Endpoint, header: VerifiedHeader): Promise<BlockTransactions> {
+  await loadFamily('mpt');
+  const block = (await net.call(e, 'eth_getBlockByHash', [header.hash, true])) as { transactions?: unknown } | null;
+  const objects = block?.transactions;
+  if (!Array.isArray(objects)) throw new RpcError('eth_getBlockByHash', -1, `${e.url}: no transaction objects for block ${header.hash}`);
+  const encoded = objects.map((t, i) => encodeTransaction(t, `transactions[${i}]`));
+  requireListRoot(encoded, header.transactionsRoot, 'transactions');
+  return { objects, encoded, hashes: encoded.map((t) => bytesToHex(keccak(t))) };
 }
 
 /** The verified logs of `header`'s block that match `f` (none read when its bloom rules them out). */

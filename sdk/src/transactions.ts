@@ -8,14 +8,13 @@
 import { RLP } from '@ethereumjs/rlp';
 
 import type { HeaderChain } from './chain.js';
-import { encodeTransaction, signedPayload } from './envelope.js';
+import { signedPayload } from './envelope.js';
 import { RpcError, VerificationError, wasmCall } from './errors.js';
 import type { VerifiedHeader } from './header.js';
 import { bytesToHex, hexToBigInt, hexToBytes } from './hex.js';
 import { loadFamily, wasmOf } from './init.js';
-import { type VerifiedReceipt, blockReceipts } from './logs.js';
+import { type BlockTransactions, type VerifiedReceipt, blockReceipts, blockTransactions } from './logs.js';
 import type { Endpoint, Transport } from './transport.js';
-import { requireListRoot } from './trie.js';
 
 /** A transaction, verified: every field its encoding holds, its sender and where it sits. */
 export interface VerifiedTransaction {
@@ -71,15 +70,11 @@ function effectivePrice(fields: Readonly<Record<string, unknown>>, type: number,
   return base + tip < max ? base + tip : max;
 }
 
-/** The verified transaction `hash` of the verified block `header`, from the block's objects. */
-async function inBlock(net: Transport, e: Endpoint, header: VerifiedHeader, hash: string): Promise<VerifiedTransaction> {
-  await Promise.all([loadFamily('mpt'), loadFamily('header')]);
-  const block = (await net.call(e, 'eth_getBlockByHash', [header.hash, true])) as { transactions?: unknown } | null;
-  const txs = block?.transactions;
-  if (!Array.isArray(txs)) throw new RpcError('eth_getBlockByHash', -1, `${e.url}: no transaction objects for block ${header.hash}`);
-  const encoded = txs.map((t, i) => encodeTransaction(t, `transactions[${i}]`));
-  requireListRoot(encoded, header.transactionsRoot, 'transactions');
-  const index = encoded.findIndex((t) => bytesToHex(keccak(t)) === hash);
+/** The verified transaction `hash` of the verified block whose transactions are `block`. */
+async function inBlock(header: VerifiedHeader, block: BlockTransactions, hash: string): Promise<VerifiedTransaction> {
+  await loadFamily('header');
+  const { objects: txs, encoded } = block;
+  const index = block.hashes.indexOf(hash);
   if (index < 0) {
     throw new VerificationError('VALUE_MISMATCH', `block ${header.number} (${header.hash}), where the node places transaction ${hash}, does not hold it`, { field: 'blockHash' });
   }
@@ -98,19 +93,20 @@ async function inBlock(net: Transport, e: Endpoint, header: VerifiedHeader, hash
 }
 
 /** Where a node places `hash`: the block (verified on the chain) and the verified transaction. */
-export async function locateTransaction(net: Transport, chain: HeaderChain, e: Endpoint, hash: string): Promise<{ header: VerifiedHeader; tx: VerifiedTransaction }> {
+export async function locateTransaction(net: Transport, chain: HeaderChain, e: Endpoint, hash: string): Promise<{ header: VerifiedHeader; tx: VerifiedTransaction; block: BlockTransactions }> {
   const t = (await net.call(e, 'eth_getTransactionByHash', [hash])) as { blockHash?: unknown } | null;
   if (t === null || typeof t !== 'object' || t.blockHash === null || t.blockHash === undefined) {
     throw new RpcError('eth_getTransactionByHash', -32001, `${e.url} has no block for transaction ${hash}`);
   }
   const blockHash = bytesToHex(hexToBytes(t.blockHash, 'blockHash', 'network', 32));
   const header = await chain.headerAt(e, { blockHash }, 'network');
-  return { header, tx: await inBlock(net, e, header, hash) };
+  const block = await blockTransactions(net, e, header);
+  return { header, tx: await inBlock(header, block, hash), block };
 }
 
 /** The receipt of the verified `tx` in `header`'s block. */
-export async function receiptOf(net: Transport, e: Endpoint, header: VerifiedHeader, tx: VerifiedTransaction): Promise<VerifiedTransactionReceipt> {
-  const receipts = await blockReceipts(net, e, header);
+export async function receiptOf(net: Transport, e: Endpoint, header: VerifiedHeader, tx: VerifiedTransaction, block?: BlockTransactions): Promise<VerifiedTransactionReceipt> {
+  const receipts = await blockReceipts(net, e, header, block);
   const r = receipts[tx.transactionIndex];
   if (!r || r.transactionHash !== tx.hash) throw new VerificationError('VALUE_MISMATCH', `no receipt at index ${tx.transactionIndex} for ${tx.hash}`, { field: 'receipts' });
   const before = tx.transactionIndex === 0 ? 0n : (receipts[tx.transactionIndex - 1] as VerifiedReceipt).cumulativeGasUsed;
