@@ -39,8 +39,9 @@ if (!explorerOnly) {
 console.log(`\n== 2. lightprov-node on its embedded store (${path.relative(root, dataDir) || dataDir}), ${txPerBlock} workload transfers per block`);
 if (!fs.existsSync(bin)) throw new Error('lightprov-node is not built: run `npm run build`');
 // The demo's own chain is disposable: one made by an older node (whose blocks today's clients
-// refuse, e.g. sealed with difficulty 1) is moved aside rather than refused.
-const CHAIN_FORMAT = 'clique2';
+// refuse, e.g. sealed with difficulty 1, or whose blocks are not in the block store) is moved
+// aside rather than refused.
+const CHAIN_FORMAT = 'clique2-blockstore';
 const marker = path.join(dataDir, 'demo-chain-format');
 if (!process.env.LIGHTPROV_DATA_DIR && fs.existsSync(dataDir) && (fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8').trim() : '') !== CHAIN_FORMAT) {
   const aside = `${dataDir}.old-${Date.now()}`;
@@ -52,8 +53,9 @@ if (!process.env.LIGHTPROV_DATA_DIR) fs.writeFileSync(marker, CHAIN_FORMAT + '\n
 // LVMT's derived tables are cached (default: ~/.cache/lightprov); the first start derives them.
 const tables = process.env.LIGHTPROV_LVMT_TABLES ? ['--lvmt-tables', process.env.LIGHTPROV_LVMT_TABLES] : [];
 // The transfer workload moves wei between 1000 accounts every block, so their balance
-// histories have a point every few blocks for the explorer to draw.
-const node = spawn(bin, ['--data-dir', dataDir, '--port', port, '--block-time', '1s', '--workload', 'transfer', '--tx-per-block', txPerBlock, ...tables], {
+// histories have a point every few blocks for the explorer to draw; two signed transfers
+// between the dev accounts per block leave transactions, receipts and Transfer events.
+const node = spawn(bin, ['--data-dir', dataDir, '--port', port, '--block-time', '1s', '--workload', 'transfer', '--tx-per-block', txPerBlock, '--transfers', '2', ...tables], {
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 // The node's log goes to stdout: everything until it listens, then all but the per-block lines

@@ -11,14 +11,16 @@ use std::{
 };
 
 use alloy_consensus::{
-    Header, Receipt, ReceiptEnvelope, ReceiptWithBloom, Transaction, TxEnvelope, TxType,
-    constants::EMPTY_OMMER_ROOT_HASH, proofs, transaction::SignerRecoverable,
+    Header, Receipt, ReceiptEnvelope, ReceiptWithBloom, SignableTransaction, Transaction,
+    TxEip1559, TxEnvelope, TxType, constants::EMPTY_OMMER_ROOT_HASH, proofs,
+    transaction::SignerRecoverable,
 };
 use alloy_eips::eip2718::{Decodable2718, Encodable2718};
-use alloy_primitives::{Address, B256, Bloom, Bytes, U256, keccak256};
+use alloy_primitives::{Address, B256, Bloom, Bytes, TxKind, U256, keccak256};
 use alloy_rlp::{Decodable, Encodable, RlpDecodable, RlpEncodable};
 use alloy_signer::SignerSync;
 use alloy_signer_local::PrivateKeySigner;
+use lightprov_blockstore::{Block, BlockStore, Layout, Tuning};
 use lightprov_engine_api::{
     Key, StateEngine, Write,
     kv::{BatchOp, FjallStore, KvStore},
@@ -32,9 +34,6 @@ use crate::{
     workload::Workload,
 };
 
-const BLOCKS: &str = "chain_blocks";
-const HASHES: &str = "chain_hashes";
-const TXS: &str = "chain_txs";
 const META: &str = "chain_meta";
 /// Each block's state writes as `(stateKey ‖ value)*`, to bring a lagging engine up to date.
 const WRITES: &str = "chain_writes";
@@ -43,6 +42,16 @@ const PREIMAGES: &str = "chain_preimages";
 
 /// Gas of a plain value transfer.
 pub const TRANSFER_GAS: u64 = 21_000;
+/// Intrinsic gas per address of an access list (EIP-2930).
+pub const ACCESS_LIST_ADDRESS_GAS: u64 = 2_400;
+/// Intrinsic gas per storage key of an access list (EIP-2930).
+pub const ACCESS_LIST_KEY_GAS: u64 = 1_900;
+/// Where a value transfer's log comes from (EIP-7708: the system address), so that every
+/// transfer leaves an event in its receipt.
+pub const TRANSFER_LOG_ADDRESS: Address = Address::new([
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+    0xff, 0xff, 0xff, 0xfe,
+]);
 /// The (constant) base fee per gas: 1 gwei.
 pub const BASE_FEE: u64 = 1_000_000_000;
 /// Block gas limit.
@@ -55,8 +64,9 @@ const GENESIS_TIME: u64 = 1_700_000_000;
 /// Balance of each dev account at genesis: 1,000,000 ETH.
 const DEV_BALANCE: u128 = 1_000_000 * 10u128.pow(18);
 
-/// A block as stored: the header's RLP, the raw transactions, their senders and receipts.
-#[derive(Clone, Debug, RlpEncodable, RlpDecodable)]
+/// A block as the chain reads it: the header's RLP, the raw transactions, their senders and
+/// receipts (the block store keeps header, body and receipts under keys of their own).
+#[derive(Clone, Debug)]
 pub struct BlockRecord {
     /// RLP of the sealed header.
     pub header: Bytes,
@@ -91,6 +101,13 @@ impl BlockRecord {
     }
 }
 
+/// A block's body as stored: its transactions and their recovered senders.
+#[derive(Debug, RlpEncodable, RlpDecodable)]
+struct StoredBody {
+    txs: Vec<Bytes>,
+    senders: Vec<Address>,
+}
+
 /// Why a transaction was refused (the message is returned to the sender).
 #[derive(Debug, thiserror::Error)]
 pub enum TxError {
@@ -110,14 +127,19 @@ pub enum TxError {
     },
     /// Only plain value transfers run here.
     #[error(
-        "only value transfers are supported (no contract creation, no calldata, legacy or EIP-1559)"
+        "only value transfers are supported (no contract creation, no calldata; transaction types 0, 1 and 2)"
     )]
     Unsupported,
-    /// Gas limit below a transfer's cost.
-    #[error("intrinsic gas too low: have {have}, want {TRANSFER_GAS}")]
+    /// A transaction type this node does not execute.
+    #[error("{0}")]
+    UnsupportedType(&'static str),
+    /// Gas limit below the transaction's intrinsic gas.
+    #[error("intrinsic gas too low: have {have}, want {want}")]
     GasTooLow {
         /// The limit given.
         have: u64,
+        /// Its intrinsic gas.
+        want: u64,
     },
     /// Fee cap below the base fee.
     #[error("max fee per gas less than block base fee: have {have}, want {BASE_FEE}")]
@@ -176,6 +198,10 @@ pub struct Config {
     pub workload: Option<Workload>,
     /// The settings of each proof family the node runs, in registry order.
     pub families: Vec<Arc<dyn Settings>>,
+    /// How the block store lays out blocks (fixed when the data directory is created).
+    pub blocks: Layout,
+    /// Value transfers between the dev accounts the node signs and adds to every block.
+    pub transfers: usize,
 }
 
 impl Config {
@@ -192,6 +218,8 @@ impl Config {
                 .collect::<Result<_, _>>()?,
             workload,
             families: families::ROOMS.iter().filter_map(|r| (r.dev)()).collect(),
+            blocks: Layout::default(),
+            transfers: 0,
         })
     }
 
@@ -223,6 +251,8 @@ impl Config {
 /// The chain and its state.
 pub struct Chain {
     engine: MptEngine,
+    /// Headers, bodies, receipts and the transaction index.
+    blocks: BlockStore,
     /// The proof families' engines, each in its own directory of the data directory; brought
     /// level with the chain when the node starts and before each block.
     families: Vec<Box<dyn Engine>>,
@@ -263,6 +293,18 @@ impl Chain {
     pub fn open(dir: &std::path::Path, config: Config) -> anyhow::Result<Self> {
         let store = Arc::new(FjallStore::open(&dir.join("chain"))?);
         let engine = MptEngine::open(store.clone())?;
+        if engine.head().is_some() && !BlockStore::exists(&store)? {
+            anyhow::bail!(
+                "the data directory was written by an older lightprov-node, which kept blocks outside the block store; use another --data-dir"
+            );
+        }
+        let blocks = BlockStore::open(store.clone(), config.blocks, Tuning::default())
+            .map_err(|e| match e {
+                lightprov_blockstore::Error::Layout { ref stored, .. } => anyhow::anyhow!(
+                    "{e}: start with the --block-layout and --block-group it was created with ({stored}), or use another --data-dir"
+                ),
+                e => e.into(),
+            })?;
         let fingerprint = Self::fingerprint(&config);
         let mut families = Vec::new();
         for s in &config.families {
@@ -271,6 +313,7 @@ impl Chain {
         let mut chain = Self {
             families,
             engine,
+            blocks,
             store,
             config,
             head: Header::default(),
@@ -423,33 +466,43 @@ impl Chain {
 
     /// The stored block `number`.
     pub fn block(&self, number: u64) -> anyhow::Result<Option<BlockRecord>> {
-        match self.store.get(BLOCKS, &number.to_be_bytes())? {
-            None => Ok(None),
-            Some(v) => Ok(Some(BlockRecord::decode(&mut v.as_slice())?)),
-        }
+        let Some(header) = self.blocks.header(number)? else {
+            return Ok(None);
+        };
+        let body = self
+            .blocks
+            .body(number)?
+            .ok_or_else(|| anyhow::anyhow!("block {number} has no body"))?;
+        let body = StoredBody::decode(&mut body.as_slice())?;
+        let receipts = self
+            .blocks
+            .receipts(number)?
+            .ok_or_else(|| anyhow::anyhow!("block {number} has no receipts"))?;
+        let receipts = Vec::<Bytes>::decode(&mut receipts.as_slice())?;
+        Ok(Some(BlockRecord {
+            header: header.into(),
+            txs: body.txs,
+            senders: body.senders,
+            receipts,
+        }))
     }
 
     /// The number of the block with this hash.
     pub fn number_of(&self, hash: &B256) -> anyhow::Result<Option<u64>> {
-        match self.store.get(HASHES, hash.as_slice())? {
-            None => Ok(None),
-            Some(v) => Ok(Some(u64::from_be_bytes(v.as_slice().try_into()?))),
-        }
+        Ok(self.blocks.number_of(&hash.0)?)
     }
 
     /// Where a transaction landed: block number and index.
     pub fn tx_location(&self, hash: &B256) -> anyhow::Result<Option<(u64, usize)>> {
-        match self.store.get(TXS, hash.as_slice())? {
-            None => Ok(None),
-            Some(v) if v.len() == 12 => {
-                let (n, i) = v.split_at(8);
-                Ok(Some((
-                    u64::from_be_bytes(n.try_into()?),
-                    u32::from_be_bytes(i.try_into()?) as usize,
-                )))
-            }
-            Some(_) => anyhow::bail!("corrupt transaction index"),
-        }
+        Ok(self
+            .blocks
+            .tx_location(&hash.0)?
+            .map(|(n, i)| (n, i as usize)))
+    }
+
+    /// The block store.
+    pub fn block_store(&self) -> &BlockStore {
+        &self.blocks
     }
 
     fn state(&self, key: &Key) -> anyhow::Result<Word> {
@@ -466,10 +519,20 @@ impl Chain {
     pub fn submit(&mut self, raw: &[u8]) -> Result<B256, TxError> {
         let tx =
             TxEnvelope::decode_2718(&mut &raw[..]).map_err(|e| TxError::Decode(e.to_string()))?;
-        if !matches!(tx.tx_type(), TxType::Legacy | TxType::Eip1559)
-            || tx.to().is_none()
-            || !tx.input().is_empty()
-        {
+        match tx.tx_type() {
+            TxType::Legacy | TxType::Eip2930 | TxType::Eip1559 => {}
+            TxType::Eip4844 => {
+                return Err(TxError::UnsupportedType(
+                    "blob transactions (type 3) are not executed by this node: it keeps no blobs and no blob gas",
+                ));
+            }
+            TxType::Eip7702 => {
+                return Err(TxError::UnsupportedType(
+                    "set-code transactions (type 4) are not executed by this node: it runs no code",
+                ));
+            }
+        }
+        if tx.to().is_none() || !tx.input().is_empty() {
             return Err(TxError::Unsupported);
         }
         if tx.chain_id() != Some(self.config.chain_id) {
@@ -484,9 +547,11 @@ impl Chain {
         if self.pool.iter().any(|p| *p.tx.tx_hash() == hash) {
             return Err(TxError::Known);
         }
-        if tx.gas_limit() < TRANSFER_GAS {
+        let want = intrinsic_gas(&tx);
+        if tx.gas_limit() < want {
             return Err(TxError::GasTooLow {
                 have: tx.gas_limit(),
+                want,
             });
         }
         if tx.max_fee_per_gas() < u128::from(BASE_FEE) {
@@ -550,6 +615,11 @@ impl Chain {
     /// arrival order (those no longer valid are dropped).
     pub fn produce_block(&mut self) -> anyhow::Result<u64> {
         let number = self.head.number + 1;
+        for j in 0..self.config.transfers {
+            let raw = self.dev_transfer(number, j)?;
+            self.submit(&raw)
+                .map_err(|e| anyhow::anyhow!("the node's own transfer {j}: {e}"))?;
+        }
         let mut writes: Vec<Write> = match &self.config.workload {
             Some(w) => {
                 let read = |k: &Key| self.engine.get(k, self.head.number).unwrap_or([0; 32]);
@@ -572,11 +642,11 @@ impl Chain {
         for p in pool {
             let nonce = u64_from_word(&get(&view, Key::Nonce(p.sender))?).unwrap_or(u64::MAX);
             let price = p.tx.effective_gas_price(Some(BASE_FEE));
-            let fee = U256::from(price) * U256::from(TRANSFER_GAS);
+            let gas = intrinsic_gas(&p.tx);
+            let fee = U256::from(price) * U256::from(gas);
             let value = p.tx.value();
             let balance = U256::from_be_bytes(get(&view, Key::Balance(p.sender))?);
-            if p.tx.nonce() != nonce || balance < value + fee || gas_used + TRANSFER_GAS > GAS_LIMIT
-            {
+            if p.tx.nonce() != nonce || balance < value + fee || gas_used + gas > GAS_LIMIT {
                 tracing::warn!(tx = %p.tx.tx_hash(), "dropped: no longer valid");
                 continue;
             }
@@ -588,10 +658,10 @@ impl Chain {
             view.insert(Key::Nonce(p.sender), word_from_u64(nonce + 1));
             let tb = U256::from_be_bytes(get(&view, Key::Balance(to))?);
             view.insert(Key::Balance(to), (tb + value).to_be_bytes());
-            let tip = U256::from(price - u128::from(BASE_FEE)) * U256::from(TRANSFER_GAS);
+            let tip = U256::from(price - u128::from(BASE_FEE)) * U256::from(gas);
             let mb = U256::from_be_bytes(get(&view, Key::Balance(miner))?);
             view.insert(Key::Balance(miner), (mb + tip).to_be_bytes());
-            gas_used += TRANSFER_GAS;
+            gas_used += gas;
             included.push(p);
         }
         for k in [Key::Balance(miner)]
@@ -613,6 +683,35 @@ impl Chain {
         let timestamp = now().max(self.head.timestamp + 1) + u64::from(self.fork);
         self.seal_and_commit(number, self.head_hash, timestamp, writes, included)?;
         Ok(number)
+    }
+
+    /// Transfer `j` of block `number` (`--transfers`): from dev account `(number + j) mod n`
+    /// to another, of 10^12..10^15 wei, EIP-1559, signed with the account's (public) key.
+    fn dev_transfer(&self, number: u64, j: usize) -> anyhow::Result<Vec<u8>> {
+        let n = self.config.dev_accounts.len();
+        if n < 2 {
+            anyhow::bail!("--transfers needs at least two dev accounts");
+        }
+        let from_i = (number as usize + j) % n;
+        let to_i = (from_i + 1 + j % (n - 1)) % n;
+        let (Some(from), Some(to)) = (
+            self.config.dev_accounts.get(from_i),
+            self.config.dev_accounts.get(to_i),
+        ) else {
+            anyhow::bail!("dev account out of range");
+        };
+        let tx = TxEip1559 {
+            chain_id: self.config.chain_id,
+            nonce: self.pending_nonce(&from.address())?,
+            gas_limit: TRANSFER_GAS,
+            max_fee_per_gas: u128::from(2 * BASE_FEE),
+            max_priority_fee_per_gas: u128::from(BASE_FEE / 10),
+            to: TxKind::Call(to.address()),
+            value: U256::from(10u64.pow(12) * (1 + (number * 31 + j as u64) % 1000)),
+            ..Default::default()
+        };
+        let sig = from.sign_hash_sync(&tx.signature_hash())?;
+        Ok(TxEnvelope::from(tx.into_signed(sig)).encoded_2718())
     }
 
     fn seal_and_commit(
@@ -650,21 +749,29 @@ impl Chain {
         }
         let txs: Vec<TxEnvelope> = included.iter().map(|p| p.tx.clone()).collect();
         let mut cumulative = 0;
-        let receipts: Vec<ReceiptEnvelope> = txs
+        let mut logs_bloom = Bloom::ZERO;
+        let receipts: Vec<ReceiptEnvelope> = included
             .iter()
-            .map(|tx| {
-                cumulative += TRANSFER_GAS;
-                let r = ReceiptWithBloom::new(
-                    Receipt {
-                        status: true.into(),
-                        cumulative_gas_used: cumulative,
-                        logs: vec![],
-                    },
-                    Bloom::ZERO,
-                );
-                match tx.tx_type() {
+            .map(|p| {
+                cumulative += intrinsic_gas(&p.tx);
+                let to = p.tx.to().unwrap_or_default();
+                let logs = if p.tx.value().is_zero() {
+                    Vec::new()
+                } else {
+                    vec![transfer_log(p.sender, to, p.tx.value())]
+                };
+                let r = ReceiptWithBloom::from(Receipt {
+                    status: true.into(),
+                    cumulative_gas_used: cumulative,
+                    logs,
+                });
+                logs_bloom |= r.logs_bloom;
+                match p.tx.tx_type() {
+                    TxType::Eip2930 => ReceiptEnvelope::Eip2930(r),
                     TxType::Eip1559 => ReceiptEnvelope::Eip1559(r),
-                    _ => ReceiptEnvelope::Legacy(r),
+                    TxType::Eip4844 => ReceiptEnvelope::Eip4844(r),
+                    TxType::Eip7702 => ReceiptEnvelope::Eip7702(r),
+                    TxType::Legacy => ReceiptEnvelope::Legacy(r),
                 }
             })
             .collect();
@@ -675,7 +782,7 @@ impl Chain {
             state_root: staged.root,
             transactions_root: proofs::calculate_transaction_root(&txs),
             receipts_root: proofs::calculate_receipt_root(&receipts),
-            logs_bloom: Bloom::ZERO,
+            logs_bloom,
             difficulty: U256::from(difficulty(number)),
             number,
             gas_limit: GAS_LIMIT,
@@ -709,23 +816,24 @@ impl Chain {
 
         let mut rlp = Vec::new();
         header.encode(&mut rlp);
-        let record = BlockRecord {
-            header: rlp.into(),
+        let mut body = Vec::new();
+        StoredBody {
             txs: txs.iter().map(|t| t.encoded_2718().into()).collect(),
             senders: included.iter().map(|p| p.sender).collect(),
-            receipts: receipts.iter().map(|r| r.encoded_2718().into()).collect(),
-        };
-        let mut record_rlp = Vec::new();
-        record.encode(&mut record_rlp);
-        let mut ops: Vec<BatchOp> = vec![
-            (BLOCKS, number.to_be_bytes().to_vec(), Some(record_rlp)),
-            (HASHES, hash.to_vec(), Some(number.to_be_bytes().to_vec())),
-        ];
-        for (i, tx) in txs.iter().enumerate() {
-            let mut loc = number.to_be_bytes().to_vec();
-            loc.extend_from_slice(&(i as u32).to_be_bytes());
-            ops.push((TXS, tx.tx_hash().to_vec(), Some(loc)));
         }
+        .encode(&mut body);
+        let receipts: Vec<Bytes> = receipts.iter().map(|r| r.encoded_2718().into()).collect();
+        let mut receipts_rlp = Vec::new();
+        receipts.encode(&mut receipts_rlp);
+        let tx_hashes: Vec<[u8; 32]> = txs.iter().map(|t| t.tx_hash().0).collect();
+        let mut ops: Vec<BatchOp> = self.blocks.ops(&Block {
+            number,
+            hash: hash.0,
+            header: &rlp,
+            body: &body,
+            receipts: &receipts_rlp,
+            tx_hashes: &tx_hashes,
+        })?;
         let write_set = lightprov_engine_cole::wal::encode_writes(&keyed);
         ops.push((WRITES, number.to_be_bytes().to_vec(), Some(write_set)));
         for (k, _) in &writes {
@@ -750,6 +858,11 @@ impl Chain {
         if let Err(e) = self.engine.commit(staged, ops) {
             self.discard_staged(self.families.len());
             return Err(e.into());
+        }
+        // A group the store fails to seal stays readable in staging and is sealed when the
+        // node next opens the store.
+        if let Err(e) = self.blocks.committed(number) {
+            tracing::error!("block store: sealing the group of block {number}: {e}");
         }
         // The chain's batch above is the block's commit point. A family that fails to commit
         // drops the block and lags; the next block (or the next start) applies it again from
@@ -794,6 +907,33 @@ pub const fn difficulty(number: u64) -> u64 {
 /// The sum of [`difficulty`] over blocks `0..=number`.
 pub const fn total_difficulty(number: u64) -> u64 {
     difficulty(0) + number.saturating_mul(2)
+}
+
+/// The gas a value transfer uses: 21,000 and its access list (EIP-2930).
+pub fn intrinsic_gas(tx: &TxEnvelope) -> u64 {
+    TRANSFER_GAS + tx.access_list().map_or(0, access_list_gas)
+}
+
+/// Intrinsic gas of an access list (EIP-2930).
+pub fn access_list_gas(list: &alloy_eips::eip2930::AccessList) -> u64 {
+    list.iter()
+        .map(|i| ACCESS_LIST_ADDRESS_GAS + ACCESS_LIST_KEY_GAS * i.storage_keys.len() as u64)
+        .sum()
+}
+
+/// topic0 of `Transfer(address,address,uint256)`.
+pub fn transfer_topic() -> B256 {
+    keccak256("Transfer(address,address,uint256)")
+}
+
+/// The event a value transfer leaves (EIP-7708's shape): from [`TRANSFER_LOG_ADDRESS`], topics
+/// `Transfer(address,address,uint256)`, sender and recipient, data the value.
+pub fn transfer_log(from: Address, to: Address, value: U256) -> alloy_primitives::Log {
+    alloy_primitives::Log::new_unchecked(
+        TRANSFER_LOG_ADDRESS,
+        vec![transfer_topic(), from.into_word(), to.into_word()],
+        Bytes::from(value.to_be_bytes::<32>().to_vec()),
+    )
 }
 
 /// value + gas limit × fee cap: what a transaction may cost at most.

@@ -9,8 +9,9 @@ use clap::Parser;
 use jsonrpsee::server::stop_channel;
 use tokio::sync::Notify;
 
+use lightprov_blockstore::{Layout, Options as BlockOptions};
 use lightprov_node::{
-    chain::{self, Chain, Config, Dishonest},
+    chain::{Chain, Config, Dishonest},
     families::{self, ROOMS},
     front,
     rpc::{self, Node},
@@ -44,6 +45,11 @@ struct Args {
     /// Workload operations per block.
     #[arg(long, default_value_t = 100)]
     tx_per_block: usize,
+    /// Signed value transfers between the dev accounts that the node adds to every block:
+    /// real transactions, with receipts and a Transfer event each (workload operations are
+    /// state writes, not transactions).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=1000))]
+    transfers: u32,
     /// Storage engines to run (comma-separated; default: every engine of this build): `mpt`
     /// (always; it serves eth_getProof) and each proof family's. Every block's writes go to each.
     #[arg(long, value_delimiter = ',', default_values_t = all_engines())]
@@ -77,11 +83,52 @@ struct Args {
     /// previous answer; an idle connection is closed after it.
     #[arg(long, default_value = "10s", value_parser = parse_duration)]
     idle_timeout: Duration,
+    /// How blocks, transactions and receipts are laid out on disk (fixed when the data
+    /// directory is created): `block-lsm` (keys prefixed by block group, each closed group
+    /// ingested as tables of its own, the transaction index in its own keyspace),
+    /// `hash-keyed` (geth's key schema), or Block-LSM's steps alone for comparison: `prefix`
+    /// (group prefix only), `prefix-aligned` (and aligned tables, index shared).
+    #[arg(long, value_enum, default_value = "block-lsm")]
+    block_layout: BlockLayout,
+    /// Blocks per group of the block-ordered layouts.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    block_group: u64,
     #[command(flatten)]
     families: families::Flags,
     /// TESTS ONLY: corrupt answers on purpose, to check that clients catch it.
     #[arg(long, value_enum, hide = true)]
     dishonest: Option<Dishonest>,
+}
+
+/// `--block-layout`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum BlockLayout {
+    /// Block-LSM: group prefix, aligned tables, separate transaction index.
+    BlockLsm,
+    /// geth's key schema.
+    HashKeyed,
+    /// Group prefix only.
+    Prefix,
+    /// Group prefix and aligned tables, the index shared with block data.
+    PrefixAligned,
+}
+
+impl BlockLayout {
+    fn layout(self, group: u64) -> Layout {
+        let ordered = |align, separate_index| {
+            Layout::BlockOrdered(BlockOptions {
+                group,
+                align,
+                separate_index,
+            })
+        };
+        match self {
+            Self::BlockLsm => ordered(true, true),
+            Self::HashKeyed => Layout::HashKeyed,
+            Self::Prefix => ordered(false, false),
+            Self::PrefixAligned => ordered(true, false),
+        }
+    }
 }
 
 /// `mpt` and every engine of every family room.
@@ -147,6 +194,8 @@ async fn main() -> anyhow::Result<()> {
         ops_per_block: args.tx_per_block,
     });
     let mut config = Config::dev(workload)?;
+    config.blocks = args.block_layout.layout(args.block_group);
+    config.transfers = args.transfers as usize;
     config.families = Vec::new();
     for room in ROOMS {
         config.families.extend((room.settings)(
@@ -251,8 +300,8 @@ async fn produce(node: Arc<Node>, every: Duration) {
             .map_err(|_| anyhow::anyhow!("chain lock poisoned"))
             .and_then(|mut c| {
                 let n = c.produce_block()?;
-                let (h, hash) = c.head();
-                Ok((n, hash, h.gas_used / chain::TRANSFER_GAS))
+                let txs = c.block(n)?.map_or(0, |b| b.txs.len());
+                Ok((n, c.head().1, txs))
             });
         match result {
             Ok((n, hash, txs)) => tracing::info!("block #{n} {hash} txs={txs}"),

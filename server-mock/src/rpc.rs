@@ -283,7 +283,7 @@ fn block_receipts(
                 transaction_index: Some(i as u64),
                 block_hash: Some(block_hash),
                 block_number: Some(number),
-                gas_used: TRANSFER_GAS,
+                gas_used: crate::chain::intrinsic_gas(tx),
                 effective_gas_price: tx.effective_gas_price(Some(BASE_FEE)),
                 blob_gas_used: None,
                 blob_gas_price: None,
@@ -397,7 +397,13 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
                 None::<()>,
             ));
         }
-        Ok(format!("0x{TRANSFER_GAS:x}"))
+        let list: alloy_eips::eip2930::AccessList = match call.get("accessList") {
+            None | Some(Value::Null) => Default::default(),
+            Some(l) => serde_json::from_value(l.clone())
+                .map_err(|e| invalid("transaction.accessList", e))?,
+        };
+        let gas = TRANSFER_GAS + crate::chain::access_list_gas(&list);
+        Ok(format!("0x{gas:x}"))
     })?;
 
     m.register_method("eth_getBlockByNumber", |p, n, _| -> RpcResult<Value> {
@@ -657,12 +663,26 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
             "engines": engines,
             "maxHistoryRange": n.max_history_range,
             "pendingTransactions": chain.pool_len(),
+            "blockStore": block_store_status(chain.block_store()),
         }))
     })?;
     for room in families::ROOMS {
         (room.rpc)(&mut m)?;
     }
     Ok(m)
+}
+
+/// The block store's layout and tables, for `lightprov_status`.
+fn block_store_status(store: &lightprov_blockstore::BlockStore) -> Value {
+    let stats = store.stats();
+    let space = |s: &lightprov_blockstore::SpaceStats| json!({ "tables": s.tables, "l0Tables": s.l0_tables, "diskBytes": s.disk_bytes });
+    json!({
+        "layout": stats.layout,
+        "data": space(&stats.data),
+        "staging": stats.staging.as_ref().map(space),
+        "index": stats.index.as_ref().map(space),
+        "stagedGroups": store.staged_groups().unwrap_or_default(),
+    })
 }
 
 /// `eth_getProof`'s answer for `address` and `slots` at `block`, as served.

@@ -499,3 +499,169 @@ fn lvmt_reopens_from_its_store_and_gets_only_the_blocks_it_lacks() {
         lvmt::roots_of(chain.head().0)
     );
 }
+
+/// Every block's roots and bloom, rebuilt from what the block store returns.
+fn check_roots(chain: &Chain, number: u64) {
+    use alloy_consensus::proofs;
+    let record = chain.block(number).unwrap().unwrap();
+    let header = record.header().unwrap();
+    let txs = record.transactions().unwrap();
+    let receipts = record.receipts().unwrap();
+    assert_eq!(
+        proofs::calculate_transaction_root(&txs),
+        header.transactions_root
+    );
+    assert_eq!(
+        proofs::calculate_receipt_root(&receipts),
+        header.receipts_root
+    );
+    let mut bloom = alloy_primitives::Bloom::ZERO;
+    for r in &receipts {
+        bloom |= *r.logs_bloom();
+    }
+    assert_eq!(bloom, header.logs_bloom, "block {number}");
+    for (i, tx) in txs.iter().enumerate() {
+        assert_eq!(chain.tx_location(tx.tx_hash()).unwrap(), Some((number, i)));
+    }
+    assert_eq!(chain.number_of(&header.hash_slow()).unwrap(), Some(number));
+}
+
+#[test]
+fn transfers_leave_events_and_typed_receipts_whose_roots_match_the_header() {
+    use alloy_consensus::{Transaction, TxEip2930, TxEip4844, TxEip7702};
+    use alloy_eips::eip2930::{AccessList, AccessListItem};
+    use lightprov_node::chain::{TRANSFER_LOG_ADDRESS, intrinsic_gas, transfer_topic};
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = Config::dev(None).unwrap();
+    config.transfers = 3;
+    let alice = config.dev_accounts[0].clone();
+    let bob = Address::repeat_byte(0xb0);
+    let mut chain = Chain::open(dir.path(), config).unwrap();
+    // An access-list transaction (type 1) pays for its list.
+    let list = AccessList(vec![AccessListItem {
+        address: Address::repeat_byte(0x11),
+        storage_keys: vec![B256::ZERO, B256::repeat_byte(1)],
+    }]);
+    let with_list = TxEip2930 {
+        chain_id: 1337,
+        nonce: 0,
+        gas_price: u128::from(BASE_FEE),
+        gas_limit: TRANSFER_GAS,
+        to: TxKind::Call(bob),
+        value: U256::from(9),
+        access_list: list.clone(),
+        input: Bytes::new(),
+    };
+    let sign = |tx: TxEip2930| {
+        let sig = alice.sign_hash_sync(&tx.signature_hash()).unwrap();
+        TxEnvelope::from(tx.into_signed(sig)).encoded_2718()
+    };
+    let want = TRANSFER_GAS + 2_400 + 2 * 1_900;
+    assert!(matches!(
+        chain.submit(&sign(with_list.clone())),
+        Err(TxError::GasTooLow { have: TRANSFER_GAS, want: w }) if w == want
+    ));
+    chain
+        .submit(&sign(TxEip2930 {
+            gas_limit: want,
+            ..with_list
+        }))
+        .unwrap();
+    // Blob and set-code transactions are refused by type, with the reason.
+    let blob = TxEip4844 {
+        chain_id: 1337,
+        to: bob,
+        gas_limit: TRANSFER_GAS,
+        max_fee_per_gas: u128::from(BASE_FEE),
+        max_fee_per_blob_gas: 1,
+        blob_versioned_hashes: vec![B256::repeat_byte(1)],
+        ..Default::default()
+    };
+    let sig = alice.sign_hash_sync(&blob.signature_hash()).unwrap();
+    let err = chain
+        .submit(&TxEnvelope::from(blob.into_signed(sig)).encoded_2718())
+        .unwrap_err();
+    assert!(err.to_string().contains("type 3"), "{err}");
+    let set_code = TxEip7702 {
+        chain_id: 1337,
+        to: bob,
+        gas_limit: TRANSFER_GAS,
+        max_fee_per_gas: u128::from(BASE_FEE),
+        ..Default::default()
+    };
+    let sig = alice.sign_hash_sync(&set_code.signature_hash()).unwrap();
+    let err = chain
+        .submit(&TxEnvelope::from(set_code.into_signed(sig)).encoded_2718())
+        .unwrap_err();
+    assert!(err.to_string().contains("type 4"), "{err}");
+
+    for _ in 0..4 {
+        chain.produce_block().unwrap();
+    }
+    check_roots(&chain, 0);
+    for number in 1..=4 {
+        check_roots(&chain, number);
+        let record = chain.block(number).unwrap().unwrap();
+        let txs = record.transactions().unwrap();
+        let receipts = record.receipts().unwrap();
+        // The node's own 3 transfers (and, in block 1, alice's access-list transaction first).
+        assert_eq!(txs.len(), if number == 1 { 4 } else { 3 }, "block {number}");
+        let mut cumulative = 0;
+        for ((tx, r), sender) in txs.iter().zip(&receipts).zip(&record.senders) {
+            assert_eq!(r.tx_type() as u8, tx.tx_type() as u8);
+            assert!(r.status());
+            cumulative += intrinsic_gas(tx);
+            assert_eq!(r.cumulative_gas_used(), cumulative);
+            let [log] = r.logs() else {
+                panic!(
+                    "block {number}: one Transfer event per transfer, got {:?}",
+                    r.logs()
+                )
+            };
+            assert_eq!(log.address, TRANSFER_LOG_ADDRESS);
+            assert_eq!(
+                log.topics(),
+                [
+                    transfer_topic(),
+                    sender.into_word(),
+                    tx.to().unwrap().into_word()
+                ]
+            );
+            assert_eq!(log.data.data.as_ref(), tx.value().to_be_bytes::<32>());
+        }
+        assert_eq!(record.header().unwrap().gas_used, cumulative);
+    }
+    assert_eq!(balance(&chain, bob), U256::from(9));
+}
+
+#[test]
+fn a_data_directory_keeps_its_block_layout() {
+    use lightprov_blockstore::{Layout, Options};
+    let dir = tempfile::tempdir().unwrap();
+    for layout in [
+        Layout::HashKeyed,
+        Layout::BlockOrdered(Options {
+            group: 2,
+            align: true,
+            separate_index: false,
+        }),
+    ] {
+        let dir = dir.path().join(layout.to_string().replace('/', "_"));
+        let mut config = Config::dev(None).unwrap();
+        config.blocks = layout;
+        config.transfers = 2;
+        let mut chain = Chain::open(&dir, config.clone()).unwrap();
+        for _ in 0..5 {
+            chain.produce_block().unwrap();
+        }
+        drop(chain);
+        let chain = Chain::open(&dir, config.clone()).unwrap();
+        for n in 0..=5 {
+            check_roots(&chain, n);
+        }
+        drop(chain);
+        config.blocks = Layout::default();
+        let err = Chain::open(&dir, config).unwrap_err().to_string();
+        assert!(err.contains("--block-layout"), "{err}");
+    }
+}

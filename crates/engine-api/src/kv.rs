@@ -73,6 +73,17 @@ impl FjallStore {
     }
 
     fn space(&self, name: &'static str) -> Result<fjall::Keyspace, KvError> {
+        self.keyspace_with(name, fjall::KeyspaceCreateOptions::default)
+    }
+
+    /// The keyspace `name`, opened with `options` the first time this store opens it (a
+    /// store that lays out its own keyspaces calls this before it writes through [`KvStore`]):
+    /// for what the store's batches cannot do, such as bulk ingestion.
+    pub fn keyspace_with(
+        &self,
+        name: &'static str,
+        options: impl FnOnce() -> fjall::KeyspaceCreateOptions,
+    ) -> Result<fjall::Keyspace, KvError> {
         let mut spaces = self
             .spaces
             .lock()
@@ -80,12 +91,14 @@ impl FjallStore {
         if let Some(k) = spaces.get(name) {
             return Ok(k.clone());
         }
-        let k = self
-            .db
-            .keyspace(name, fjall::KeyspaceCreateOptions::default)
-            .map_err(err)?;
+        let k = self.db.keyspace(name, options).map_err(err)?;
         spaces.insert(name, k.clone());
         Ok(k)
+    }
+
+    /// The directory the store lives in.
+    pub fn dir(&self) -> &Path {
+        &self.dir
     }
 }
 
