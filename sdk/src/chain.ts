@@ -139,6 +139,8 @@ interface BranchHeader {
 export const MAX_REORG_DEPTH = 128;
 /** Branch headers remembered for fork choice before the oldest are dropped. */
 const MAX_BRANCH_HEADERS = 4096;
+/** Whole headers kept in memory (about 2 KB each): enough for `getLogs` over 2,048 blocks without fetching one twice. */
+const RECENT_HEADERS = 2048;
 
 /** Bytes of a Clique seal at the end of extraData. */
 const SEAL_BYTES = 65;
@@ -151,6 +153,7 @@ export class HeaderChain {
   private lowest = 0n;
   private highest = -1n;
   /** The most recently used full headers (the hashes above are what is trusted). */
+  /** The last {@link RECENT_HEADERS} headers verified or read, whole (older ones are fetched again by hash). */
   private readonly recent = new Map<bigint, VerifiedHeader>();
   /** Serialises extensions of the verified range, so concurrent calls do not fetch twice. */
   private extending: Promise<unknown> = Promise.resolve();
@@ -379,7 +382,29 @@ export class HeaderChain {
     if (h.number < this.lowest) this.lowest = h.number;
     this.recent.delete(h.number);
     this.recent.set(h.number, h);
-    if (this.recent.size > 512) this.recent.delete(this.recent.keys().next().value as bigint);
+    if (this.recent.size > RECENT_HEADERS) this.recent.delete(this.recent.keys().next().value as bigint);
+  }
+
+  /**
+   * The verified headers of blocks `from` to `to` (inclusive, numbers the caller chose), in
+   * order: the verified range is extended to both ends as {@link headerAt} does, then the
+   * headers not cached are fetched by their trusted hashes, `batchSize` a request.
+   */
+  async headersIn(e: Endpoint, from: bigint, to: bigint): Promise<VerifiedHeader[]> {
+    await this.headerAt(e, to);
+    await this.headerAt(e, from);
+    const missing: bigint[] = [];
+    for (let n = from; n <= to; n++) if (!this.recent.has(n)) missing.push(n);
+    const fetched = new Map<bigint, VerifiedHeader>();
+    for (let i = 0; i < missing.length; i += this.batchSize) {
+      const numbers = missing.slice(i, i + this.batchSize);
+      const hashes = numbers.map((n) => this.hashes.get(n) as string);
+      const jsons = await this.net.batch(e, 'eth_getBlockByHash', hashes.map((h) => [h, false]));
+      jsons.forEach((json, j) => fetched.set(numbers[j]!, this.checkHeader(json, 'eth_getBlockByHash', hashes[j])));
+    }
+    const out: VerifiedHeader[] = [];
+    for (let n = from; n <= to; n++) out.push(this.recent.get(n) ?? (fetched.get(n) as VerifiedHeader));
+    return out;
   }
 
   /** The full header of a verified block number (cached, or fetched by its trusted hash). */

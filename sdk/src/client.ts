@@ -24,7 +24,7 @@ import type { VerifiedHeader } from './header.js';
 import { bigIntToBytes, bytesArg, bytesToHex, hexToBytes, slotToHex } from './hex.js';
 import { type StateKey, type Version, stateKeys } from './history.js';
 import { loadFamily, wasmOf } from './init.js';
-import { type LogFilter, type VerifiedLog, type VerifiedReceipt, blockLogs, blockReceipts, filterArg, logRange } from './logs.js';
+import { type LogFilter, type VerifiedLog, type VerifiedReceipt, blockReceipts, filterArg, logRange, rangeLogs } from './logs.js';
 import { type VerifiedTransaction, type VerifiedTransactionReceipt, locateTransaction, orNotFound, receiptOf } from './transactions.js';
 import { Transport } from './transport.js';
 
@@ -251,9 +251,7 @@ export class LightClient {
     const to = blockNumberArg(q.toBlock, 'filter.toBlock');
     const f = filterArg(q);
     return this.net.withFailover(async (e) => {
-      const logs: VerifiedLog[] = [];
-      for (const header of await logRange(this.chain, e, from, to)) logs.push(...(await blockLogs(this.net, e, header, f)));
-      return logs;
+      return rangeLogs(this.net, e, await logRange(this.chain, e, from, to), f);
     });
   }
 

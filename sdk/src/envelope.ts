@@ -177,3 +177,85 @@ export function encodeReceipt(json: unknown, path = 'receipt'): Uint8Array {
   const fields: Item[] = [outcome, quantity(o, 'cumulativeGasUsed', path, 64), data(o, 'logsBloom', path, 256), logs];
   return t === 0 ? RLP.encode(fields) : typed(t, fields);
 }
+
+/** A receipt read back from its consensus encoding. */
+export interface DecodedReceipt {
+  /** 0 legacy, 1–4 typed. */
+  type: number;
+  /** 1 success, 0 failure; `undefined` before Byzantium (see `root`). */
+  status: number | undefined;
+  root: Uint8Array | undefined;
+  cumulativeGasUsed: bigint;
+  logsBloom: Uint8Array;
+  logs: { address: Uint8Array; topics: Uint8Array[]; data: Uint8Array }[];
+}
+
+function bad(path: string, why: string): never {
+  throw new VerificationError('BAD_ENCODING', `${path}: ${why}`, { field: path });
+}
+
+function bytesItem(v: unknown, path: string, length?: number): Uint8Array {
+  if (!(v instanceof Uint8Array)) bad(path, 'expected bytes, found a list');
+  if (length !== undefined && v.length !== length) bad(path, `expected ${length} bytes, found ${v.length}`);
+  return v;
+}
+
+function listItem(v: unknown, path: string): unknown[] {
+  if (!Array.isArray(v)) bad(path, 'expected a list');
+  return v;
+}
+
+function scalar(b: Uint8Array, path: string, bytes: number): bigint {
+  if (b.length > bytes || (b.length > 0 && b[0] === 0)) bad(path, 'not a canonical quantity');
+  let v = 0n;
+  for (const x of b) v = (v << 8n) | BigInt(x);
+  return v;
+}
+
+function rlpDecode(b: Uint8Array, path: string): unknown {
+  try {
+    return RLP.decode(b);
+  } catch (e) {
+    return bad(path, `malformed RLP (${(e as Error).message})`);
+  }
+}
+
+/** Reads a receipt's consensus encoding (an EIP-2718 envelope, types 0–4). */
+export function decodeReceipt(enc: Uint8Array, path = 'receipt'): DecodedReceipt {
+  if (enc.length === 0) bad(path, 'empty');
+  const type = enc[0]! < 0x80 ? enc[0]! : 0;
+  if (type > 4) bad(`${path}.type`, `unknown receipt type ${type}`);
+  const fields = listItem(rlpDecode(type === 0 ? enc : enc.subarray(1), path), path);
+  if (fields.length !== 4) bad(path, `expected 4 fields, found ${fields.length}`);
+  const outcome = bytesItem(fields[0], `${path}.status`);
+  const isRoot = outcome.length === 32;
+  if (!isRoot && outcome.length > 1) bad(`${path}.status`, 'neither a status nor a state root');
+  return {
+    type,
+    status: isRoot ? undefined : Number(scalar(outcome, `${path}.status`, 1)),
+    root: isRoot ? outcome : undefined,
+    cumulativeGasUsed: scalar(bytesItem(fields[1], `${path}.cumulativeGasUsed`), `${path}.cumulativeGasUsed`, 8),
+    logsBloom: bytesItem(fields[2], `${path}.logsBloom`, 256),
+    logs: listItem(fields[3], `${path}.logs`).map((l, i) => {
+      const p = `${path}.logs[${i}]`;
+      const [address, topics, data, ...rest] = listItem(l, p);
+      if (rest.length > 0) bad(p, 'expected 3 fields');
+      return {
+        address: bytesItem(address, `${p}.address`, 20),
+        topics: listItem(topics, `${p}.topics`).map((t, j) => bytesItem(t, `${p}.topics[${j}]`, 32)),
+        data: bytesItem(data, `${p}.data`),
+      };
+    }),
+  };
+}
+
+/**
+ * The consensus encodings of the transactions of a block's RLP (`debug_getRawBlock`): typed
+ * transactions are byte strings in it, legacy ones lists, re-encoded here (the strict decoder
+ * accepts only canonical RLP, so the bytes are the block's).
+ */
+export function blockTransactionEncodings(raw: Uint8Array, path = 'block'): Uint8Array[] {
+  const block = listItem(rlpDecode(raw, path), path);
+  if (block.length < 3) bad(path, `expected header, transactions and ommers, found ${block.length} fields`);
+  return listItem(block[1], `${path}.transactions`).map((t, i) => (t instanceof Uint8Array ? t : RLP.encode(t as Item)));
+}

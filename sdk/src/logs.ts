@@ -5,7 +5,7 @@
  * filter and reads every receipt of the others: the logs it returns are complete per block.
  */
 import type { HeaderChain } from './chain.js';
-import { encodeReceipt, encodeTransaction } from './envelope.js';
+import { type DecodedReceipt, blockTransactionEncodings, decodeReceipt, encodeReceipt, encodeTransaction } from './envelope.js';
 import { RpcError, VerificationError, wasmCall } from './errors.js';
 import type { VerifiedHeader } from './header.js';
 import { bytesArg, bytesToHex, hexToBytes } from './hex.js';
@@ -83,10 +83,10 @@ export function bloomMayMatch(bloom: Uint8Array, f: CheckedFilter): boolean {
 
 const eq = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
 
-/** Whether `log` matches `f`. */
-export function logMatches(log: VerifiedLog, f: CheckedFilter): boolean {
-  if (f.addresses && !f.addresses.some((a) => eq(a, hexToBytes(log.address, 'address')))) return false;
-  return f.topics.every((set, i) => set === undefined || (log.topics[i] !== undefined && set.some((t) => eq(t, hexToBytes(log.topics[i], 'topic')))));
+/** Whether a log (its address and topics as bytes) matches `f`. */
+export function logMatches(log: { address: Uint8Array; topics: readonly Uint8Array[] }, f: CheckedFilter): boolean {
+  if (f.addresses && !f.addresses.some((a) => eq(a, log.address))) return false;
+  return f.topics.every((set, i) => set === undefined || (log.topics[i] !== undefined && set.some((t) => eq(t, log.topics[i]!))));
 }
 
 /**
@@ -97,47 +97,78 @@ export function logMatches(log: VerifiedLog, f: CheckedFilter): boolean {
 export async function blockReceipts(net: Transport, e: Endpoint, header: VerifiedHeader, known?: BlockTransactions): Promise<VerifiedReceipt[]> {
   await loadFamily('mpt');
   const rs = await net.call(e, 'eth_getBlockReceipts', [header.hash]);
-  if (!Array.isArray(rs)) throw new RpcError('eth_getBlockReceipts', -1, `${e.url}: malformed response (expected an array)`);
-  const encoded = rs.map((r, i) => encodeReceipt(r, `receipts[${i}]`));
-  requireListRoot(encoded, header.receiptsRoot, 'receipts');
   // `known`: the block's transactions, when the caller verified them already.
-  const hashes = rs.length === 0 ? [] : await transactionHashes(net, e, header, rs.length, known);
-  let logIndex = 0;
-  return rs.map((raw, i) => {
-    const r = raw as Record<string, unknown>;
-    const enc = encoded[i] as Uint8Array;
-    const type = enc[0]! < 0x80 ? enc[0]! : 0;
-    const hasRoot = r['root'] !== undefined && r['root'] !== null && r['root'] !== '0x';
-    const logs = (r['logs'] as Record<string, unknown>[]).map((l) => ({
-      address: bytesToHex(hexToBytes(l['address'], 'address')),
-      topics: (l['topics'] as unknown[]).map((t) => bytesToHex(hexToBytes(t, 'topic'))),
-      data: bytesToHex(hexToBytes(l['data'], 'data')),
-      blockNumber: header.number,
-      blockHash: header.hash,
-      transactionHash: hashes[i] as string,
-      transactionIndex: i,
-      logIndex: logIndex++,
-    }));
-    return {
-      transactionHash: hashes[i] as string,
-      transactionIndex: i,
-      type,
-      status: hasRoot ? undefined : Number(BigInt(r['status'] as string)),
-      root: hasRoot ? bytesToHex(hexToBytes(r['root'], 'root')) : undefined,
-      cumulativeGasUsed: BigInt(r['cumulativeGasUsed'] as string),
-      logsBloom: bytesToHex(hexToBytes(r['logsBloom'], 'logsBloom')),
-      logs,
-    };
-  });
+  const txs = known ?? (Array.isArray(rs) && rs.length === 0 ? NO_TRANSACTIONS : await blockTransactions(net, e, header));
+  return checkReceipts(e, header, rs, txs);
 }
 
-/** The hashes of the block's `count` transactions, from objects that rebuild `transactionsRoot`. */
-async function transactionHashes(net: Transport, e: Endpoint, header: VerifiedHeader, count: number, known?: BlockTransactions): Promise<readonly string[]> {
-  const { hashes } = known ?? (await blockTransactions(net, e, header));
-  if (hashes.length !== count) {
-    throw new VerificationError('VALUE_MISMATCH', `the block holds ${hashes.length} transactions and ${count} receipts`, { field: 'receipts' });
+const NO_TRANSACTIONS: BlockTransactions = { objects: [], encoded: [], hashes: [] };
+
+/**
+ * Checks a node's `eth_getBlockReceipts` answer for `header`'s block against its
+ * `receiptsRoot`, one receipt per transaction of `txs` (the block's verified transactions).
+ */
+export function checkReceipts(e: Endpoint, header: VerifiedHeader, rs: unknown, txs: BlockTransactions): VerifiedReceipt[] {
+  return receiptsOf(header, checkJsonReceipts(e, header, rs, txs.hashes), txs.hashes);
+}
+
+function checkJsonReceipts(e: Endpoint, header: VerifiedHeader, rs: unknown, hashes: readonly string[]): DecodedReceipt[] {
+  if (!Array.isArray(rs)) throw new RpcError('eth_getBlockReceipts', -1, `${e.url}: malformed response (expected an array)`);
+  return checkedReceipts(header, rs.map((r, i) => encodeReceipt(r, `receipts[${i}]`)), hashes);
+}
+
+/**
+ * Checks a node's `debug_getRawReceipts` answer (the receipts' consensus encodings) for
+ * `header`'s block against its `receiptsRoot` and returns them decoded; `hashes` are the
+ * block's verified transactions'.
+ */
+export function checkRawReceipts(e: Endpoint, header: VerifiedHeader, rs: unknown, hashes: readonly string[]): DecodedReceipt[] {
+  if (!Array.isArray(rs)) throw new RpcError('debug_getRawReceipts', -1, `${e.url}: malformed response (expected an array)`);
+  return checkedReceipts(header, rs.map((r, i) => hexToBytes(r, `receipts[${i}]`)), hashes);
+}
+
+/** A block's receipts from their encodings, which must rebuild `header`'s `receiptsRoot`, one per transaction. */
+function checkedReceipts(header: VerifiedHeader, encoded: readonly Uint8Array[], hashes: readonly string[]): DecodedReceipt[] {
+  requireListRoot(encoded, header.receiptsRoot, 'receipts');
+  if (hashes.length !== encoded.length) {
+    throw new VerificationError('VALUE_MISMATCH', `the block holds ${hashes.length} transactions and ${encoded.length} receipts`, { field: 'receipts' });
   }
-  return hashes;
+  return encoded.map((enc, i) => decodeReceipt(enc, `receipts[${i}]`));
+}
+
+/** The logs of a block's checked receipts that match `f` (all with `f` undefined), with where each sits. */
+function blockLogsOf(header: VerifiedHeader, receipts: readonly DecodedReceipt[], hashes: readonly string[], f?: CheckedFilter): VerifiedLog[][] {
+  let logIndex = 0;
+  return receipts.map((r, i) =>
+    r.logs.flatMap((l) => {
+      const index = logIndex++;
+      if (f !== undefined && !logMatches(l, f)) return [];
+      return [{
+        address: bytesToHex(l.address),
+        topics: l.topics.map(bytesToHex),
+        data: bytesToHex(l.data),
+        blockNumber: header.number,
+        blockHash: header.hash,
+        transactionHash: hashes[i] as string,
+        transactionIndex: i,
+        logIndex: index,
+      }];
+    }),
+  );
+}
+
+function receiptsOf(header: VerifiedHeader, receipts: readonly DecodedReceipt[], hashes: readonly string[]): VerifiedReceipt[] {
+  const logs = blockLogsOf(header, receipts, hashes);
+  return receipts.map((r, i) => ({
+    transactionHash: hashes[i] as string,
+    transactionIndex: i,
+    type: r.type,
+    status: r.status,
+    root: r.root === undefined ? undefined : bytesToHex(r.root),
+    cumulativeGasUsed: r.cumulativeGasUsed,
+    logsBloom: bytesToHex(r.logsBloom),
+    logs: logs[i] as VerifiedLog[],
+  }));
 }
 
 /** A block's transaction objects, their encodings and hashes, verified against `transactionsRoot`. */
@@ -150,20 +181,92 @@ export interface BlockTransactions {
 /** The transactions of the verified block `header`, as objects that rebuild its `transactionsRoot`. */
 export async function blockTransactions(net: Transport, e: Endpoint, header: VerifiedHeader): Promise<BlockTransactions> {
   await loadFamily('mpt');
-  const block = (await net.call(e, 'eth_getBlockByHash', [header.hash, true])) as { transactions?: unknown } | null;
-  const objects = block?.transactions;
+  return checkTransactions(e, header, await net.call(e, 'eth_getBlockByHash', [header.hash, true]));
+}
+
+/** Checks a node's `eth_getBlockByHash` answer (with transaction objects) against `header`'s `transactionsRoot`. */
+export function checkTransactions(e: Endpoint, header: VerifiedHeader, block: unknown): BlockTransactions {
+  const objects = (block as { transactions?: unknown } | null)?.transactions;
   if (!Array.isArray(objects)) throw new RpcError('eth_getBlockByHash', -1, `${e.url}: no transaction objects for block ${header.hash}`);
   const encoded = objects.map((t, i) => encodeTransaction(t, `transactions[${i}]`));
   requireListRoot(encoded, header.transactionsRoot, 'transactions');
   return { objects, encoded, hashes: encoded.map((t) => bytesToHex(keccak(t))) };
 }
 
-/** The verified logs of `header`'s block that match `f` (none read when its bloom rules them out). */
-export async function blockLogs(net: Transport, e: Endpoint, header: VerifiedHeader, f: CheckedFilter): Promise<VerifiedLog[]> {
+/**
+ * The hashes of the transactions of a node's `debug_getRawBlock` answer for `header`'s block,
+ * whose encodings must rebuild its `transactionsRoot`.
+ */
+export function checkRawTransactions(e: Endpoint, header: VerifiedHeader, raw: unknown): readonly string[] {
+  if (typeof raw !== 'string') throw new RpcError('debug_getRawBlock', -1, `${e.url}: no block ${header.hash}`);
+  const encoded = blockTransactionEncodings(hexToBytes(raw, 'block'), 'block');
+  requireListRoot(encoded, header.transactionsRoot, 'transactions');
+  return encoded.map((t) => bytesToHex(keccak(t)));
+}
+
+/** Whether `header`'s verified `logsBloom` lets `f` match a log of its block. */
+export function headerMayMatch(header: VerifiedHeader, f: CheckedFilter): boolean {
+  return bloomMayMatch(hexToBytes(header.logsBloom, 'logsBloom', 'network', 256), f);
+}
+
+/** Blocks whose receipts and transactions one round of `getLogs` asks for (one batch each). */
+const LOG_BATCH = 100;
+
+/** Endpoints that do not serve geth's raw block and receipts (`debug_getRawBlock`, `debug_getRawReceipts`). */
+const NO_RAW = new WeakSet<Endpoint>();
+
+/** Errors by which a node says it does not serve a method. */
+const notServed = (err: unknown) => err instanceof RpcError && (err.code === -32601 || err.code === -32006);
+
+/**
+ * The verified logs matching `f` in the blocks of `headers` (verified, in order): the blocks
+ * whose bloom may match are read in batches — their receipts and their transactions, one
+ * JSON-RPC batch each, two rounds in flight — and each block's lists must rebuild its roots.
+ * The raw encodings (`debug_getRawReceipts`, `debug_getRawBlock`) are asked for first: they
+ * are what the roots commit to, a third of the JSON's bytes; a node that does not serve them is
+ * asked for `eth_getBlockReceipts` and the block with its transaction objects.
+ */
+export async function rangeLogs(net: Transport, e: Endpoint, headers: readonly VerifiedHeader[], f: CheckedFilter): Promise<VerifiedLog[]> {
   await loadFamily('mpt');
-  if (!bloomMayMatch(hexToBytes(header.logsBloom, 'logsBloom', 'network', 256), f)) return [];
-  const receipts = await blockReceipts(net, e, header);
-  return receipts.flatMap((r) => r.logs).filter((l) => logMatches(l, f));
+  const matching = headers.filter((h) => headerMayMatch(h, f));
+  const rounds: VerifiedHeader[][] = [];
+  for (let i = 0; i < matching.length; i += LOG_BATCH) rounds.push(matching.slice(i, i + LOG_BATCH));
+  // One round's answers: the raw encodings or, from a node without them, the JSON objects.
+  const fetchRound = async (round: VerifiedHeader[]) => {
+    const hashes = round.map((h) => [h.hash]);
+    if (!NO_RAW.has(e)) {
+      try {
+        const [receipts, blocks] = await Promise.all([net.batch(e, 'debug_getRawReceipts', hashes), net.batch(e, 'debug_getRawBlock', hashes)]);
+        return { raw: true, receipts, blocks };
+      } catch (err) {
+        if (!notServed(err)) throw err;
+        NO_RAW.add(e);
+      }
+    }
+    const [receipts, blocks] = await Promise.all([
+      net.batch(e, 'eth_getBlockReceipts', hashes),
+      net.batch(e, 'eth_getBlockByHash', round.map((h) => [h.hash, true])),
+    ]);
+    return { raw: false, receipts, blocks };
+  };
+  const check = (h: VerifiedHeader, raw: boolean, receipts: unknown, block: unknown): VerifiedLog[][] => {
+    const hashes = raw ? checkRawTransactions(e, h, block) : checkTransactions(e, h, block).hashes;
+    return blockLogsOf(h, raw ? checkRawReceipts(e, h, receipts, hashes) : checkJsonReceipts(e, h, receipts, hashes), hashes, f);
+  };
+  const logs: VerifiedLog[] = [];
+  // The first round finds out whether the node serves the raw forms; after it, the next round
+  // travels while one is checked.
+  let next = rounds.length > 0 ? fetchRound(rounds[0]!) : undefined;
+  for (let r = 0; r < rounds.length; r++) {
+    const answers = await (next as ReturnType<typeof fetchRound>);
+    next = r + 1 < rounds.length ? fetchRound(rounds[r + 1]!) : undefined;
+    rounds[r]!.forEach((h, i) => {
+      for (const receiptLogs of check(h, answers.raw, answers.receipts[i], answers.blocks[i])) logs.push(...receiptLogs);
+    });
+  }
+  // A round still in flight after a failure must not reject unobserved.
+  next?.catch(() => undefined);
+  return logs;
 }
 
 /** The most blocks one `getLogs` call may span. */
@@ -173,7 +276,5 @@ export const MAX_LOG_RANGE = 10_000n;
 export async function logRange(chain: HeaderChain, e: Endpoint, from: bigint, to: bigint): Promise<VerifiedHeader[]> {
   if (from > to) throw new RangeError(`filter.fromBlock ${from} is after filter.toBlock ${to}`);
   if (to - from >= MAX_LOG_RANGE) throw new RangeError(`filter: ${to - from + 1n} blocks asked, at most ${MAX_LOG_RANGE} per call`);
-  const out: VerifiedHeader[] = [];
-  for (let n = from; n <= to; n++) out.push(await chain.headerAt(e, n));
-  return out;
+  return chain.headersIn(e, from, to);
 }

@@ -487,6 +487,14 @@ impl Chain {
         }))
     }
 
+    /// The header of block `number`.
+    pub fn header(&self, number: u64) -> anyhow::Result<Option<Header>> {
+        match self.blocks.header(number)? {
+            None => Ok(None),
+            Some(rlp) => Ok(Some(Header::decode(&mut rlp.as_slice())?)),
+        }
+    }
+
     /// The number of the block with this hash.
     pub fn number_of(&self, hash: &B256) -> anyhow::Result<Option<u64>> {
         Ok(self.blocks.number_of(&hash.0)?)
@@ -859,8 +867,8 @@ impl Chain {
             self.discard_staged(self.families.len());
             return Err(e.into());
         }
-        // A group the store fails to seal stays readable in staging and is sealed when the
-        // node next opens the store.
+        // A group the store fails to seal (its blocks are durable either way) is sealed when
+        // the node next opens the store.
         if let Err(e) = self.blocks.committed(number) {
             tracing::error!("block store: sealing the group of block {number}: {e}");
         }

@@ -59,6 +59,10 @@ struct Args {
     /// --max-response-bytes with it.
     #[arg(long, default_value_t = 1024)]
     max_history_range: u64,
+    /// The most blocks one `eth_getLogs` call may span (larger ranges get -32005); an answer
+    /// holds at most 10,000 logs.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    max_logs_range: u64,
     /// The largest request body, in bytes (larger ones get HTTP 413 and -32007). 1 MiB holds a
     /// batch of 1000 ordinary calls or an eth_getProof of 1024 keys with room to spare.
     #[arg(long, default_value_t = 1 << 20, value_parser = clap::value_parser!(u32).range(1024..))]
@@ -245,6 +249,7 @@ async fn main() -> anyhow::Result<()> {
         new_tx: Notify::new(),
         on_demand,
         max_history_range: args.max_history_range,
+        max_logs_range: args.max_logs_range,
     });
     let listener = tokio::net::TcpListener::bind(SocketAddr::new(args.host, args.port))
         .await

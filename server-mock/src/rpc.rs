@@ -35,7 +35,12 @@ pub struct Node {
     pub on_demand: bool,
     /// The most blocks one `lightprov_getHistory` call may span.
     pub max_history_range: u64,
+    /// The most blocks one `eth_getLogs` call may span.
+    pub max_logs_range: u64,
 }
+
+/// The most logs one `eth_getLogs` answer holds (as common providers limit it).
+pub const MAX_LOGS: usize = 10_000;
 
 impl std::fmt::Debug for Node {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -241,6 +246,18 @@ fn stored_block(chain: &Chain, number: u64) -> RpcResult<Option<crate::chain::Bl
     chain.block(number).map_err(internal)
 }
 
+/// The number and record of the block `id` names (a hash, a number or a tag), if stored.
+fn block_by_id(chain: &Chain, id: BlockId) -> RpcResult<Option<(u64, crate::chain::BlockRecord)>> {
+    let number = match id {
+        BlockId::Hash(h) => match chain.number_of(&h.block_hash).map_err(internal)? {
+            Some(x) => x,
+            None => return Ok(None),
+        },
+        BlockId::Number(tag) => block_number(chain, tag),
+    };
+    Ok(stored_block(chain, number)?.map(|r| (number, r)))
+}
+
 /// The EIP-2718 encoding of transaction `index` of block `number`, if both exist.
 fn raw_transaction(chain: &Chain, number: u64, index: u64) -> RpcResult<Option<Bytes>> {
     Ok(stored_block(chain, number)?.and_then(|r| {
@@ -295,6 +312,71 @@ fn block_receipts(
         .collect()
 }
 
+/// `eth_getLogs`: the logs of the filter's blocks (a range, or one block by hash) that match
+/// its addresses and topics, in chain order. A block whose logsBloom cannot match is skipped
+/// without reading its receipts.
+fn logs(
+    chain: &Chain,
+    filter: &alloy_rpc_types_eth::Filter,
+    max_range: u64,
+) -> RpcResult<Vec<alloy_rpc_types_eth::Log>> {
+    use alloy_rpc_types_eth::FilterBlockOption;
+    let head = chain.head().0.number;
+    let (from, to) = match filter.block_option {
+        FilterBlockOption::AtBlockHash(h) => match chain.number_of(&h).map_err(internal)? {
+            Some(x) => (x, x),
+            None => return Err(invalid("filter.blockHash", format!("unknown block {h}"))),
+        },
+        FilterBlockOption::Range {
+            from_block,
+            to_block,
+        } => {
+            let at = |t: Option<BlockNumberOrTag>| t.map_or(head, |t| block_number(chain, t));
+            (at(from_block), at(to_block).min(head))
+        }
+    };
+    if from > to {
+        if from > head {
+            return Ok(Vec::new());
+        }
+        return Err(invalid(
+            "filter.fromBlock",
+            format!("{from} is after toBlock {to}"),
+        ));
+    }
+    if to - from >= max_range {
+        return Err(over_limit(format!(
+            "{} blocks asked, at most {max_range} per eth_getLogs call",
+            to - from + 1
+        )));
+    }
+    let mut out = Vec::new();
+    for number in from..=to {
+        let Some(header) = chain.header(number).map_err(internal)? else {
+            continue;
+        };
+        if !filter.matches_bloom(header.logs_bloom) {
+            continue;
+        }
+        let Some(record) = stored_block(chain, number)? else {
+            continue;
+        };
+        for receipt in block_receipts(&record, header.hash_slow(), number)? {
+            for log in receipt.inner.logs() {
+                if filter.matches_address(log.address()) && filter.matches_topics(log.topics()) {
+                    if out.len() == MAX_LOGS {
+                        return Err(over_limit(format!(
+                            "more than {MAX_LOGS} logs match; ask for a shorter range"
+                        )));
+                    }
+                    out.push(log.clone());
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// An included transaction, found by hash.
 struct Included {
     record: crate::chain::BlockRecord,
@@ -334,10 +416,14 @@ fn included(chain: &Chain, hash: &B256) -> RpcResult<Option<Included>> {
     }))
 }
 
-/// The node's own methods whose calls can take long (proofs over many blocks or keys; the status
-/// walks the engines' files); each family names its own in its room.
-pub const EXPENSIVE_METHODS: &[&str] =
-    &["eth_getProof", "lightprov_getHistory", "lightprov_status"];
+/// The node's own methods whose calls can take long (proofs over many blocks or keys, logs of
+/// many blocks; the status walks the engines' files); each family names its own in its room.
+pub const EXPENSIVE_METHODS: &[&str] = &[
+    "eth_getProof",
+    "eth_getLogs",
+    "lightprov_getHistory",
+    "lightprov_status",
+];
 
 /// Whether calls of `method` can take long: the server answers only a few of them at once, and
 /// other calls need not wait for them.
@@ -577,18 +663,47 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
         |p, n, _| -> RpcResult<Option<Vec<TransactionReceipt>>> {
             let a = args(&p, 1)?;
             let chain = read(n)?;
-            let number = match arg::<BlockId>(&a, 0, "block")? {
-                BlockId::Hash(h) => match chain.number_of(&h.block_hash).map_err(internal)? {
-                    Some(x) => x,
-                    None => return Ok(None),
-                },
-                BlockId::Number(tag) => block_number(&chain, tag),
-            };
-            let Some(record) = stored_block(&chain, number)? else {
+            let Some((number, record)) = block_by_id(&chain, arg(&a, 0, "block")?)? else {
                 return Ok(None);
             };
             let hash = record.header().map_err(internal)?.hash_slow();
             block_receipts(&record, hash, number).map(Some)
+        },
+    )?;
+    // geth's raw forms: the block's RLP (header, transactions, no ommers) and its receipts'
+    // consensus encodings — what the roots commit to, without JSON's fields around them.
+    m.register_method("debug_getRawBlock", |p, n, _| -> RpcResult<Option<Bytes>> {
+        let a = args(&p, 1)?;
+        let chain = read(n)?;
+        let Some((_, record)) = block_by_id(&chain, arg(&a, 0, "block")?)? else {
+            return Ok(None);
+        };
+        let block = alloy_consensus::Block {
+            header: record.header().map_err(internal)?,
+            body: alloy_consensus::BlockBody {
+                transactions: record.transactions().map_err(internal)?,
+                ommers: Vec::new(),
+                withdrawals: None,
+            },
+        };
+        Ok(Some(alloy_rlp::encode(&block).into()))
+    })?;
+    m.register_method(
+        "debug_getRawReceipts",
+        |p, n, _| -> RpcResult<Option<Vec<Bytes>>> {
+            let a = args(&p, 1)?;
+            let chain = read(n)?;
+            Ok(block_by_id(&chain, arg(&a, 0, "block")?)?.map(|(_, r)| r.receipts))
+        },
+    )?;
+
+    m.register_method(
+        "eth_getLogs",
+        |p, n, _| -> RpcResult<Vec<alloy_rpc_types_eth::Log>> {
+            let a = args(&p, 1)?;
+            let filter: alloy_rpc_types_eth::Filter = arg(&a, 0, "filter")?;
+            let chain = read(n)?;
+            logs(&chain, &filter, n.max_logs_range)
         },
     )?;
 
@@ -662,6 +777,7 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
             "signer": chain.config().signer.address(),
             "engines": engines,
             "maxHistoryRange": n.max_history_range,
+            "maxLogsRange": n.max_logs_range,
             "pendingTransactions": chain.pool_len(),
             "blockStore": block_store_status(chain.block_store()),
         }))
@@ -681,7 +797,6 @@ fn block_store_status(store: &lightprov_blockstore::BlockStore) -> Value {
         "data": space(&stats.data),
         "staging": stats.staging.as_ref().map(space),
         "index": stats.index.as_ref().map(space),
-        "stagedGroups": store.staged_groups().unwrap_or_default(),
     })
 }
 

@@ -3,54 +3,29 @@
 // Fills a chain with the kvstore workload, restarts the node with block production off, then
 // 20 clients ask for proofs of random records at random past blocks. Prints p50/p99 and
 // throughput. Numbers only; nothing is asserted. `--json <file>` also writes the figures as JSON.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import { keccak_256 } from '@noble/hashes/sha3.js';
 
-const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const jsonAt = process.argv.indexOf('--json');
-const jsonOut = jsonAt > 0 ? process.argv[jsonAt + 1] : undefined;
-const bin = process.env.LIGHTPROV_NODE_BIN ?? path.join(root, 'target', 'release', 'lightprov-node');
+import { JSON_OUT, NODE_BIN, rpc, startNode, stopNode, waitForBlocks } from './node.mjs';
+
+const jsonOut = JSON_OUT;
+const bin = NODE_BIN;
 const BLOCKS = Number(process.env.LIGHTPROV_BENCH_RPC_BLOCKS ?? 200);
 const CLIENTS = 20;
 const PER_CLIENT = Number(process.env.LIGHTPROV_BENCH_RPC_REQUESTS ?? 150);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lightprov-bench-'));
 const workload = ['--workload', 'kvstore', '--tx-per-block', '100', '--seed', '1'];
 
-function start(args) {
-  const child = spawn(bin, ['--data-dir', dataDir, '--port', '0', ...workload, ...args], { stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, RUST_LOG: 'warn' } });
-  return new Promise((resolve, reject) => {
-    let buf = '';
-    child.stdout.on('data', (c) => {
-      buf += c;
-      const m = /json-rpc\s+(\S+)/.exec(buf);
-      if (m) resolve({ url: m[1], pid: child.pid, exited: new Promise((r) => child.once('exit', r)) });
-    });
-    child.once('exit', (code) => reject(new Error(`lightprov-node exited (${code})`)));
-  });
-}
-
-async function rpc(url, method, params) {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
-  const j = await res.json();
-  if (j.error) throw new Error(`${method}: ${j.error.message}`);
-  return j.result;
-}
-
-async function stop(node) {
-  process.kill(node.pid, 'SIGTERM');
-  await node.exited;
-}
+const start = (args) => startNode(bin, dataDir, [...workload, ...args]);
 
 // 1. Fill the chain.
 let node = await start(['--block-time', '5ms']);
 const t0 = Date.now();
-while (Number(await rpc(node.url, 'eth_blockNumber', [])) < BLOCKS) await new Promise((r) => setTimeout(r, 50));
-await stop(node);
+await waitForBlocks(node, BLOCKS);
+await stopNode(node);
 const fillSecs = (Date.now() - t0) / 1000;
 
 // 2. Serve proofs to 20 concurrent clients.
@@ -77,7 +52,7 @@ await Promise.all(
   }),
 );
 const wall = Number(process.hrtime.bigint() - started) / 1e9;
-await stop(node);
+await stopNode(node);
 fs.rmSync(dataDir, { recursive: true, force: true });
 
 latencies.sort((a, b) => a - b);

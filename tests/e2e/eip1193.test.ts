@@ -5,12 +5,16 @@
  * back for a send, a chain id or a pending nonce is checked where it can be.
  */
 import { EIP1193_METHODS, LightClient, NodeFaultError, ProviderRpcError, init, isVerificationError } from '@lightprov/sdk';
-import { JsonRpcProvider, Network, Wallet, keccak256 } from 'ethers';
+import { BrowserProvider, JsonRpcProvider, Network, Wallet, id, keccak256 } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { type RunningNode, startNode } from '../lib/node-process.js';
 import { type Script, scriptedFetch } from '../lib/scripted.js';
 import { mine, rejection, rpc } from '../lib/util.js';
+
+/** Where the node's Transfer events come from (EIP-7708's system address), and their topic0. */
+const TRANSFER_LOG_ADDRESS = '0xfffffffffffffffffffffffffffffffffffffffe';
+const TRANSFER_TOPIC = id('Transfer(address,address,uint256)');
 
 let node: RunningNode;
 /** A block with several transactions (more than 16: the trie has branches two levels deep). */
@@ -20,7 +24,8 @@ const TXS = 20;
 beforeAll(async () => {
   await init();
   // Blocks only on evm_mine, so that every transaction sent below lands in one block.
-  node = await startNode({ args: ['--block-time', '3600s'] });
+  // --max-logs-range 2: the node's eth_getLogs limit, checked below (the SDK does not call it).
+  node = await startNode({ args: ['--block-time', '3600s', '--max-logs-range', '2'] });
   await mine(node.url, 2);
   const eth = new JsonRpcProvider(node.url, Network.from(1337), { staticNetwork: true });
   const wallet = new Wallet(node.accounts[6]!.key);
@@ -56,8 +61,40 @@ describe('receipts and logs against lightprov-node', () => {
     expect(receipts.map((r) => r.transactionHash)).toEqual(node_.transactions);
     expect(receipts.map((r) => r.status)).toEqual(receipts.map(() => 1));
     expect(receipts.at(-1)?.cumulativeGasUsed).toBe(21_000n * BigInt(TXS));
-    // Transfers emit no logs: a filter over the range is verified empty.
+    // Events come from the system address, not the recipient: this filter is verified empty.
     expect(await client.getLogs({ fromBlock: 1n, toBlock: busy, address: node.accounts[7]!.address })).toEqual([]);
+  });
+
+  it('every transfer leaves a Transfer event (EIP-7708 shape), found by topic and verified complete', async () => {
+    const { client, eip } = await provider();
+    const pad = (a: string) => '0x' + a.slice(2).toLowerCase().padStart(64, '0');
+    const filter = { fromBlock: 1n, toBlock: busy, address: TRANSFER_LOG_ADDRESS, topics: [TRANSFER_TOPIC, pad(node.accounts[6]!.address), pad(node.accounts[7]!.address)] };
+    const logs = await client.getLogs(filter);
+    expect(logs.length).toBe(TXS);
+    expect(logs.map((l) => BigInt(l.data))).toEqual(Array.from({ length: TXS }, (_, i) => 1n + BigInt(i)));
+    expect(new Set(logs.map((l) => l.blockNumber))).toEqual(new Set([busy]));
+    expect(logs.map((l) => l.logIndex)).toEqual(Array.from({ length: TXS }, (_, i) => i));
+    // The receipt holds its event; ethers reads the same logs through asEip1193.
+    const receipt = await client.getTransactionReceipt(logs[4]!.transactionHash);
+    expect(receipt?.logs.map((l) => l.data)).toEqual([logs[4]!.data]);
+    const ethers = new BrowserProvider(eip, Network.from(1337));
+    const viaEthers = await ethers.getLogs({ fromBlock: 1, toBlock: Number(busy), address: TRANSFER_LOG_ADDRESS, topics: [TRANSFER_TOPIC] });
+    expect(viaEthers.map((l) => l.transactionHash)).toEqual(logs.map((l) => l.transactionHash));
+    // The node's own eth_getLogs (unverified, geth's shape) gives the same logs.
+    const hex = (x: bigint) => '0x' + x.toString(16);
+    const raw = (await rpc(node.url, 'eth_getLogs', [{ ...filter, fromBlock: hex(busy), toBlock: hex(busy) }])) as { transactionHash: string; logIndex: string; data: string }[];
+    expect(raw.map((l) => [l.transactionHash, Number(l.logIndex), l.data])).toEqual(logs.map((l) => [l.transactionHash, l.logIndex, l.data]));
+    expect(await rpc(node.url, 'eth_getLogs', [{ blockHash: logs[0]!.blockHash, address: TRANSFER_LOG_ADDRESS }])).toHaveLength(TXS);
+    const tooLong = await rejection(rpc(node.url, 'eth_getLogs', [{ fromBlock: hex(busy - 2n), toBlock: hex(busy) }]));
+    expect(String(tooLong)).toMatch(/limit exceeded: 3 blocks asked, at most 2 per eth_getLogs call/);
+    // The SDK reads the node's raw receipts: one left out, or two swapped, breaks the receipts root.
+    const drop: Script = (method, _p, result) => (method === 'debug_getRawReceipts' && Array.isArray(result) ? result.slice(1) : result);
+    const swap: Script = (method, _p, result) => (method === 'debug_getRawReceipts' && Array.isArray(result) ? [result[1], result[0], ...result.slice(2)] : result);
+    for (const [url, script] of [['http://drop.invalid/', drop], ['http://swap.invalid/', swap]] as const) {
+      const liar = await provider({ [url]: script }, [url]);
+      const e = await rejection(liar.client.getLogs(filter));
+      expect(isVerificationError(e, 'ROOT_MISMATCH') && (e as { field?: string }).field, url).toBe('receipts');
+    }
   });
 
   it('getTransaction and getTransactionReceipt: verified in their block, sender recovered; an unknown hash is undefined', async () => {

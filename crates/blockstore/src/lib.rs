@@ -13,19 +13,22 @@
 //! - [`Layout::BlockOrdered`] (Block-LSM, Chen et al.): every key of a block starts with its
 //!   group, `BE32(⌊num / group⌋) ‖ type ‖ BE64(num) [‖ hash]`, so block data arrives in key
 //!   order and tables never overlap (fjall moves them down without rewriting them). With
-//!   [`Options::align`], a group's data waits in a journalled staging keyspace and is ingested
-//!   as its own tables when the group closes (fjall's public ingestion API), so no table spans
-//!   two groups. With [`Options::separate_index`], the random-keyed index (`H`, `l`) lives in its
-//!   own keyspace with its own memtable, confining its merges to itself.
+//!   [`Options::align`], a group's blocks wait in a journalled staging keyspace and, when the
+//!   group closes, are ingested into the data keyspace as tables of their own (fjall's public
+//!   ingestion API), after which the staging keyspace is cleared (one journal record, no
+//!   tombstones): no table spans two groups. With [`Options::separate_index`], the
+//!   random-keyed index (`H`, `l`) lives in its own keyspace with its own memtable, confining
+//!   its merges to itself.
 //!
 //! Reads need only what a reader knows: a block's keys follow from its number (the group is
 //! `⌊num / group⌋`, fixed when the store is created and stored in it), a transaction's from the
 //! index. The index is a hint, not evidence: a light client proves a transaction by its block's
 //! `transactionsRoot`, and no header commits to the index, so "not in the index" proves nothing.
 //!
-//! Crash safety: a block's keys are written in the caller's batch, atomically with its state;
-//! sealing a group ingests it first and then deletes it from staging, and [`BlockStore::open`]
-//! finishes a seal a crash interrupted, so a block once committed is always readable.
+//! Crash safety: a block's keys are written in the caller's batch, atomically with its state,
+//! through fjall's journal. Sealing a group ingests it before it clears it from staging, and
+//! [`BlockStore::open`] finishes a seal a crash interrupted (or prevented), so a block once
+//! committed is always readable.
 
 use std::sync::Arc;
 
@@ -34,7 +37,7 @@ use lightprov_engine_api::kv::{BatchOp, FjallStore, KvError, KvStore};
 
 /// Where block data lives (geth's layout, and Block-LSM's data keyspace).
 pub const BLOCKS: &str = "blocks";
-/// Block-LSM with alignment: the open group's data until the group closes.
+/// Block-LSM with alignment: the open group's blocks until the group closes.
 pub const STAGING: &str = "blocks_open";
 /// Block-LSM with a separate index: the transaction and block-hash index.
 pub const INDEX: &str = "blocks_index";
@@ -58,7 +61,9 @@ pub type TxLocation = (u64, u32);
 pub struct Options {
     /// Blocks per group (the paper: 100).
     pub group: u64,
-    /// Ingest each closed group as its own tables (SSTable alignment).
+    /// Ingest each closed group as tables of its own, so that no table spans two groups
+    /// (SSTable alignment). A group should fit in a memtable (fjall: 64 MiB by default): a
+    /// staging memtable that fills up is flushed, and its tables are written for nothing.
     pub align: bool,
     /// The transaction and block-hash index in its own keyspace, with its own memtable.
     pub separate_index: bool,
@@ -345,6 +350,11 @@ impl BlockStore {
         }
     }
 
+    fn last_of_group(&self, g: u64) -> u64 {
+        let group = self.options().map_or(1, |o| o.group);
+        (g + 1) * group - 1
+    }
+
     /// The writes that store `block`, for the caller's atomic batch. Call
     /// [`committed`](Self::committed) once the batch is durable.
     pub fn ops(&self, block: &Block<'_>) -> Result<Vec<BatchOp>, Error> {
@@ -393,7 +403,7 @@ impl BlockStore {
             && self.staging.is_some()
             && (number + 1).is_multiple_of(o.group)
         {
-            self.seal(number / o.group)?;
+            self.seal()?;
         }
         Ok(())
     }
@@ -404,25 +414,71 @@ impl BlockStore {
         self.committed(block.number)
     }
 
-    /// Moves group `g` from staging into its own tables of the data keyspace (ingestion, in
-    /// key order), then deletes it from staging. Idempotent: a seal a crash interrupted after
-    /// the ingestion only deletes.
-    fn seal(&self, g: u64) -> Result<(), Error> {
-        let (Some(staging), Some(o)) = (&self.staging, self.options()) else {
+    /// Whether group `g`'s blocks are in the data keyspace (with alignment: it was sealed).
+    pub fn is_sealed(&self, g: u64) -> Result<bool, Error> {
+        if g >= MAX_GROUPS {
+            return Ok(false);
+        }
+        let last = self.canonical_key(self.last_of_group(g))?;
+        Ok(self.main.contains_key(last)?)
+    }
+
+    /// Seals every complete group in staging: ingests each (its blocks in key order, and with a
+    /// shared index its index entries after them) into tables of its own in the data keyspace,
+    /// unless a seal a crash interrupted already did; then clears staging, or, if it also holds
+    /// an open group's blocks (only after a failed seal), deletes the sealed groups' keys.
+    fn seal(&self) -> Result<(), Error> {
+        let Some(staging) = &self.staging else {
             return Ok(());
         };
-        let last = (g + 1) * o.group - 1;
-        let done = self.main.contains_key(self.canonical_key(last)?)?;
-        let prefix = be32(g);
-        let mut pairs = Vec::new();
-        for guard in staging.prefix(prefix) {
-            let (k, v) = guard.into_inner()?;
-            pairs.push((k, v));
+        let groups = self.staged_groups()?;
+        let mut sealed = Vec::new();
+        let mut open = false;
+        for &g in &groups {
+            let last = self.canonical_key(self.last_of_group(g))?;
+            if !staging.contains_key(&last)? {
+                open = true;
+                continue;
+            }
+            let pairs = self.staged(g)?;
+            if !self.main.contains_key(&last)? {
+                let mut ingestion = self.main.start_ingestion()?;
+                for (k, v) in &pairs {
+                    ingestion.write(k.clone(), v.clone())?;
+                }
+                ingestion.finish()?;
+            }
+            sealed.extend(pairs.into_iter().map(|(k, _)| k));
         }
-        // A shared index: the group's index entries go into the group's tables, after its
-        // data (their keys start with INDEX_TAG, above every group prefix).
+        if sealed.is_empty() {
+            return Ok(());
+        }
+        if open {
+            self.kv.write(
+                sealed
+                    .into_iter()
+                    .map(|k| (STAGING, k.to_vec(), None))
+                    .collect(),
+            )?;
+        } else {
+            staging.clear()?;
+        }
+        Ok(())
+    }
+
+    /// Group `g`'s staged keys and values, in key order: its blocks, then (shared index) its
+    /// index entries.
+    fn staged(&self, g: u64) -> Result<Vec<(fjall::UserKey, fjall::UserValue)>, Error> {
+        let Some(staging) = &self.staging else {
+            return Ok(Vec::new());
+        };
+        let mut pairs = Vec::new();
+        for guard in staging.prefix(be32(g)) {
+            pairs.push(guard.into_inner()?);
+        }
         if self.index.is_none() {
-            let (lo, hi) = (g * o.group, last);
+            let group = self.options().map_or(1, |o| o.group);
+            let (lo, hi) = (g * group, self.last_of_group(g));
             for guard in staging.prefix([INDEX_TAG]) {
                 let (k, v) = guard.into_inner()?;
                 let number = v
@@ -435,60 +491,18 @@ impl BlockStore {
                 }
             }
         }
-        if pairs.is_empty() {
-            return Ok(());
-        }
-        if !done {
-            let mut ingestion = self.main.start_ingestion()?;
-            for (k, v) in &pairs {
-                ingestion.write(k.clone(), v.clone())?;
-            }
-            ingestion.finish()?;
-        }
-        self.kv.write(
-            pairs
-                .into_iter()
-                .map(|(k, _)| (STAGING, k.to_vec(), None))
-                .collect(),
-        )?;
-        Ok(())
+        Ok(pairs)
     }
 
-    /// Seals every closed group left in staging (a crash between a group's last block and its
-    /// seal, or inside the seal).
-    fn recover(&self) -> Result<(), Error> {
-        let Some(o) = self.options() else {
-            return Ok(());
-        };
-        for g in self.staged_groups()? {
-            let last = (g + 1) * o.group - 1;
-            if self.staging_has(&self.canonical_key(last)?)? {
-                self.seal(g)?;
-            }
-        }
-        Ok(())
-    }
-
-    fn staging_has(&self, key: &[u8]) -> Result<bool, Error> {
-        match &self.staging {
-            Some(s) => Ok(s.contains_key(key)?),
-            None => Ok(false),
-        }
-    }
-
-    /// The groups whose data waits in staging (with alignment: the open group, and one whose
-    /// seal a crash interrupted until the store is opened again).
+    /// The groups whose blocks wait in staging (with alignment: the open group; more only when
+    /// a seal failed or a crash prevented it, until the store is opened again).
     pub fn staged_groups(&self) -> Result<Vec<u64>, Error> {
         let Some(staging) = &self.staging else {
             return Ok(Vec::new());
         };
-        let mut groups = Vec::new();
-        for guard in staging.iter() {
+        let mut groups: Vec<u64> = Vec::new();
+        for guard in staging.range(..[INDEX_TAG].as_slice()) {
             let k = guard.key()?;
-            match k.first() {
-                Some(&INDEX_TAG) | None => break,
-                Some(_) => {}
-            }
             let g = k
                 .get(..4)
                 .and_then(|b| b.try_into().ok())
@@ -499,6 +513,11 @@ impl BlockStore {
             }
         }
         Ok(groups)
+    }
+
+    /// Finishes a seal a crash interrupted or prevented.
+    fn recover(&self) -> Result<(), Error> {
+        self.seal()
     }
 
     fn get(&self, key: &[u8], index: bool) -> Result<Option<Vec<u8>>, Error> {
@@ -598,6 +617,20 @@ impl BlockStore {
             staging: self.staging.as_ref().map(space),
             index: self.index.as_ref().map(space),
         }
+    }
+}
+
+impl BlockStore {
+    /// The store's keyspaces by name, and their directories.
+    pub fn keyspaces(&self) -> Vec<(&'static str, std::path::PathBuf)> {
+        let mut all = vec![(BLOCKS, self.main.path().to_path_buf())];
+        all.extend(
+            self.staging
+                .as_ref()
+                .map(|k| (STAGING, k.path().to_path_buf())),
+        );
+        all.extend(self.index.as_ref().map(|k| (INDEX, k.path().to_path_buf())));
+        all
     }
 }
 

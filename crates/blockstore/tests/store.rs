@@ -1,5 +1,5 @@
 //! The block store in every layout: what is written is read back, by number, hash and
-//! transaction hash; a store refuses another layout; an interrupted group seal is finished on
+//! transaction hash; a store refuses another layout; a group seal a crash prevented is done on
 //! open; and a writer killed with SIGKILL at random points loses no committed block.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
@@ -144,7 +144,7 @@ fn every_layout_reads_back_what_it_wrote_before_and_after_reopening() {
 }
 
 #[test]
-fn aligned_groups_leave_staging_when_they_close() {
+fn aligned_groups_are_flushed_into_tables_of_their_own_when_they_close() {
     let dir = tempfile::tempdir().unwrap();
     let layout = Layout::BlockOrdered(Options {
         group: 4,
@@ -155,11 +155,14 @@ fn aligned_groups_leave_staging_when_they_close() {
     for n in 0..=9 {
         store.insert(&block(n).view()).unwrap();
     }
-    // Groups 0 and 1 closed and were ingested as tables of their own; blocks 8 and 9 wait.
+    // Groups 0 and 1 closed and were ingested as a table each; blocks 8 and 9 wait in staging,
+    // which was cleared at each seal and never flushed.
+    assert!(store.is_sealed(0).unwrap() && store.is_sealed(1).unwrap());
+    assert!(!store.is_sealed(2).unwrap());
+    assert_eq!(store.staged_groups().unwrap(), vec![2]);
     let stats = store.stats();
     assert_eq!(stats.data.tables, 2, "{stats:?}");
-    assert_eq!(stats.staging.unwrap().tables, 0, "{stats:?}");
-    assert_eq!(store.staged_groups().unwrap(), vec![2]);
+    assert_eq!(stats.staging.map(|s| s.tables), Some(0), "{stats:?}");
     check(&store, 9, "aligned");
 }
 
@@ -205,10 +208,13 @@ fn a_group_whose_seal_never_ran_is_sealed_on_open() {
             kv.write(store.ops(&block(7).view()).unwrap()).unwrap();
         }
         let (_, store) = open(dir.path(), layout);
-        let stats = store.stats();
-        assert_eq!(
-            stats.data.tables, 2,
-            "separate index {separate_index}: {stats:?}"
+        assert!(
+            store.is_sealed(0).unwrap(),
+            "separate index {separate_index}"
+        );
+        assert!(
+            store.is_sealed(1).unwrap(),
+            "separate index {separate_index}"
         );
         assert_eq!(store.staged_groups().unwrap(), Vec::<u64>::new());
         check(&store, 7, "after the seal on open");
@@ -281,12 +287,22 @@ fn killed_at_random_points_loses_no_committed_block() {
             );
             if let Some(head) = head {
                 check(&store, head, &format!("kill {kill}"));
-                // Every closed group left staging; at most the open one waits there.
-                let staged = store.staged_groups().unwrap();
-                let open_group = (head + 1) / 3;
+                // Every closed group is sealed; only the open one waits in staging.
+                let closed = (head + 1) / 3;
+                for g in 0..closed {
+                    assert!(
+                        store.is_sealed(g).unwrap(),
+                        "kill {kill}: head {head}, group {g}"
+                    );
+                }
                 assert!(
-                    staged.iter().all(|g| *g == open_group),
-                    "kill {kill}: head {head}, staged groups {staged:?}"
+                    !store.is_sealed(closed).unwrap(),
+                    "kill {kill}: head {head}"
+                );
+                let staged = store.staged_groups().unwrap();
+                assert!(
+                    staged.iter().all(|g| *g == closed),
+                    "kill {kill}: head {head}, staged {staged:?}"
                 );
             }
             committed = head;

@@ -100,6 +100,11 @@ impl FjallStore {
     pub fn dir(&self) -> &Path {
         &self.dir
     }
+
+    /// The fjall database (its statistics: flushes and compactions in flight).
+    pub fn database(&self) -> &fjall::Database {
+        &self.db
+    }
 }
 
 #[cfg(feature = "fjall")]

@@ -215,6 +215,7 @@ impl Rpc {
             new_tx: tokio::sync::Notify::new(),
             on_demand: false,
             max_history_range: 32,
+            max_logs_range: 32,
         });
         let module = module(node)?;
         let methods: Vec<String> = module.method_names().map(str::to_owned).collect();

@@ -1,0 +1,87 @@
+#!/usr/bin/env node
+// eth_getLogs over 1,000 blocks: the SDK's verified getLogs (every header of the range checked
+// by hash chain and seal, each block whose verified logsBloom may match fetched whole with
+// eth_getBlockReceipts and its receipts rebuilding receiptsRoot) against the node's unverified
+// eth_getLogs answer, on the same lightprov-node, same filter, same run. Every block holds the
+// node's own two signed transfers, each with a Transfer event, so every block matches the
+// filter (the worst case: the bloom skips nothing). Numbers only; nothing is asserted.
+// `--json <file>` also writes the figures as JSON.
+//
+// Environment: LIGHTPROV_BENCH_LOGS_BLOCKS (blocks in the range; 1000), LIGHTPROV_NODE_BIN.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { LightClient, init } from '@lightprov/sdk';
+
+import { JSON_OUT, NODE_BIN, rpc, startNode, stopNode, waitForBlocks } from './node.mjs';
+
+const jsonOut = JSON_OUT;
+const bin = NODE_BIN;
+const BLOCKS = Number(process.env.LIGHTPROV_BENCH_LOGS_BLOCKS ?? 1000);
+const ROUNDS = 5;
+const TRANSFERS = 2;
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lightprov-bench-logs-'));
+const TRANSFER_LOG_ADDRESS = '0xfffffffffffffffffffffffffffffffffffffffe';
+// keccak256("Transfer(address,address,uint256)")
+const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+
+const start = (args) => startNode(bin, dataDir, ['--engines', 'mpt', '--transfers', String(TRANSFERS), ...args]);
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+await init();
+// 1. A chain of BLOCKS blocks after genesis, two transfers (two events) in each.
+let node = await start(['--block-time', '5ms']);
+const t0 = Date.now();
+await waitForBlocks(node, BLOCKS);
+await stopNode(node);
+const fillSecs = (Date.now() - t0) / 1000;
+
+// 2. No more blocks: both sides read the same range.
+node = await start(['--block-time', '3600s']);
+const from = 1;
+const to = BLOCKS;
+const filter = { address: TRANSFER_LOG_ADDRESS, topics: [TRANSFER_TOPIC] };
+const hex = (n) => '0x' + n.toString(16);
+const unverifiedMs = [];
+const coldMs = [];
+const warmMs = [];
+let logs = 0;
+for (let round = 0; round < ROUNDS; round++) {
+  let s = performance.now();
+  const raw = await rpc(node.url, 'eth_getLogs', [{ ...filter, fromBlock: hex(from), toBlock: hex(to) }]);
+  unverifiedMs.push(performance.now() - s);
+  // Cold: a new client, which verifies every header of the range from its trusted genesis.
+  const client = await LightClient.connect({ rpc: [node.url], trust: { genesisHash: node.genesisHash, signers: [node.signer] } });
+  s = performance.now();
+  const verified = await client.getLogs({ ...filter, fromBlock: BigInt(from), toBlock: BigInt(to) });
+  coldMs.push(performance.now() - s);
+  // Warm: the same client again (headers already verified; receipts fetched and checked again).
+  s = performance.now();
+  await client.getLogs({ ...filter, fromBlock: BigInt(from), toBlock: BigInt(to) });
+  warmMs.push(performance.now() - s);
+  if (verified.length !== raw.length) throw new Error(`verified ${verified.length} logs, the node's eth_getLogs ${raw.length}`);
+  logs = raw.length;
+}
+await stopNode(node);
+fs.rmSync(dataDir, { recursive: true, force: true });
+
+const figures = {
+  run: process.env.LIGHTPROV_BENCH_RUN ?? '',
+  blocks: BLOCKS,
+  transfersPerBlock: TRANSFERS,
+  logs,
+  rounds: ROUNDS,
+  fillSecs,
+  unverifiedMs: median(unverifiedMs),
+  verifiedColdMs: median(coldMs),
+  verifiedWarmMs: median(warmMs),
+  ratioCold: median(coldMs) / median(unverifiedMs),
+  ratioWarm: median(warmMs) / median(unverifiedMs),
+};
+console.log(`getLogs over ${BLOCKS} blocks (${logs} Transfer events, every block matches), median of ${ROUNDS}:`);
+console.log(`  node's eth_getLogs (unverified)        ${figures.unverifiedMs.toFixed(1)} ms`);
+console.log(`  SDK getLogs, new client (verified)      ${figures.verifiedColdMs.toFixed(1)} ms  (${figures.ratioCold.toFixed(2)}× the unverified call)`);
+console.log(`  SDK getLogs, headers already verified   ${figures.verifiedWarmMs.toFixed(1)} ms  (${figures.ratioWarm.toFixed(2)}×)`);
+if (jsonOut) fs.writeFileSync(jsonOut, JSON.stringify(figures, null, 2) + '\n');
