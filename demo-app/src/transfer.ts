@@ -1,10 +1,12 @@
 /**
  * Send a transfer from a dev account: an ethers Wallet signs it and sends it through the
  * verified provider (`client.asEip1193()`: reads and the receipt are verified, the send's hash is checked),
- * then the page reads both balances back verified at the inclusion block and redraws the
+ * then the page shows the receipt and its Transfer event verified (the block's receipts rebuild
+ * its receiptsRoot), reads both balances back verified at the inclusion block and redraws the
  * sender's history with the new point.
  */
-import { BrowserProvider, Network, Wallet, formatEther, isAddress, parseEther } from 'ethers';
+import type { VerifiedTransactionReceipt } from '@lightprov/sdk';
+import { BrowserProvider, Network, Wallet, formatEther, formatUnits, getAddress, isAddress, parseEther } from 'ethers';
 
 import { app, client, workloadAccount } from './state.js';
 import { byId, errorBox, h, hash, verifiedMark, withButton } from './ui.js';
@@ -48,6 +50,9 @@ async function send(): Promise<void> {
     const block = BigInt(receipt.blockNumber);
     step(list, `Receipt verified: status ${receipt.status}, block #${block} (its block’s receipts rebuild the header’s receiptsRoot). Checking the balances…`);
     const header = await c.getHeader(block);
+    const verified = await c.getTransactionReceipt(tx.hash);
+    if (!verified) throw new Error(`no node places ${tx.hash} in a block any more`);
+    list.after(receiptCard(verified, header));
     if (!app.head || app.head.number < header.number) {
       app.head = header;
       app.bus.emit('head', header);
@@ -70,6 +75,38 @@ async function send(): Promise<void> {
     list.querySelector('.doing')?.classList.replace('doing', 'failed');
     out.append(errorBox(e, 'Transfer'));
   }
+}
+
+/** topic0 of the node's Transfer events (EIP-7708's shape): keccak256("Transfer(address,address,uint256)"). */
+const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+
+/** The verified receipt and its events, decoded where they are Transfer events. */
+function receiptCard(r: VerifiedTransactionReceipt, header: { number: bigint; hash: string }): HTMLElement {
+  const word = (t: string | undefined) => (t ? getAddress('0x' + t.slice(-40)) : '?');
+  const short = (a: string) => `${a.slice(0, 8)}…${a.slice(-4)}`;
+  const events = r.logs.map((l) =>
+    l.topics[0] === TRANSFER_TOPIC
+      ? h('li', { class: 'event' }, h('b', {}, 'Transfer'), ` ${short(word(l.topics[1]))} → ${short(word(l.topics[2]))}: ${formatEther(BigInt(l.data))} ETH `, h('span', { class: 'muted' }, `(log ${l.logIndex}, from ${short(l.address)})`))
+      : h('li', { class: 'event' }, `log ${l.logIndex} from ${short(l.address)}, ${l.topics.length} topics`),
+  );
+  return h(
+    'div',
+    { class: 'receipt', id: 'transfer-receipt', 'data-events': String(r.logs.length) },
+    h('h3', {}, 'Receipt'),
+    h(
+      'dl',
+      {},
+      h('dt', {}, 'transaction'),
+      h('dd', {}, hash(r.transactionHash), ` at index ${r.transactionIndex} of block #${r.blockNumber}`),
+      h('dt', {}, 'status'),
+      h('dd', {}, r.status === 1 ? 'success' : `failed (${String(r.status)})`),
+      h('dt', {}, 'gas'),
+      h('dd', {}, `${r.gasUsed} used at ${formatUnits(r.effectiveGasPrice, 'gwei')} gwei`),
+      h('dt', {}, 'events'),
+      h('dd', {}, events.length ? h('ul', {}, ...events) : 'none'),
+    ),
+    verifiedMark('receipt and events (the block’s receipts rebuild receiptsRoot; its transactions, transactionsRoot)', header),
+  );
 }
 
 export function setupTransfer(): void {

@@ -237,6 +237,12 @@ try {
     expect(block, `transfer: ${await page.innerText('#transfer-out')}`);
     await page.waitForSelector(`#history-points tr.new[data-block="${block}"]`, { timeout: 120_000 });
     expect(await page.$('#transfer-out .verified'), 'the balances after the transfer are not marked verified');
+    // The receipt and its Transfer event, verified.
+    const receipt = await page.$('#transfer-receipt');
+    expect(receipt, 'no receipt shown after the transfer');
+    expect((await receipt.getAttribute('data-events')) === '1', `the receipt shows ${await receipt.getAttribute('data-events')} events, not the transfer's one`);
+    expect(/Transfer .* → .*: 0\.25 ETH/.test(await receipt.innerText()), `receipt: ${await receipt.innerText()}`);
+    expect(await receipt.$('.verified'), 'the receipt is not marked verified');
     console.log(`demo-app:      transfer included in block #${block}; history now ${(await points()).join(', ')}`);
     await view('#history-panel');
     await shot('11-transfer-history');

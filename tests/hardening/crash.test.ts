@@ -39,8 +39,13 @@ const FAMILY_ENGINES = READERS.flatMap((r) => r.historySchemes).filter((s) => s 
 /** MPT alone, then MPT with each family's engine. */
 const ENGINE_SETS = ['mpt', ...FAMILY_ENGINES.map((e) => `mpt,${e}`)];
 const KVSTORE = '0x' + 'cc'.repeat(20);
-/** Chain settings (the same for the crashed node and its reference). B = 64 and T = 2 with ~25 writes a block: a flush every ~3 blocks, merges cascading behind it. */
-const CHAIN = ['--workload', 'kvstore', '--seed', '1', '--tx-per-block', '50', '--cole-l0-capacity', '64', '--cole-size-ratio', '2', '--max-history-range', '1000000'];
+/**
+ * Chain settings (the same for the crashed node and its reference). B = 64 and T = 2 with ~25
+ * writes a block: a flush every ~3 blocks, merges cascading behind it. Block groups of 4: the
+ * block store seals a group (ingests it into tables of its own) every 4 blocks, so kills land
+ * around seals too.
+ */
+const CHAIN = ['--workload', 'kvstore', '--seed', '1', '--tx-per-block', '50', '--cole-l0-capacity', '64', '--cole-size-ratio', '2', '--max-history-range', '1000000', '--block-group', '4'];
 const BLOCK_TIME = '20ms';
 const EXTRA_ROOTS_HEX = 2 + 2 * 96;
 

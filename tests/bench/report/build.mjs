@@ -39,6 +39,8 @@ const FILES = {
   lvmtCommit: 'lvmt-commit.json',
   wasmSizes: 'wasm-sizes.json',
   rpc: 'rpc.json',
+  blockStore: 'blockstore.json',
+  logs: 'logs.json',
 };
 const raw = {};
 for (const [k, f] of Object.entries(FILES)) {
@@ -193,6 +195,28 @@ const lvmtCommit = {
   keys: c.keys,
   rows: c.rows.map((r) => ({ label: r.proofs, writesPerS: r.writesPerS, blockP50Ms: r.blockP50Ms })),
 };
+const bs = raw.blockStore;
+const blockStore = {
+  blocks: bs.blocks,
+  txsPerBlock: bs.txsPerBlock,
+  group: bs.group,
+  memtableKiB: bs.memtableKiB,
+  rows: bs.layouts.map((r) => ({
+    label: r.name,
+    layout: r.layout,
+    userBytes: r.userBytes,
+    wa: r.writeAmplification,
+    waNoJournal: r.writeAmplificationNoJournal,
+    tablesRewritten: r.tablesRewritten,
+    bytesRewritten: r.bytesRewritten,
+    blocksPerS: r.blocksPerS,
+    commitP99Ms: r.commitP99Ms,
+    readReceiptsP50Us: r.readReceiptsP50Us,
+    readBlockP50Us: r.readBlockP50Us,
+    readTxP50Us: r.readTxP50Us,
+  })),
+  ratios: bs.ratios,
+};
 const engines = {
   workloads: e.engines.map((w) => ({
     workload: w.workload,
@@ -281,6 +305,17 @@ const headline = [];
     value: `lightprov ${mptVerify.bars[0].us.toFixed(1)} µs vs @ethereumjs/mpt ${mptVerify.bars[1].us.toFixed(1)} µs (${x(mptVerify.bars[1].us, mptVerify.bars[0].us)} faster)`,
     paper: '—',
   });
+  const [hashKeyed, lsm] = [blockStore.rows[0], blockStore.rows[blockStore.rows.length - 1]];
+  headline.push({
+    figure: `Block store, ${blockStore.blocks} blocks: Block-LSM vs geth's hash-keyed layout`,
+    value: `write amplification ${lsm.wa.toFixed(2)} vs ${hashKeyed.wa.toFixed(2)} (${x(hashKeyed.wa, lsm.wa)} lower; without the journal ${lsm.waNoJournal.toFixed(2)} vs ${hashKeyed.waNoJournal.toFixed(2)}) · ${x(lsm.blocksPerS, hashKeyed.blocksPerS)} the blocks/s · receipts read p50 ${lsm.readReceiptsP50Us.toFixed(1)} vs ${hashKeyed.readReceiptsP50Us.toFixed(1)} µs`,
+    paper: 'Block-LSM: WA ≈2 vs 5.1–9.2; +23–183 % throughput',
+  });
+  headline.push({
+    figure: `getLogs over ${raw.logs.blocks} blocks, verified`,
+    value: `${raw.logs.verifiedWarmMs.toFixed(0)} ms with headers verified (${raw.logs.ratioWarm.toFixed(1)}× the node's unverified ${raw.logs.unverifiedMs.toFixed(0)} ms); ${raw.logs.verifiedColdMs.toFixed(0)} ms from a new client (${raw.logs.ratioCold.toFixed(1)}×)`,
+    paper: '—',
+  });
   const [mptOnly, , every] = wasmSizes.apps;
   headline.push({
     figure: 'wasm verifier download, gzip',
@@ -312,8 +347,10 @@ const figures = {
     lvmtCommit: { depth: c.depth, blocks: c.blocks, writes: c.writes, keys: c.keys },
     provenance: { keys: h.keys, ranges: provenance.ranges, blocks: h.blocks },
     rpc: { blocks: raw.rpc.blocks, clients: raw.rpc.clients, requests: raw.rpc.requests },
+    blockStore: { blocks: bs.blocks, txsPerBlock: bs.txsPerBlock, group: bs.group, memtableKiB: bs.memtableKiB },
+    logs: { blocks: raw.logs.blocks, transfersPerBlock: raw.logs.transfersPerBlock },
   },
-  figures: { storage, throughput, commitLatency, provenance, lvmtVerify, mptVerify, wasmSizes, lvmtCommit, engines, rpc: raw.rpc },
+  figures: { storage, throughput, commitLatency, provenance, lvmtVerify, mptVerify, wasmSizes, lvmtCommit, engines, rpc: raw.rpc, blockStore, logs: raw.logs },
   headline,
   raw,
 };
@@ -381,6 +418,12 @@ function dataTable(fig, id) {
     );
   }
   if (id === 'lvmt-commit') return table(['openings kept', 'writes/s', 'block p50 ms'], f.lvmtCommit.rows.map((r) => [r.label, n0(r.writesPerS), n2(r.blockP50Ms)]));
+  if (id === 'block-store') {
+    return table(
+      ['layout', 'write amplification', 'without the journal', 'tables rewritten', 'MiB rewritten', 'blocks/s', 'commit p99 ms', 'receipts p50 µs', 'block p50 µs', 'tx lookup p50 µs'],
+      f.blockStore.rows.map((r) => [r.label, n2(r.wa), n2(r.waNoJournal), n0(r.tablesRewritten), n1(r.bytesRewritten / 2 ** 20), n0(r.blocksPerS), n2(r.commitP99Ms), n1(r.readReceiptsP50Us), n1(r.readBlockP50Us), n1(r.readTxP50Us)]),
+    );
+  }
   return '';
 }
 
@@ -399,6 +442,10 @@ const CAPTIONS = {
   'mpt-verify': () => 'The same real eth_getProof trie proofs checked by lightprov\'s wasm verifier and by @ethereumjs/mpt in one Node process, alternating rounds.',
   'wasm-sizes': () => 'The SDK\'s wasm modules, raw and gzip -9: one per proof family and one with every family, and what an app downloads (the loader takes the smaller of the per-family modules and the one with all).',
   'lvmt-commit': () => 'The same LVMT writes committed while keeping every opening current, a 1/16 proof shard, or only commitments (no proofs served). In memory.',
+  'block-store': (fig) => {
+    const b = fig.figures.blockStore;
+    return `The node's block store on fjall, the same ${b.blocks} blocks of ${b.txsPerBlock} transfers (typed transactions and receipts with an event each) in every layout, one synced batch per block: geth's hash-keyed schema, then Block-LSM built up as the paper's breakdown does (group prefix; + tables aligned to groups of ${b.group} blocks; + the transaction index in its own keyspace). Write amplification = bytes the process sent to the device (/proc/self/io write_bytes − cancelled_write_bytes) over the bytes of keys and values stored; "without the journal" subtracts the journal files' bytes. Memtables and tables ${b.memtableKiB} KiB in every keyspace.`;
+  },
 };
 
 function caption(fig, id) {
@@ -490,6 +537,14 @@ ${engineTables}
 <h2 id="rpc">JSON-RPC: eth_getProof on lightprov-node</h2>
 ${table(['blocks', 'clients', 'requests', 'p50 ms', 'p99 ms', 'max ms', 'requests/s'], [[rpc.blocks, rpc.clients, rpc.requests, n2(rpc.latencyMs.p50), n2(rpc.latencyMs.p99), n2(rpc.latencyMs.max), n0(rpc.requestsPerS)]])}
 <p class="caption">${esc(rpc.workload)}; ${rpc.clients} concurrent clients on loopback asking for one storage slot of a random record at a random past block.</p>
+
+<h2 id="logs">getLogs over ${fig.figures.logs.blocks} blocks: verified against the node's answer</h2>
+${table(['call', 'ms (median of ' + fig.figures.logs.rounds + ')', '× the unverified call'], [
+    ["node's eth_getLogs (unverified)", n1(fig.figures.logs.unverifiedMs), '1'],
+    ['SDK getLogs, new client (every header of the range verified)', n1(fig.figures.logs.verifiedColdMs), n2(fig.figures.logs.ratioCold)],
+    ['SDK getLogs, headers already verified', n1(fig.figures.logs.verifiedWarmMs), n2(fig.figures.logs.ratioWarm)],
+  ])}
+<p class="caption">lightprov-node (MPT engine only), ${fig.figures.logs.transfersPerBlock} signed transfers a block, each with a Transfer event; the filter is the event's topic, so every block's bloom matches and every block's receipts and transactions are read (${fig.figures.logs.logs} logs): the worst case for the verified call. The SDK reads the raw receipts and block (debug_getRawReceipts, debug_getRawBlock) in batches of 100 blocks.</p>
 
 <h2>Reproduce</h2>
 <p><code>npm run bench -- --report</code> (setup, build, then this run; about 15 minutes on 2 cores) or <code>bash scripts/bench --report --quick</code> (small sizes). Larger runs: see docs/benchmarks.md.</p>

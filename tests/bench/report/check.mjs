@@ -41,6 +41,10 @@ function expected(fig) {
     'gzip -9': f.wasmSizes.modules.map((s) => ({ index: s.label, value: s.gzip })),
   };
   out['lvmt-commit'] = { 'writes/s': f.lvmtCommit.rows.map((r) => ({ index: r.label, value: r.writesPerS })) };
+  out['block-store'] = {
+    'with the journal': f.blockStore.rows.map((r) => ({ index: r.label, value: r.wa })),
+    'without the journal': f.blockStore.rows.map((r) => ({ index: r.label, value: r.waNoJournal })),
+  };
   return out;
 }
 
