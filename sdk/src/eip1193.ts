@@ -11,8 +11,8 @@ import type { VerifiedHeader } from './header.js';
 import { bytesToHex, hexToBigInt, hexToBytes } from './hex.js';
 import { loadFamily, wasmOf } from './init.js';
 import type { Endpoint, Transport } from './transport.js';
-import type { LogFilter, VerifiedLog } from './logs.js';
-import type { VerifiedTransaction, VerifiedTransactionReceipt } from './transactions.js';
+import { type LogFilter, type VerifiedLog, blockTransactions } from './logs.js';
+import { type VerifiedTransaction, type VerifiedTransactionReceipt, verifiedTransactions } from './transactions.js';
 import { requireListRoot } from './trie.js';
 
 /** The minimal EIP-1193 provider shape that ethers' BrowserProvider and viem's custom() accept. */
@@ -52,7 +52,7 @@ export const EIP1193_METHODS: Readonly<Record<string, { readonly class: MethodCl
   eth_blockNumber: { class: 'verified', how: 'the newest verified header' },
   eth_getBlockByNumber: {
     class: 'verified',
-    how: "the verified header's fields and hash; the transaction hashes, from the node's raw transactions, which must rebuild transactionsRoot; uncles only when provably none. Full transaction objects are refused unless 'eth_getBlockByNumber:fullTransactions' is allowed (then the node's, with their hashes checked)",
+    how: "the verified header's fields and hash; the transaction hashes, from the node's raw transactions, which must rebuild transactionsRoot; uncles only when provably none. Full transaction objects: the node's, which must rebuild transactionsRoot, each with only the fields its encoding holds, its hash, its recovered sender and its place",
   },
   eth_getBlockByHash: { class: 'verified', how: 'as eth_getBlockByNumber' },
   eth_chainId: {
@@ -167,23 +167,13 @@ export function eip1193(reads: VerifiedReads, net: Transport, chain: HeaderChain
     const fields: Record<string, unknown> = { ...headerJson(header) };
     // Uncles are proven only when there are none (the ommers hash of the empty list).
     if (header.sha3Uncles === EMPTY_OMMERS) fields['uncles'] = [];
-    const hashes = await net.withFailover((e) => transactionHashes(net, e, header));
-    if (!full || hashes.length === 0) return { ...fields, transactions: hashes };
-    if (!allowed.has(`${method}:fullTransactions`)) {
-      throw new ProviderRpcError(
-        4200,
-        `${method}: full transaction objects are not verified by lightprov yet (their hashes are): ask for hashes, or name '${method}:fullTransactions' in asEip1193({ allowUnverified }) for the node's objects, whose hashes are checked`,
-      );
+    if (full) {
+      // The node's objects, which must rebuild transactionsRoot; each answered with only what
+      // its encoding proves, its hash, its recovered sender and its place.
+      const txs = await net.withFailover(async (e) => verifiedTransactions(header, await blockTransactions(net, e, header)));
+      return { ...fields, transactions: txs.map(transactionJson) };
     }
-    const json = await net.withFailover(async (e) => {
-      const j = (await net.call(e, 'eth_getBlockByHash', [header.hash, true])) as { transactions?: unknown } | null;
-      const txs = j?.transactions;
-      if (!Array.isArray(txs) || txs.length !== hashes.length || txs.some((t, i) => bytesToHex(hexToBytes((t as { hash?: unknown })?.hash, `transactions[${i}].hash`, 'network', 32)) !== hashes[i])) {
-        throw new VerificationError('VALUE_MISMATCH', `the node's transaction objects are not the block's transactions`, { field: 'transactions' });
-      }
-      return txs;
-    });
-    return { ...fields, transactions: json };
+    return { ...fields, transactions: await net.withFailover((e) => transactionHashes(net, e, header)) };
   };
 
   const provider: Eip1193Provider = {

@@ -72,24 +72,35 @@ function effectivePrice(fields: Readonly<Record<string, unknown>>, type: number,
 
 /** The verified transaction `hash` of the verified block whose transactions are `block`. */
 async function inBlock(header: VerifiedHeader, block: BlockTransactions, hash: string): Promise<VerifiedTransaction> {
-  await loadFamily('header');
-  const { objects: txs, encoded } = block;
   const index = block.hashes.indexOf(hash);
   if (index < 0) {
     throw new VerificationError('VALUE_MISMATCH', `block ${header.number} (${header.hash}), where the node places transaction ${hash}, does not hold it`, { field: 'blockHash' });
   }
-  const json = txs[index] as Record<string, unknown>;
-  const type = encoded[index]![0]! < 0x80 ? encoded[index]![0]! : 0;
-  const fields = Object.fromEntries([...SIGNED, ...(BY_TYPE[type] ?? [])].filter((k) => json[k] !== undefined).map((k) => [k, json[k]]));
-  return {
-    hash,
-    blockHash: header.hash,
-    blockNumber: header.number,
-    transactionIndex: index,
-    from: transactionSender(json, `transactions[${index}]`),
-    effectiveGasPrice: effectivePrice(fields, type, header.baseFeePerGas, `transactions[${index}]`),
-    fields,
-  };
+  return (await verifiedTransactions(header, block, [index]))[0] as VerifiedTransaction;
+}
+
+/**
+ * The transactions of the verified block `header` (`block`: its transactions, checked against
+ * its `transactionsRoot`) at `indices` (all when omitted), each with its sender recovered and
+ * what it paid per gas.
+ */
+export async function verifiedTransactions(header: VerifiedHeader, block: BlockTransactions, indices?: readonly number[]): Promise<VerifiedTransaction[]> {
+  await loadFamily('header');
+  const { objects: txs, encoded, hashes } = block;
+  return (indices ?? txs.map((_, i) => i)).map((index) => {
+    const json = txs[index] as Record<string, unknown>;
+    const type = encoded[index]![0]! < 0x80 ? encoded[index]![0]! : 0;
+    const fields = Object.fromEntries([...SIGNED, ...(BY_TYPE[type] ?? [])].filter((k) => json[k] !== undefined).map((k) => [k, json[k]]));
+    return {
+      hash: hashes[index] as string,
+      blockHash: header.hash,
+      blockNumber: header.number,
+      transactionIndex: index,
+      from: transactionSender(json, `transactions[${index}]`),
+      effectiveGasPrice: effectivePrice(fields, type, header.baseFeePerGas, `transactions[${index}]`),
+      fields,
+    };
+  });
 }
 
 /** Where a node places `hash`: the block (verified on the chain) and the verified transaction. */

@@ -194,6 +194,9 @@ pub struct Config {
     pub signer: PrivateKeySigner,
     /// Funded dev accounts.
     pub dev_accounts: Vec<PrivateKeySigner>,
+    /// Funded accounts the node's own transfers (`--transfers`) come from: never the dev
+    /// accounts, whose nonces belong to the users sending from them.
+    pub transfer_senders: Vec<PrivateKeySigner>,
     /// Block filler, if any.
     pub workload: Option<Workload>,
     /// The settings of each proof family the node runs, in registry order.
@@ -215,6 +218,9 @@ impl Config {
             signer: key("lightprov dev signer")?,
             dev_accounts: (0..10)
                 .map(|i| key(&format!("lightprov dev account {i}")))
+                .collect::<Result<_, _>>()?,
+            transfer_senders: (0..5)
+                .map(|i| key(&format!("lightprov transfer sender {i}")))
                 .collect::<Result<_, _>>()?,
             workload,
             families: families::ROOMS.iter().filter_map(|r| (r.dev)()).collect(),
@@ -606,6 +612,7 @@ impl Chain {
             .config
             .dev_accounts
             .iter()
+            .chain(&self.config.transfer_senders)
             .map(|a| {
                 (
                     Key::Balance(a.address()),
@@ -693,20 +700,18 @@ impl Chain {
         Ok(number)
     }
 
-    /// Transfer `j` of block `number` (`--transfers`): from dev account `(number + j) mod n`
-    /// to another, of 10^12..10^15 wei, EIP-1559, signed with the account's (public) key.
+    /// Transfer `j` of block `number` (`--transfers`): from transfer sender `(number + j) mod
+    /// n` to a dev account, of 10^12..10^15 wei, EIP-1559, signed with the sender's (public) key.
     fn dev_transfer(&self, number: u64, j: usize) -> anyhow::Result<Vec<u8>> {
-        let n = self.config.dev_accounts.len();
-        if n < 2 {
-            anyhow::bail!("--transfers needs at least two dev accounts");
+        let (senders, devs) = (&self.config.transfer_senders, &self.config.dev_accounts);
+        if senders.is_empty() || devs.is_empty() {
+            anyhow::bail!("--transfers needs transfer senders and dev accounts");
         }
-        let from_i = (number as usize + j) % n;
-        let to_i = (from_i + 1 + j % (n - 1)) % n;
         let (Some(from), Some(to)) = (
-            self.config.dev_accounts.get(from_i),
-            self.config.dev_accounts.get(to_i),
+            senders.get((number as usize + j) % senders.len()),
+            devs.get((number as usize * 7 + j) % devs.len()),
         ) else {
-            anyhow::bail!("dev account out of range");
+            anyhow::bail!("account out of range");
         };
         let tx = TxEip1559 {
             chain_id: self.config.chain_id,

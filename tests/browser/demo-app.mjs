@@ -243,9 +243,11 @@ try {
     expect((await receipt.getAttribute('data-events')) === '1', `the receipt shows ${await receipt.getAttribute('data-events')} events, not the transfer's one`);
     expect(/Transfer .* → .*: 0\.25 ETH/.test(await receipt.innerText()), `receipt: ${await receipt.innerText()}`);
     expect(await receipt.$('.verified'), 'the receipt is not marked verified');
+    await view('#transfer-panel');
+    await shot('11-transfer-receipt');
     console.log(`demo-app:      transfer included in block #${block}; history now ${(await points()).join(', ')}`);
     await view('#history-panel');
-    await shot('11-transfer-history');
+    await shot('11-transfer-history-after');
     await page.evaluate(() => window.scrollTo(0, 0));
     await shot('12-overview');
   });

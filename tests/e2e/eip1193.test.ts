@@ -150,12 +150,21 @@ describe('asEip1193: the method table', () => {
     expect(block['transactions']).toEqual(node_.transactions);
     expect((block['transactions'] as string[]).length).toBe(TXS);
     expect(block['uncles']).toEqual([]);
-    // Full objects are refused unless named, then the node's, with their hashes checked.
-    const e = await rejection(eip.request({ method: 'eth_getBlockByHash', params: [header.hash, true] }));
-    expect((e as ProviderRpcError).code).toBe(4200);
-    const open = (await provider({}, [node.url], ['eth_getBlockByHash:fullTransactions'])).eip;
-    const full = (await open.request({ method: 'eth_getBlockByHash', params: [header.hash, true] })) as { transactions: { hash: string }[] };
-    expect(full.transactions.map((t) => t.hash)).toEqual(node_.transactions);
+    // Full objects: verified too — the hashes, senders, places and fees as the node has them.
+    const full = (await eip.request({ method: 'eth_getBlockByHash', params: [header.hash, true] })) as { transactions: Record<string, string>[] };
+    const nodeFull = (await rpc(node.url, 'eth_getBlockByHash', [header.hash, true])) as { transactions: Record<string, string>[] };
+    const pick = (t: Record<string, string>) => [t['hash'], t['from']?.toLowerCase(), t['to']?.toLowerCase(), t['value'], t['nonce'], t['blockHash'], t['transactionIndex'], t['gasPrice']];
+    expect(full.transactions.map(pick)).toEqual(nodeFull.transactions.map(pick));
+    expect(new Set(full.transactions.map((t) => t['from']))).toEqual(new Set([node.accounts[6]!.address.toLowerCase()]));
+    // A node that changes a field the encoding holds breaks transactionsRoot.
+    const bump: Script = (method, p, result) => {
+      if (method !== 'eth_getBlockByHash' || (p as unknown[])[1] !== true || result === null) return result;
+      const b = result as { transactions: Record<string, string>[] };
+      return { ...b, transactions: b.transactions.map((t, i) => (i === 5 ? { ...t, value: '0x' + (BigInt(t['value']!) + 1n).toString(16) } : t)) };
+    };
+    const liar = await provider({ 'http://bump.invalid/': bump }, ['http://bump.invalid/']);
+    const e = await rejection(liar.eip.request({ method: 'eth_getBlockByHash', params: [header.hash, true] }));
+    expect(isVerificationError(e, 'ROOT_MISMATCH') && (e as { field?: string }).field).toBe('transactions');
   });
 
   it('a node that drops, alters or reorders a raw transaction is caught by the root, and marked', async () => {
