@@ -3,6 +3,9 @@
 //! Rejections are [`MptError`]s and [`AccountProofError`]s.
 //!
 //! EIP-1186 proofs (`eth_getProof`): the account claim, its trie proof, and storage proofs.
+//! Transaction proofs: the transaction and the receipt at one index of a block, against its
+//! `transactionsRoot` and `receiptsRoot` ([`TransactionProof`]; rejections are
+//! [`TransactionProofError`]s).
 //!
 //! Wire format (compact binary, all integers big-endian; see docs/proofs.md):
 //!
@@ -18,7 +21,7 @@ mod codec;
 mod error;
 
 pub use codec::*;
-pub use error::{AccountField, AccountProofError, MptError};
+pub use error::{AccountField, AccountProofError, MptError, TransactionProofError};
 
 use crate::{
     ErrorCode as E,
@@ -35,7 +38,7 @@ pub const STATE_ROOT: Commitment = Commitment::at("stateRoot", HeaderField::Stat
 /// The MPT family's registry entry.
 pub const FAMILY: Family = Family {
     name: "mpt",
-    about: "an account, its storage slots or any trie key against a header's stateRoot",
+    about: "an account, its storage slots or any trie key against a header's stateRoot; a block's transaction and receipt at an index against its transactionsRoot and receiptsRoot",
     commitments: &[&STATE_ROOT],
     codes: &[
         E::BadEncoding,
@@ -48,6 +51,8 @@ pub const FAMILY: Family = Family {
         E::TruncatedProof,
         E::KeyMismatch,
         E::ValueMismatch,
+        E::TransactionHashMismatch,
+        E::ReceiptMismatch,
     ],
     tampers: &[
         Tamper {
