@@ -5,10 +5,7 @@
 use alloc::vec::Vec;
 
 use alloy_primitives::B256;
-use lightprov_types::{
-    DecodeError,
-    mpt::{MAX_INDEXED_PROOF_NODES, TransactionProofError, TransactionProofRef},
-};
+use lightprov_types::mpt::{TransactionProofError, TransactionProofRef};
 
 use super::{MptError, Proven, prove};
 use crate::keccak256;
@@ -21,17 +18,13 @@ pub fn index_key(index: u64) -> Vec<u8> {
 
 /// Walks `proof` from `root` to the key `RLP(index)` and returns the entry stored there, or
 /// `None` when the proof shows the index holds none (for a block's lists: the index is at or
-/// beyond its length). At most [`MAX_INDEXED_PROOF_NODES`] nodes.
+/// beyond its length). The path has at most `MAX_INDEXED_PROOF_NODES` hashed nodes (the wire
+/// format refuses longer lists before any hashing); nodes past it fail the walk.
 pub fn verify_indexed_proof<'a>(
     root: &B256,
     index: u64,
     proof: &[&'a [u8]],
 ) -> Result<Option<&'a [u8]>, MptError> {
-    if proof.len() > MAX_INDEXED_PROOF_NODES {
-        return Err(
-            DecodeError::new("proof", "more nodes than any RLP(index) key path has").into(),
-        );
-    }
     Ok(match prove(root, &index_key(index), proof)? {
         Proven::Present(v) => Some(v),
         Proven::Absent(_) => None,
