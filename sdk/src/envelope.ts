@@ -8,7 +8,7 @@
 import { RLP } from '@ethereumjs/rlp';
 
 import { VerificationError } from './errors.js';
-import { hexToBigInt, hexToBytes } from './hex.js';
+import { bytesToHex, hexToBigInt, hexToBytes } from './hex.js';
 
 type Item = Uint8Array | Item[];
 type Json = Readonly<Record<string, unknown>>;
@@ -75,45 +75,50 @@ const typed = (type: number, fields: Item[]): Uint8Array => {
   return out;
 };
 
+/**
+ * Each transaction type's RLP fields in order, as JSON-RPC names them; the last three are the
+ * signature (`yParity` stands for `v` where a typed transaction's object has only `v`).
+ */
+const FIELDS: readonly (readonly string[])[] = [
+  ['nonce', 'gasPrice', 'gas', 'to', 'value', 'input', 'v', 'r', 's'],
+  ['chainId', 'nonce', 'gasPrice', 'gas', 'to', 'value', 'input', 'accessList', 'yParity', 'r', 's'],
+  ['chainId', 'nonce', 'maxPriorityFeePerGas', 'maxFeePerGas', 'gas', 'to', 'value', 'input', 'accessList', 'yParity', 'r', 's'],
+  ['chainId', 'nonce', 'maxPriorityFeePerGas', 'maxFeePerGas', 'gas', 'to', 'value', 'input', 'accessList', 'maxFeePerBlobGas', 'blobVersionedHashes', 'yParity', 'r', 's'],
+  ['chainId', 'nonce', 'maxPriorityFeePerGas', 'maxFeePerGas', 'gas', 'to', 'value', 'input', 'accessList', 'authorizationList', 'yParity', 'r', 's'],
+];
+/** An EIP-7702 authorization's RLP fields. */
+const AUTHORIZATION = ['chainId', 'address', 'nonce', 'yParity', 'r', 's'];
+
+/** One field of a transaction object as its RLP item. */
+function fieldItem(o: Json, name: string, path: string): Item {
+  switch (name) {
+    case 'to':
+      return to(o, path);
+    case 'input':
+      return data(o, 'input', path);
+    case 'accessList':
+      return accessList(o, path);
+    case 'yParity':
+      return yParity(o, path);
+    case 'blobVersionedHashes':
+      return list(o, name, path).map((h, i) => hexToBytes(h, `${path}.${name}[${i}]`, 'network', 32));
+    case 'authorizationList':
+      return list(o, name, path).map((e, i) => {
+        const a = object(e, `${path}.${name}[${i}]`);
+        const p = `${path}.${name}[${i}]`;
+        return AUTHORIZATION.map((f) => (f === 'address' ? data(a, f, p, 20) : f === 'yParity' ? yParity(a, p) : quantity(a, f, p, f === 'nonce' ? 64 : 256)));
+      });
+    default:
+      return quantity(o, name, path);
+  }
+}
+
 /** A transaction's type, the fields its sender signed, and its signature fields. */
 function transactionParts(json: unknown, path: string): { type: number; unsigned: Item[]; sig: Uint8Array[] } {
   const o = object(json, path);
-  const t = typeOf(o, path);
-  const q = (name: string) => quantity(o, name, path);
-  const base = [q('nonce')];
-  const tail = [q('gas'), to(o, path), q('value'), data(o, 'input', path)];
-  const rs = [quantity(o, 'r', path), quantity(o, 's', path)];
-  switch (t) {
-    case 0:
-      return { type: 0, unsigned: [...base, q('gasPrice'), ...tail], sig: [q('v'), ...rs] };
-    case 1:
-      return { type: 1, unsigned: [q('chainId'), ...base, q('gasPrice'), ...tail, accessList(o, path)], sig: [yParity(o, path), ...rs] };
-    case 2:
-      return { type: 2, unsigned: [q('chainId'), ...base, q('maxPriorityFeePerGas'), q('maxFeePerGas'), ...tail, accessList(o, path)], sig: [yParity(o, path), ...rs] };
-    case 3:
-      return {
-        type: 3,
-        unsigned: [
-          q('chainId'),
-          ...base,
-          q('maxPriorityFeePerGas'),
-          q('maxFeePerGas'),
-          ...tail,
-          accessList(o, path),
-          q('maxFeePerBlobGas'),
-          list(o, 'blobVersionedHashes', path).map((h, i) => hexToBytes(h, `${path}.blobVersionedHashes[${i}]`, 'network', 32)),
-        ],
-        sig: [yParity(o, path), ...rs],
-      };
-    default: {
-      const auths = list(o, 'authorizationList', path).map((e, i) => {
-        const a = object(e, `${path}.authorizationList[${i}]`);
-        const p = `${path}.authorizationList[${i}]`;
-        return [quantity(a, 'chainId', p), data(a, 'address', p, 20), quantity(a, 'nonce', p, 64), yParity(a, p), quantity(a, 'r', p), quantity(a, 's', p)];
-      });
-      return { type: 4, unsigned: [q('chainId'), ...base, q('maxPriorityFeePerGas'), q('maxFeePerGas'), ...tail, accessList(o, path), auths], sig: [yParity(o, path), ...rs] };
-    }
-  }
+  const type = typeOf(o, path);
+  const items = (FIELDS[type] as readonly string[]).map((name) => fieldItem(o, name, path));
+  return { type, unsigned: items.slice(0, -3), sig: items.slice(-3) as Uint8Array[] };
 }
 
 /** The EIP-2718 encoding of a transaction object (legacy: its RLP list), as it sits in `transactionsRoot`. */
@@ -176,4 +181,105 @@ export function encodeReceipt(json: unknown, path = 'receipt'): Uint8Array {
   });
   const fields: Item[] = [outcome, quantity(o, 'cumulativeGasUsed', path, 64), data(o, 'logsBloom', path, 256), logs];
   return t === 0 ? RLP.encode(fields) : typed(t, fields);
+}
+
+const bad = (path: string, why: string): VerificationError => new VerificationError('BAD_ENCODING', `${path}: ${why}`, { field: path });
+const quantityHex = (b: Uint8Array): string => '0x' + big(b).toString(16);
+
+/** `encoded` split into its EIP-2718 type (0: a legacy RLP list) and its RLP fields. */
+function envelopeItems(encoded: Uint8Array, path: string): { type: number; items: Item[] } {
+  if (!(encoded instanceof Uint8Array) || encoded.length === 0) throw bad(path, 'empty');
+  const type = encoded[0]! < 0x80 ? encoded[0]! : 0;
+  let items: unknown;
+  try {
+    items = RLP.decode(type === 0 ? encoded : encoded.subarray(1));
+  } catch (err) {
+    throw new VerificationError('BAD_ENCODING', `${path}: ${(err as Error).message}`, { field: path, cause: err });
+  }
+  if (!Array.isArray(items)) throw bad(path, 'not an RLP list');
+  return { type, items: items as Item[] };
+}
+
+const bytesOf = (item: Item | undefined, path: string): Uint8Array => {
+  if (!(item instanceof Uint8Array)) throw bad(path, 'expected a byte string');
+  return item;
+};
+const listOf = (item: Item | undefined, path: string): Item[] => {
+  if (!Array.isArray(item)) throw bad(path, 'expected a list');
+  return item;
+};
+
+/** One RLP item of a transaction as its JSON-RPC field (the inverse of `fieldItem`). */
+function fieldJson(name: string, item: Item | undefined, path: string): unknown {
+  const p = `${path}.${name}`;
+  switch (name) {
+    case 'to': {
+      const b = bytesOf(item, p);
+      return b.length === 0 ? null : bytesToHex(b);
+    }
+    case 'input':
+      return bytesToHex(bytesOf(item, p));
+    case 'accessList':
+      return listOf(item, p).map((e, i) => {
+        const [address, keys] = listOf(e, `${p}[${i}]`);
+        return { address: bytesToHex(bytesOf(address, `${p}[${i}].address`)), storageKeys: listOf(keys, `${p}[${i}].storageKeys`).map((k, j) => bytesToHex(bytesOf(k, `${p}[${i}].storageKeys[${j}]`))) };
+      });
+    case 'blobVersionedHashes':
+      return listOf(item, p).map((h, i) => bytesToHex(bytesOf(h, `${p}[${i}]`)));
+    case 'authorizationList':
+      return listOf(item, p).map((e, i) => {
+        const a = listOf(e, `${p}[${i}]`);
+        return Object.fromEntries(AUTHORIZATION.map((f, k) => [f, f === 'address' ? bytesToHex(bytesOf(a[k], `${p}[${i}].${f}`)) : quantityHex(bytesOf(a[k], `${p}[${i}].${f}`))]));
+      });
+    default:
+      return quantityHex(bytesOf(item, p));
+  }
+}
+
+/**
+ * A transaction's JSON-RPC fields from its EIP-2718 encoding (types 0–4; for EIP-155 legacy
+ * transactions also `chainId`, for typed ones `v` = `yParity`): the inverse of
+ * {@link encodeTransaction}, which must give back the same bytes, so only the one canonical
+ * encoding decodes. Anything else is `BAD_ENCODING` naming `path`.
+ */
+export function decodeTransaction(encoded: Uint8Array, path = 'transaction'): Record<string, unknown> {
+  const { type, items } = envelopeItems(encoded, path);
+  const names = FIELDS[type];
+  if (!names) throw bad(`${path}.type`, `unknown transaction type ${type}`);
+  if (items.length !== names.length) throw bad(path, `a type ${type} transaction has ${names.length} fields, not ${items.length}`);
+  const o: Record<string, unknown> = { type: '0x' + type.toString(16) };
+  names.forEach((name, i) => (o[name] = fieldJson(name, items[i], path)));
+  if (type !== 0) o['v'] = o['yParity'];
+  else if (big(bytesOf(items[6], `${path}.v`)) >= 35n) o['chainId'] = '0x' + ((big(items[6] as Uint8Array) - 35n) >> 1n).toString(16);
+  requireCanonical(encodeTransaction(o, path), encoded, path);
+  return o;
+}
+
+/**
+ * A receipt's JSON-RPC fields (`type`, `status` or pre-Byzantium `root`, `cumulativeGasUsed`,
+ * `logsBloom`, `logs`) from its EIP-2718 encoding: the inverse of {@link encodeReceipt}, which
+ * must give back the same bytes. Anything else is `BAD_ENCODING` naming `path`.
+ */
+export function decodeReceipt(encoded: Uint8Array, path = 'receipt'): Record<string, unknown> {
+  const { type, items } = envelopeItems(encoded, path);
+  if (items.length !== 4) throw bad(path, `a receipt has 4 fields, not ${items.length}`);
+  const outcome = bytesOf(items[0], `${path}.status`);
+  const logs = listOf(items[3], `${path}.logs`).map((l, i) => {
+    const p = `${path}.logs[${i}]`;
+    const [address, topics, body] = listOf(l, p);
+    return { address: bytesToHex(bytesOf(address, `${p}.address`)), topics: listOf(topics, `${p}.topics`).map((t, j) => bytesToHex(bytesOf(t, `${p}.topics[${j}]`))), data: bytesToHex(bytesOf(body, `${p}.data`)) };
+  });
+  const o: Record<string, unknown> = {
+    type: '0x' + type.toString(16),
+    ...(outcome.length === 32 ? { root: bytesToHex(outcome) } : { status: quantityHex(outcome) }),
+    cumulativeGasUsed: quantityHex(bytesOf(items[1], `${path}.cumulativeGasUsed`)),
+    logsBloom: bytesToHex(bytesOf(items[2], `${path}.logsBloom`)),
+    logs,
+  };
+  requireCanonical(encodeReceipt(o, path), encoded, path);
+  return o;
+}
+
+function requireCanonical(again: Uint8Array, encoded: Uint8Array, path: string): void {
+  if (again.length !== encoded.length || again.some((b, i) => b !== encoded[i])) throw bad(path, 'not the canonical encoding of its fields');
 }

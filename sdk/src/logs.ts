@@ -104,31 +104,41 @@ export async function blockReceipts(net: Transport, e: Endpoint, header: Verifie
   const hashes = rs.length === 0 ? [] : await transactionHashes(net, e, header, rs.length, known);
   let logIndex = 0;
   return rs.map((raw, i) => {
-    const r = raw as Record<string, unknown>;
-    const enc = encoded[i] as Uint8Array;
-    const type = enc[0]! < 0x80 ? enc[0]! : 0;
-    const hasRoot = r['root'] !== undefined && r['root'] !== null && r['root'] !== '0x';
-    const logs = (r['logs'] as Record<string, unknown>[]).map((l) => ({
-      address: bytesToHex(hexToBytes(l['address'], 'address')),
-      topics: (l['topics'] as unknown[]).map((t) => bytesToHex(hexToBytes(t, 'topic'))),
-      data: bytesToHex(hexToBytes(l['data'], 'data')),
-      blockNumber: header.number,
-      blockHash: header.hash,
-      transactionHash: hashes[i] as string,
-      transactionIndex: i,
-      logIndex: logIndex++,
-    }));
-    return {
-      transactionHash: hashes[i] as string,
-      transactionIndex: i,
-      type,
-      status: hasRoot ? undefined : Number(BigInt(r['status'] as string)),
-      root: hasRoot ? bytesToHex(hexToBytes(r['root'], 'root')) : undefined,
-      cumulativeGasUsed: BigInt(r['cumulativeGasUsed'] as string),
-      logsBloom: bytesToHex(hexToBytes(r['logsBloom'], 'logsBloom')),
-      logs,
-    };
+    const r = verifiedReceipt(raw, encoded[i] as Uint8Array, header, hashes[i] as string, i, logIndex);
+    logIndex += r.logs.length;
+    return r;
   });
+}
+
+/**
+ * One receipt object (JSON-RPC shape, whose consensus encoding `enc` was checked against the
+ * header) as verified: the receipt of transaction `hash` at `index`, its logs numbered from
+ * `firstLog` on.
+ */
+export function verifiedReceipt(raw: unknown, enc: Uint8Array, header: VerifiedHeader, hash: string, index: number, firstLog: number): VerifiedReceipt {
+  const r = raw as Record<string, unknown>;
+  const type = enc[0]! < 0x80 ? enc[0]! : 0;
+  const hasRoot = r['root'] !== undefined && r['root'] !== null && r['root'] !== '0x';
+  const logs = (r['logs'] as Record<string, unknown>[]).map((l, k) => ({
+    address: bytesToHex(hexToBytes(l['address'], 'address')),
+    topics: (l['topics'] as unknown[]).map((t) => bytesToHex(hexToBytes(t, 'topic'))),
+    data: bytesToHex(hexToBytes(l['data'], 'data')),
+    blockNumber: header.number,
+    blockHash: header.hash,
+    transactionHash: hash,
+    transactionIndex: index,
+    logIndex: firstLog + k,
+  }));
+  return {
+    transactionHash: hash,
+    transactionIndex: index,
+    type,
+    status: hasRoot ? undefined : Number(BigInt(r['status'] as string)),
+    root: hasRoot ? bytesToHex(hexToBytes(r['root'], 'root')) : undefined,
+    cumulativeGasUsed: BigInt(r['cumulativeGasUsed'] as string),
+    logsBloom: bytesToHex(hexToBytes(r['logsBloom'], 'logsBloom')),
+    logs,
+  };
 }
 
 /** The hashes of the block's `count` transactions, from objects that rebuild `transactionsRoot`. */
