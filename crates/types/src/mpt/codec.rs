@@ -355,12 +355,22 @@ mod json {
         name: &str,
         path: &str,
     ) -> Result<Vec<Vec<u8>>, DecodeError> {
+        nodes_at_most(obj, name, path, MAX_PROOF_NODES, TOO_MANY_NODES)
+    }
+
+    fn nodes_at_most(
+        obj: &Map<alloc::string::String, Value>,
+        name: &str,
+        path: &str,
+        max: usize,
+        reason: &'static str,
+    ) -> Result<Vec<Vec<u8>>, DecodeError> {
         let field = format!("{path}{name}");
         let Some(Value::Array(items)) = obj.get(name) else {
             return Err(DecodeError::new(field, "expected an array of hex strings"));
         };
-        if items.len() > MAX_PROOF_NODES {
-            return Err(DecodeError::new(field, TOO_MANY_NODES));
+        if items.len() > max {
+            return Err(DecodeError::new(field, reason));
         }
         items
             .iter()
@@ -378,6 +388,24 @@ mod json {
     /// A storage key as sent by clients: 1 to 32 bytes of hex, left-padded to 32.
     fn slot(s: &str, field: &str) -> Result<B256, DecodeError> {
         hex::word(s, field).map(B256::from)
+    }
+
+    impl TransactionProof {
+        /// Parses the proof of a `lightprov_getTransactionProof` answer: its `index` and both
+        /// node lists (at most [`MAX_INDEXED_PROOF_NODES`] each). What the answer claims beside
+        /// them (`transaction`, `receipt`) is not part of the proof.
+        pub fn from_json(v: &Value) -> Result<Self, DecodeError> {
+            let o = v
+                .as_object()
+                .ok_or_else(|| DecodeError::new("proof", "expected an object"))?;
+            let list =
+                |name| nodes_at_most(o, name, "", MAX_INDEXED_PROOF_NODES, TOO_MANY_INDEXED_NODES);
+            Ok(Self {
+                index: hex::u64(str_field(o, "index", "")?, "index")?,
+                transaction_proof: list("transactionProof")?,
+                receipt_proof: list("receiptProof")?,
+            })
+        }
     }
 
     impl AccountProof {
