@@ -810,3 +810,41 @@ fn rejections_read_as_sentences_naming_the_part() {
         Some(lightprov_types::hex::encode(a.roots.receipts_root.as_slice()).as_str())
     );
 }
+
+#[test]
+fn worked_example_of_docs_proofs_md() {
+    let doc =
+        fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/proofs.md"))
+            .unwrap();
+    let at = doc
+        .find("\"transactionProof\": [")
+        .expect("the example's transactionProof");
+    let nodes: Vec<Vec<u8>> = doc[at..]
+        .lines()
+        .skip(1)
+        .take(2)
+        .map(|l| {
+            hex(&Value::from(
+                l.trim().trim_end_matches(',').trim_matches('"'),
+            ))
+        })
+        .collect();
+    let b = block("mainnet-1755635");
+    let honest = proof_of(&b, 1);
+    assert_eq!(nodes, honest.transaction_proof);
+    assert_eq!(honest.encode().len(), 619);
+    let hash = Some(b.hashes[1]);
+    assert_eq!(
+        keccak256(&b.txs[1]),
+        B256::from_slice(&hex(&Value::from(
+            "0x9a5437ec71b74ecf5930b406908ac6999966d38a86d1534b7190ece7599095eb"
+        )))
+    );
+    assert_eq!(
+        verify(&b.roots, &query(1, hash), &honest),
+        Ok(Some((b.txs[1].clone(), b.receipts[1].clone())))
+    );
+    // Index 2: the same nodes prove it absent (index 1's leaf sits where its path goes).
+    let absent = TransactionProof { index: 2, ..honest };
+    assert_eq!(verify(&b.roots, &query(2, None), &absent), Ok(None));
+}
