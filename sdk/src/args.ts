@@ -13,11 +13,16 @@ const TAGS: readonly string[] = ['latest', 'earliest', 'pending', 'safe', 'final
 
 /** A block number: a bigint, or a number that is a safe integer; at least 0, below 2^64. */
 export function blockNumberArg(v: unknown, field: string): bigint {
+  return uint64Arg(v, field, 'a block number');
+}
+
+/** A bigint, or a number that is a safe integer; at least 0, below 2^64 (`what` names it in a TypeError). */
+export function uint64Arg(v: unknown, field: string, what: string): bigint {
   if (typeof v === 'number') {
     if (!Number.isSafeInteger(v)) throw new RangeError(`${field}: not a safe integer`);
     v = BigInt(v);
   }
-  if (typeof v !== 'bigint') throw new TypeError(`${field}: expected a block number (bigint or number)`);
+  if (typeof v !== 'bigint') throw new TypeError(`${field}: expected ${what} (bigint or number)`);
   if (v < 0n) throw new RangeError(`${field}: must not be negative`);
   if (v >> 64n !== 0n) throw new RangeError(`${field}: out of range (at most 2^64 - 1)`);
   return v;

@@ -13,7 +13,7 @@
  * URLs, a node that fails or times out is skipped for the call, and a node that serves data that
  * does not verify is marked faulty and not asked again.
  */
-import { type BlockTag, blockNumberArg, objectArg, stateKeyArg } from './args.js';
+import { type BlockTag, blockNumberArg, blockTagArg, objectArg, stateKeyArg, uint64Arg } from './args.js';
 import { HeaderChain, type HeaderProgress, type Trust, anchorArg } from './chain.js';
 import { type Eip1193Options, type Eip1193Provider, eip1193 } from './eip1193.js';
 import { type NodeFaultError, VerificationError, wasmCall } from './errors.js';
@@ -25,7 +25,7 @@ import { bigIntToBytes, bytesArg, bytesToHex, hexToBytes, slotToHex } from './he
 import { type StateKey, type Version, stateKeys } from './history.js';
 import { loadFamily, wasmOf } from './init.js';
 import { type LogFilter, type VerifiedLog, type VerifiedReceipt, blockReceipts, filterArg, logRange, rangeLogs } from './logs.js';
-import { type VerifiedTransaction, type VerifiedTransactionReceipt, locateTransaction, orNotFound, receiptOf } from './transactions.js';
+import { type IndexedTransaction, type VerifiedTransaction, type VerifiedTransactionReceipt, locateTransaction, orNotFound, provenTransaction, receiptOf } from './transactions.js';
 import { Transport } from './transport.js';
 
 export type { BlockTag } from './args.js';
@@ -278,6 +278,24 @@ export class LightClient {
         return receiptOf(this.net, e, header, tx, block);
       }),
     );
+  }
+
+  /**
+   * The transaction and receipt at `index` of `block`, each proven by one trie proof
+   * (`lightprov_getTransactionProof`) against the verified header's `transactionsRoot` and
+   * `receiptsRoot`; sender recovered, `gasUsed` from the receipt before it (proven in the same
+   * batch). `undefined` when the proofs show the block holds no transaction at `index` — a
+   * proof, unlike `getTransaction`'s `undefined`. The receipt's logs carry no block-wide
+   * `logIndex` (that needs every earlier receipt: use `getTransactionReceipt`).
+   *
+   * @example
+   * const first = await client.getTransactionProof(1234n, 0);
+   * first?.transaction.from; first?.receipt.status;
+   */
+  async getTransactionProof(block: BlockTag, index: bigint | number): Promise<IndexedTransaction | undefined> {
+    const tag = blockTagArg(block, 'block');
+    const i = uint64Arg(index, 'index', 'an index');
+    return this.net.withFailover(async (e) => provenTransaction(this.net, e, await this.chain.headerAt(e, tag), i));
   }
 
   /** URLs that served data that did not verify (or numbers that contradict themselves), with the error. */

@@ -8,7 +8,7 @@
 import { RLP } from '@ethereumjs/rlp';
 
 import { VerificationError } from './errors.js';
-import { hexToBigInt, hexToBytes } from './hex.js';
+import { bytesToHex, hexToBigInt, hexToBytes } from './hex.js';
 
 type Item = Uint8Array | Item[];
 type Json = Readonly<Record<string, unknown>>;
@@ -75,45 +75,50 @@ const typed = (type: number, fields: Item[]): Uint8Array => {
   return out;
 };
 
+/**
+ * Each transaction type's RLP fields in order, as JSON-RPC names them; the last three are the
+ * signature (`yParity` stands for `v` where a typed transaction's object has only `v`).
+ */
+const FIELDS: readonly (readonly string[])[] = [
+  ['nonce', 'gasPrice', 'gas', 'to', 'value', 'input', 'v', 'r', 's'],
+  ['chainId', 'nonce', 'gasPrice', 'gas', 'to', 'value', 'input', 'accessList', 'yParity', 'r', 's'],
+  ['chainId', 'nonce', 'maxPriorityFeePerGas', 'maxFeePerGas', 'gas', 'to', 'value', 'input', 'accessList', 'yParity', 'r', 's'],
+  ['chainId', 'nonce', 'maxPriorityFeePerGas', 'maxFeePerGas', 'gas', 'to', 'value', 'input', 'accessList', 'maxFeePerBlobGas', 'blobVersionedHashes', 'yParity', 'r', 's'],
+  ['chainId', 'nonce', 'maxPriorityFeePerGas', 'maxFeePerGas', 'gas', 'to', 'value', 'input', 'accessList', 'authorizationList', 'yParity', 'r', 's'],
+];
+/** An EIP-7702 authorization's RLP fields. */
+const AUTHORIZATION = ['chainId', 'address', 'nonce', 'yParity', 'r', 's'];
+
+/** One field of a transaction object as its RLP item. */
+function fieldItem(o: Json, name: string, path: string): Item {
+  switch (name) {
+    case 'to':
+      return to(o, path);
+    case 'input':
+      return data(o, 'input', path);
+    case 'accessList':
+      return accessList(o, path);
+    case 'yParity':
+      return yParity(o, path);
+    case 'blobVersionedHashes':
+      return list(o, name, path).map((h, i) => hexToBytes(h, `${path}.${name}[${i}]`, 'network', 32));
+    case 'authorizationList':
+      return list(o, name, path).map((e, i) => {
+        const a = object(e, `${path}.${name}[${i}]`);
+        const p = `${path}.${name}[${i}]`;
+        return AUTHORIZATION.map((f) => (f === 'address' ? data(a, f, p, 20) : f === 'yParity' ? yParity(a, p) : quantity(a, f, p, f === 'nonce' ? 64 : 256)));
+      });
+    default:
+      return quantity(o, name, path);
+  }
+}
+
 /** A transaction's type, the fields its sender signed, and its signature fields. */
 function transactionParts(json: unknown, path: string): { type: number; unsigned: Item[]; sig: Uint8Array[] } {
   const o = object(json, path);
-  const t = typeOf(o, path);
-  const q = (name: string) => quantity(o, name, path);
-  const base = [q('nonce')];
-  const tail = [q('gas'), to(o, path), q('value'), data(o, 'input', path)];
-  const rs = [quantity(o, 'r', path), quantity(o, 's', path)];
-  switch (t) {
-    case 0:
-      return { type: 0, unsigned: [...base, q('gasPrice'), ...tail], sig: [q('v'), ...rs] };
-    case 1:
-      return { type: 1, unsigned: [q('chainId'), ...base, q('gasPrice'), ...tail, accessList(o, path)], sig: [yParity(o, path), ...rs] };
-    case 2:
-      return { type: 2, unsigned: [q('chainId'), ...base, q('maxPriorityFeePerGas'), q('maxFeePerGas'), ...tail, accessList(o, path)], sig: [yParity(o, path), ...rs] };
-    case 3:
-      return {
-        type: 3,
-        unsigned: [
-          q('chainId'),
-          ...base,
-          q('maxPriorityFeePerGas'),
-          q('maxFeePerGas'),
-          ...tail,
-          accessList(o, path),
-          q('maxFeePerBlobGas'),
-          list(o, 'blobVersionedHashes', path).map((h, i) => hexToBytes(h, `${path}.blobVersionedHashes[${i}]`, 'network', 32)),
-        ],
-        sig: [yParity(o, path), ...rs],
-      };
-    default: {
-      const auths = list(o, 'authorizationList', path).map((e, i) => {
-        const a = object(e, `${path}.authorizationList[${i}]`);
-        const p = `${path}.authorizationList[${i}]`;
-        return [quantity(a, 'chainId', p), data(a, 'address', p, 20), quantity(a, 'nonce', p, 64), yParity(a, p), quantity(a, 'r', p), quantity(a, 's', p)];
-      });
-      return { type: 4, unsigned: [q('chainId'), ...base, q('maxPriorityFeePerGas'), q('maxFeePerGas'), ...tail, accessList(o, path), auths], sig: [yParity(o, path), ...rs] };
-    }
-  }
+  const type = typeOf(o, path);
+  const items = (FIELDS[type] as readonly string[]).map((name) => fieldItem(o, name, path));
+  return { type, unsigned: items.slice(0, -3), sig: items.slice(-3) as Uint8Array[] };
 }
 
 /** The EIP-2718 encoding of a transaction object (legacy: its RLP list), as it sits in `transactionsRoot`. */
@@ -178,6 +183,78 @@ export function encodeReceipt(json: unknown, path = 'receipt'): Uint8Array {
   return t === 0 ? RLP.encode(fields) : typed(t, fields);
 }
 
+const bad = (path: string, why: string): VerificationError => new VerificationError('BAD_ENCODING', `${path}: ${why}`, { field: path });
+const quantityHex = (b: Uint8Array): string => '0x' + big(b).toString(16);
+
+/** `encoded` split into its EIP-2718 type (0: a legacy RLP list) and its RLP fields. */
+function envelopeItems(encoded: Uint8Array, path: string): { type: number; items: Item[] } {
+  if (!(encoded instanceof Uint8Array) || encoded.length === 0) throw bad(path, 'empty');
+  const type = encoded[0]! < 0x80 ? encoded[0]! : 0;
+  let items: unknown;
+  try {
+    items = RLP.decode(type === 0 ? encoded : encoded.subarray(1));
+  } catch (err) {
+    throw new VerificationError('BAD_ENCODING', `${path}: ${(err as Error).message}`, { field: path, cause: err });
+  }
+  if (!Array.isArray(items)) throw bad(path, 'not an RLP list');
+  return { type, items: items as Item[] };
+}
+
+const bytesOf = (item: Item | undefined, path: string): Uint8Array => {
+  if (!(item instanceof Uint8Array)) throw bad(path, 'expected a byte string');
+  return item;
+};
+const listOf = (item: Item | undefined, path: string): Item[] => {
+  if (!Array.isArray(item)) throw bad(path, 'expected a list');
+  return item;
+};
+
+/** One RLP item of a transaction as its JSON-RPC field (the inverse of `fieldItem`). */
+function fieldJson(name: string, item: Item | undefined, path: string): unknown {
+  const p = `${path}.${name}`;
+  switch (name) {
+    case 'to': {
+      const b = bytesOf(item, p);
+      return b.length === 0 ? null : bytesToHex(b);
+    }
+    case 'input':
+      return bytesToHex(bytesOf(item, p));
+    case 'accessList':
+      return listOf(item, p).map((e, i) => {
+        const [address, keys] = listOf(e, `${p}[${i}]`);
+        return { address: bytesToHex(bytesOf(address, `${p}[${i}].address`)), storageKeys: listOf(keys, `${p}[${i}].storageKeys`).map((k, j) => bytesToHex(bytesOf(k, `${p}[${i}].storageKeys[${j}]`))) };
+      });
+    case 'blobVersionedHashes':
+      return listOf(item, p).map((h, i) => bytesToHex(bytesOf(h, `${p}[${i}]`)));
+    case 'authorizationList':
+      return listOf(item, p).map((e, i) => {
+        const a = listOf(e, `${p}[${i}]`);
+        return Object.fromEntries(AUTHORIZATION.map((f, k) => [f, f === 'address' ? bytesToHex(bytesOf(a[k], `${p}[${i}].${f}`)) : quantityHex(bytesOf(a[k], `${p}[${i}].${f}`))]));
+      });
+    default:
+      return quantityHex(bytesOf(item, p));
+  }
+}
+
+/**
+ * A transaction's JSON-RPC fields from its EIP-2718 encoding (types 0–4; for EIP-155 legacy
+ * transactions also `chainId`, for typed ones `v` = `yParity`): the inverse of
+ * {@link encodeTransaction}, which must give back the same bytes, so only the one canonical
+ * encoding decodes. Anything else is `BAD_ENCODING` naming `path`.
+ */
+export function decodeTransaction(encoded: Uint8Array, path = 'transaction'): Record<string, unknown> {
+  const { type, items } = envelopeItems(encoded, path);
+  const names = FIELDS[type];
+  if (!names) throw bad(`${path}.type`, `unknown transaction type ${type}`);
+  if (items.length !== names.length) throw bad(path, `a type ${type} transaction has ${names.length} fields, not ${items.length}`);
+  const o: Record<string, unknown> = { type: '0x' + type.toString(16) };
+  names.forEach((name, i) => (o[name] = fieldJson(name, items[i], path)));
+  if (type !== 0) o['v'] = o['yParity'];
+  else if (big(bytesOf(items[6], `${path}.v`)) >= 35n) o['chainId'] = '0x' + ((big(items[6] as Uint8Array) - 35n) >> 1n).toString(16);
+  requireCanonical(encodeTransaction(o, path), encoded, path);
+  return o;
+}
+
 /** A receipt read back from its consensus encoding. */
 export interface DecodedReceipt {
   /** 0 legacy, 1–4 typed. */
@@ -190,63 +267,66 @@ export interface DecodedReceipt {
   logs: { address: Uint8Array; topics: Uint8Array[]; data: Uint8Array }[];
 }
 
-function bad(path: string, why: string): never {
-  throw new VerificationError('BAD_ENCODING', `${path}: ${why}`, { field: path });
-}
-
-function bytesItem(v: unknown, path: string, length?: number): Uint8Array {
-  if (!(v instanceof Uint8Array)) bad(path, 'expected bytes, found a list');
-  if (length !== undefined && v.length !== length) bad(path, `expected ${length} bytes, found ${v.length}`);
-  return v;
-}
-
-function listItem(v: unknown, path: string): unknown[] {
-  if (!Array.isArray(v)) bad(path, 'expected a list');
-  return v;
-}
-
+/** A canonical quantity of at most `bytes` bytes. */
 function scalar(b: Uint8Array, path: string, bytes: number): bigint {
-  if (b.length > bytes || (b.length > 0 && b[0] === 0)) bad(path, 'not a canonical quantity');
-  let v = 0n;
-  for (const x of b) v = (v << 8n) | BigInt(x);
-  return v;
+  if (b.length > bytes || (b.length > 0 && b[0] === 0)) throw bad(path, 'not a canonical quantity');
+  return big(b);
 }
 
-function rlpDecode(b: Uint8Array, path: string): unknown {
-  try {
-    return RLP.decode(b);
-  } catch (e) {
-    return bad(path, `malformed RLP (${(e as Error).message})`);
-  }
-}
-
-/** Reads a receipt's consensus encoding (an EIP-2718 envelope, types 0–4). */
-export function decodeReceipt(enc: Uint8Array, path = 'receipt'): DecodedReceipt {
-  if (enc.length === 0) bad(path, 'empty');
-  const type = enc[0]! < 0x80 ? enc[0]! : 0;
-  if (type > 4) bad(`${path}.type`, `unknown receipt type ${type}`);
-  const fields = listItem(rlpDecode(type === 0 ? enc : enc.subarray(1), path), path);
-  if (fields.length !== 4) bad(path, `expected 4 fields, found ${fields.length}`);
-  const outcome = bytesItem(fields[0], `${path}.status`);
+/**
+ * A receipt's fields from its EIP-2718 encoding, as bytes (for receipts already checked against
+ * a root, read many at a time): `BAD_ENCODING` naming `path` for anything that is not a receipt.
+ */
+export function readReceipt(encoded: Uint8Array, path = 'receipt'): DecodedReceipt {
+  const { type, items } = envelopeItems(encoded, path);
+  if (type > 4) throw bad(`${path}.type`, `unknown receipt type ${type}`);
+  if (items.length !== 4) throw bad(path, `a receipt has 4 fields, not ${items.length}`);
+  const outcome = bytesOf(items[0], `${path}.status`);
   const isRoot = outcome.length === 32;
-  if (!isRoot && outcome.length > 1) bad(`${path}.status`, 'neither a status nor a state root');
+  if (!isRoot && outcome.length > 1) throw bad(`${path}.status`, 'neither a status nor a state root');
+  const logsBloom = bytesOf(items[2], `${path}.logsBloom`);
+  if (logsBloom.length !== 256) throw bad(`${path}.logsBloom`, `expected 256 bytes, found ${logsBloom.length}`);
   return {
     type,
     status: isRoot ? undefined : Number(scalar(outcome, `${path}.status`, 1)),
     root: isRoot ? outcome : undefined,
-    cumulativeGasUsed: scalar(bytesItem(fields[1], `${path}.cumulativeGasUsed`), `${path}.cumulativeGasUsed`, 8),
-    logsBloom: bytesItem(fields[2], `${path}.logsBloom`, 256),
-    logs: listItem(fields[3], `${path}.logs`).map((l, i) => {
+    cumulativeGasUsed: scalar(bytesOf(items[1], `${path}.cumulativeGasUsed`), `${path}.cumulativeGasUsed`, 8),
+    logsBloom,
+    logs: listOf(items[3], `${path}.logs`).map((l, i) => {
       const p = `${path}.logs[${i}]`;
-      const [address, topics, data, ...rest] = listItem(l, p);
-      if (rest.length > 0) bad(p, 'expected 3 fields');
+      const fields = listOf(l, p);
+      if (fields.length !== 3) throw bad(p, `a log has 3 fields, not ${fields.length}`);
+      const address = bytesOf(fields[0], `${p}.address`);
+      if (address.length !== 20) throw bad(`${p}.address`, `expected 20 bytes, found ${address.length}`);
       return {
-        address: bytesItem(address, `${p}.address`, 20),
-        topics: listItem(topics, `${p}.topics`).map((t, j) => bytesItem(t, `${p}.topics[${j}]`, 32)),
-        data: bytesItem(data, `${p}.data`),
+        address,
+        topics: listOf(fields[1], `${p}.topics`).map((t, j) => {
+          const topic = bytesOf(t, `${p}.topics[${j}]`);
+          if (topic.length !== 32) throw bad(`${p}.topics[${j}]`, `expected 32 bytes, found ${topic.length}`);
+          return topic;
+        }),
+        data: bytesOf(fields[2], `${p}.data`),
       };
     }),
   };
+}
+
+/**
+ * A receipt's JSON-RPC fields (`type`, `status` or pre-Byzantium `root`, `cumulativeGasUsed`,
+ * `logsBloom`, `logs`) from its EIP-2718 encoding: the inverse of {@link encodeReceipt}, which
+ * must give back the same bytes. Anything else is `BAD_ENCODING` naming `path`.
+ */
+export function decodeReceipt(encoded: Uint8Array, path = 'receipt'): Record<string, unknown> {
+  const r = readReceipt(encoded, path);
+  const o: Record<string, unknown> = {
+    type: '0x' + r.type.toString(16),
+    ...(r.root !== undefined ? { root: bytesToHex(r.root) } : { status: '0x' + (r.status ?? 0).toString(16) }),
+    cumulativeGasUsed: '0x' + r.cumulativeGasUsed.toString(16),
+    logsBloom: bytesToHex(r.logsBloom),
+    logs: r.logs.map((l) => ({ address: bytesToHex(l.address), topics: l.topics.map(bytesToHex), data: bytesToHex(l.data) })),
+  };
+  requireCanonical(encodeReceipt(o, path), encoded, path);
+  return o;
 }
 
 /**
@@ -255,7 +335,17 @@ export function decodeReceipt(enc: Uint8Array, path = 'receipt'): DecodedReceipt
  * accepts only canonical RLP, so the bytes are the block's).
  */
 export function blockTransactionEncodings(raw: Uint8Array, path = 'block'): Uint8Array[] {
-  const block = listItem(rlpDecode(raw, path), path);
-  if (block.length < 3) bad(path, `expected header, transactions and ommers, found ${block.length} fields`);
-  return listItem(block[1], `${path}.transactions`).map((t, i) => (t instanceof Uint8Array ? t : RLP.encode(t as Item)));
+  let block: unknown;
+  try {
+    block = RLP.decode(raw);
+  } catch (err) {
+    throw new VerificationError('BAD_ENCODING', `${path}: ${(err as Error).message}`, { field: path, cause: err });
+  }
+  const fields = listOf(block as Item, path);
+  if (fields.length < 3) throw bad(path, `expected header, transactions and ommers, found ${fields.length} fields`);
+  return listOf(fields[1], `${path}.transactions`).map((t) => (t instanceof Uint8Array ? t : RLP.encode(t)));
+}
+
+function requireCanonical(again: Uint8Array, encoded: Uint8Array, path: string): void {
+  if (again.length !== encoded.length || again.some((b, i) => b !== encoded[i])) throw bad(path, 'not the canonical encoding of its fields');
 }

@@ -16,20 +16,24 @@ export { type InitOptions, WASM_FAMILIES, type WasmFamily, type WasmModuleName, 
 export { ERROR_CODES, type ErrorCode, FailoverError, NodeFaultError, RpcError, VerificationError, isVerificationError } from './errors.js';
 export {
   type AccountProofJson,
+  type ProvenTransactionBytes,
   type StorageProofJson,
+  type TransactionProofJson,
   type VerifiedAccount,
   type VerifiedSlot,
   encodeAccountProof,
   encodeNodes,
+  encodeTransactionProof,
   parseAccountProof,
   verifyAccountProof,
   verifyMptProof,
+  verifyTransactionProof,
 } from './families/mpt.js';
 export { type BlockHeaderJson, type HeaderLayout, type VerifiedHeader, encodeHeader, verifyHeader } from './header.js';
 export { type JsonRpcSender, fetchVerifiedAccount } from './provider.js';
 export { orderedTrieRoot } from './trie.js';
-export { encodeReceipt, encodeTransaction, signedPayload } from './envelope.js';
-export { type VerifiedTransaction, type VerifiedTransactionReceipt, transactionSender } from './transactions.js';
+export { decodeReceipt, decodeTransaction, encodeReceipt, encodeTransaction, signedPayload } from './envelope.js';
+export { type IndexedReceipt, type IndexedTransaction, type VerifiedTransaction, type VerifiedTransactionReceipt, transactionSender } from './transactions.js';
 export { type LogFilter, MAX_LOG_RANGE, type VerifiedLog, type VerifiedReceipt, bloomMayContain } from './logs.js';
 export { EIP1193_METHODS, type MethodClass, ProviderRpcError } from './eip1193.js';
 export {

@@ -5,7 +5,7 @@
  * filter and reads every receipt of the others: the logs it returns are complete per block.
  */
 import type { HeaderChain } from './chain.js';
-import { type DecodedReceipt, blockTransactionEncodings, decodeReceipt, encodeReceipt, encodeTransaction } from './envelope.js';
+import { type DecodedReceipt, blockTransactionEncodings, encodeReceipt, encodeTransaction, readReceipt } from './envelope.js';
 import { RpcError, VerificationError, wasmCall } from './errors.js';
 import type { VerifiedHeader } from './header.js';
 import { bytesArg, bytesToHex, hexToBytes } from './hex.js';
@@ -133,42 +133,62 @@ function checkedReceipts(header: VerifiedHeader, encoded: readonly Uint8Array[],
   if (hashes.length !== encoded.length) {
     throw new VerificationError('VALUE_MISMATCH', `the block holds ${hashes.length} transactions and ${encoded.length} receipts`, { field: 'receipts' });
   }
-  return encoded.map((enc, i) => decodeReceipt(enc, `receipts[${i}]`));
+  return encoded.map((enc, i) => readReceipt(enc, `receipts[${i}]`));
 }
 
-/** The logs of a block's checked receipts that match `f` (all with `f` undefined), with where each sits. */
-function blockLogsOf(header: VerifiedHeader, receipts: readonly DecodedReceipt[], hashes: readonly string[], f?: CheckedFilter): VerifiedLog[][] {
-  let logIndex = 0;
-  return receipts.map((r, i) =>
-    r.logs.flatMap((l) => {
-      const index = logIndex++;
-      if (f !== undefined && !logMatches(l, f)) return [];
-      return [{
-        address: bytesToHex(l.address),
-        topics: l.topics.map(bytesToHex),
-        data: bytesToHex(l.data),
-        blockNumber: header.number,
-        blockHash: header.hash,
-        transactionHash: hashes[i] as string,
-        transactionIndex: i,
-        logIndex: index,
-      }];
-    }),
-  );
+/**
+ * The logs of receipt `r` (decoded from an encoding checked against `header`) of transaction
+ * `hash` at `index`, numbered from `firstLog` on; with `f`, only those that match it.
+ */
+function logsAt(header: VerifiedHeader, r: DecodedReceipt, hash: string, index: number, firstLog: number, f?: CheckedFilter): VerifiedLog[] {
+  const out: VerifiedLog[] = [];
+  r.logs.forEach((l, k) => {
+    if (f !== undefined && !logMatches(l, f)) return;
+    out.push({
+      address: bytesToHex(l.address),
+      topics: l.topics.map(bytesToHex),
+      data: bytesToHex(l.data),
+      blockNumber: header.number,
+      blockHash: header.hash,
+      transactionHash: hash,
+      transactionIndex: index,
+      logIndex: firstLog + k,
+    });
+  });
+  return out;
 }
 
-function receiptsOf(header: VerifiedHeader, receipts: readonly DecodedReceipt[], hashes: readonly string[]): VerifiedReceipt[] {
-  const logs = blockLogsOf(header, receipts, hashes);
-  return receipts.map((r, i) => ({
-    transactionHash: hashes[i] as string,
-    transactionIndex: i,
+/** Receipt `r` (decoded from an encoding checked against `header`) as verified: the receipt of transaction `hash` at `index`, its logs numbered from `firstLog` on. */
+export function receiptAt(header: VerifiedHeader, r: DecodedReceipt, hash: string, index: number, firstLog: number): VerifiedReceipt {
+  return {
+    transactionHash: hash,
+    transactionIndex: index,
     type: r.type,
     status: r.status,
     root: r.root === undefined ? undefined : bytesToHex(r.root),
     cumulativeGasUsed: r.cumulativeGasUsed,
     logsBloom: bytesToHex(r.logsBloom),
-    logs: logs[i] as VerifiedLog[],
-  }));
+    logs: logsAt(header, r, hash, index, firstLog),
+  };
+}
+
+/** The logs of a block's checked receipts that match `f`, per receipt. */
+function blockLogsOf(header: VerifiedHeader, receipts: readonly DecodedReceipt[], hashes: readonly string[], f: CheckedFilter): VerifiedLog[][] {
+  let first = 0;
+  return receipts.map((r, i) => {
+    const logs = logsAt(header, r, hashes[i] as string, i, first, f);
+    first += r.logs.length;
+    return logs;
+  });
+}
+
+function receiptsOf(header: VerifiedHeader, receipts: readonly DecodedReceipt[], hashes: readonly string[]): VerifiedReceipt[] {
+  let first = 0;
+  return receipts.map((r, i) => {
+    const out = receiptAt(header, r, hashes[i] as string, i, first);
+    first += r.logs.length;
+    return out;
+  });
 }
 
 /** A block's transaction objects, their encodings and hashes, verified against `transactionsRoot`. */

@@ -4,16 +4,21 @@
  * `transactionsRoot` with the transaction's keccak256 among them, and its receipts the
  * `receiptsRoot`. The sender is recovered from the signature. A hash no node can place is
  * reported as not found — which proves nothing: a node may hide a transaction, never forge one.
+ *
+ * By block and index (`lightprov_getTransactionProof`), one trie proof each proves the
+ * transaction and its receipt — or that the block holds none at that index — without fetching
+ * the block's other transactions and receipts.
  */
 import { RLP } from '@ethereumjs/rlp';
 
 import type { HeaderChain } from './chain.js';
-import { signedPayload } from './envelope.js';
+import { decodeTransaction, readReceipt, signedPayload } from './envelope.js';
 import { RpcError, VerificationError, wasmCall } from './errors.js';
 import type { VerifiedHeader } from './header.js';
 import { bytesToHex, hexToBigInt, hexToBytes } from './hex.js';
 import { loadFamily, wasmOf } from './init.js';
-import { type BlockTransactions, type VerifiedReceipt, blockReceipts, blockTransactions } from './logs.js';
+import { type ProvenTransactionBytes, verifyTransactionProof } from './families/mpt.js';
+import { type BlockTransactions, type VerifiedLog, type VerifiedReceipt, blockReceipts, blockTransactions, receiptAt } from './logs.js';
 import type { Endpoint, Transport } from './transport.js';
 
 /** A transaction, verified: every field its encoding holds, its sender and where it sits. */
@@ -72,35 +77,36 @@ function effectivePrice(fields: Readonly<Record<string, unknown>>, type: number,
 
 /** The verified transaction `hash` of the verified block whose transactions are `block`. */
 async function inBlock(header: VerifiedHeader, block: BlockTransactions, hash: string): Promise<VerifiedTransaction> {
+  await loadFamily('header');
   const index = block.hashes.indexOf(hash);
   if (index < 0) {
     throw new VerificationError('VALUE_MISMATCH', `block ${header.number} (${header.hash}), where the node places transaction ${hash}, does not hold it`, { field: 'blockHash' });
   }
-  return (await verifiedTransactions(header, block, [index]))[0] as VerifiedTransaction;
+  return verifiedTransaction(header, block.objects[index] as Record<string, unknown>, block.encoded[index]!, index, hash, `transactions[${index}]`);
+}
+
+/** Transaction `json` (its encoding `encoded`, proven in `header`'s block at `index`) as verified. */
+function verifiedTransaction(header: VerifiedHeader, json: Record<string, unknown>, encoded: Uint8Array, index: number, hash: string, path: string): VerifiedTransaction {
+  const type = encoded[0]! < 0x80 ? encoded[0]! : 0;
+  const fields = Object.fromEntries([...SIGNED, ...(BY_TYPE[type] ?? [])].filter((k) => json[k] !== undefined).map((k) => [k, json[k]]));
+  return {
+    hash,
+    blockHash: header.hash,
+    blockNumber: header.number,
+    transactionIndex: index,
+    from: transactionSender(json, path),
+    effectiveGasPrice: effectivePrice(fields, type, header.baseFeePerGas, path),
+    fields,
+  };
 }
 
 /**
  * The transactions of the verified block `header` (`block`: its transactions, checked against
- * its `transactionsRoot`) at `indices` (all when omitted), each with its sender recovered and
- * what it paid per gas.
+ * its `transactionsRoot`), each with its sender recovered and what it paid per gas.
  */
-export async function verifiedTransactions(header: VerifiedHeader, block: BlockTransactions, indices?: readonly number[]): Promise<VerifiedTransaction[]> {
+export async function verifiedTransactions(header: VerifiedHeader, block: BlockTransactions): Promise<VerifiedTransaction[]> {
   await loadFamily('header');
-  const { objects: txs, encoded, hashes } = block;
-  return (indices ?? txs.map((_, i) => i)).map((index) => {
-    const json = txs[index] as Record<string, unknown>;
-    const type = encoded[index]![0]! < 0x80 ? encoded[index]![0]! : 0;
-    const fields = Object.fromEntries([...SIGNED, ...(BY_TYPE[type] ?? [])].filter((k) => json[k] !== undefined).map((k) => [k, json[k]]));
-    return {
-      hash: hashes[index] as string,
-      blockHash: header.hash,
-      blockNumber: header.number,
-      transactionIndex: index,
-      from: transactionSender(json, `transactions[${index}]`),
-      effectiveGasPrice: effectivePrice(fields, type, header.baseFeePerGas, `transactions[${index}]`),
-      fields,
-    };
-  });
+  return block.objects.map((json, i) => verifiedTransaction(header, json as Record<string, unknown>, block.encoded[i]!, i, block.hashes[i] as string, `transactions[${i}]`));
 }
 
 /** Where a node places `hash`: the block (verified on the chain) and the verified transaction. */
@@ -121,10 +127,64 @@ export async function receiptOf(net: Transport, e: Endpoint, header: VerifiedHea
   const r = receipts[tx.transactionIndex];
   if (!r || r.transactionHash !== tx.hash) throw new VerificationError('VALUE_MISMATCH', `no receipt at index ${tx.transactionIndex} for ${tx.hash}`, { field: 'receipts' });
   const before = tx.transactionIndex === 0 ? 0n : (receipts[tx.transactionIndex - 1] as VerifiedReceipt).cumulativeGasUsed;
+  return withTransaction(r, before, header, tx);
+}
+
+/** The verified receipt `r` of `tx`, with what follows from it: `before` is the cumulative gas of the receipt before it (0 for the first). */
+function withTransaction(r: VerifiedReceipt, before: bigint, header: VerifiedHeader, tx: VerifiedTransaction): VerifiedTransactionReceipt {
   const to = tx.fields['to'] === null || tx.fields['to'] === undefined ? null : bytesToHex(hexToBytes(tx.fields['to'], 'to'));
   const nonce = hexToBigInt(tx.fields['nonce'], 'nonce');
   const created = to === null ? bytesToHex(keccak(RLP.encode([hexToBytes(tx.from, 'from'), nonce])).subarray(12)) : null;
   return { ...r, blockHash: header.hash, blockNumber: header.number, from: tx.from, to, gasUsed: r.cumulativeGasUsed - before, effectiveGasPrice: tx.effectiveGasPrice, contractAddress: created };
+}
+
+/** A receipt proven alone: as {@link VerifiedTransactionReceipt}, but its logs carry no block-wide `logIndex`, which needs every earlier receipt of the block. */
+export interface IndexedReceipt extends Omit<VerifiedTransactionReceipt, 'logs'> {
+  logs: Omit<VerifiedLog, 'logIndex'>[];
+}
+
+/** A block's transaction and receipt at an index, each proven against the verified header's roots. */
+export interface IndexedTransaction {
+  header: VerifiedHeader;
+  transaction: VerifiedTransaction;
+  receipt: IndexedReceipt;
+}
+
+const PROOF_METHOD = 'lightprov_getTransactionProof';
+
+/** A `lightprov_getTransactionProof` answer for `index` of `header`'s block, verified. */
+function provenAt(answer: unknown, header: VerifiedHeader, index: bigint): ProvenTransactionBytes | null {
+  if (typeof answer !== 'object' || answer === null) throw new RpcError(PROOF_METHOD, -1, 'malformed response (expected an object)');
+  const blockHash = bytesToHex(hexToBytes((answer as { blockHash?: unknown }).blockHash, 'blockHash', 'network', 32));
+  if (blockHash !== header.hash) {
+    throw new VerificationError('VALUE_MISMATCH', `the proof of index ${index} is for block ${blockHash}, not ${header.hash}`, { field: 'blockHash', expected: header.hash, found: blockHash });
+  }
+  return verifyTransactionProof(answer, header, index);
+}
+
+/**
+ * The transaction and receipt at `index` of the verified block `header`, proven by
+ * `lightprov_getTransactionProof` against its `transactionsRoot` and `receiptsRoot` (and, for
+ * the receipt's `gasUsed`, the receipt before it, in the same batch). `undefined`: the proofs
+ * show the block holds no transaction at `index`.
+ */
+export async function provenTransaction(net: Transport, e: Endpoint, header: VerifiedHeader, index: bigint): Promise<IndexedTransaction | undefined> {
+  await loadFamily('mpt');
+  await loadFamily('header');
+  const asked = index === 0n ? [index] : [index, index - 1n];
+  const answers = await net.batch(e, PROOF_METHOD, asked.map((i) => [header.hash, '0x' + i.toString(16)]));
+  const [mine, before] = answers.map((a, k) => provenAt(a, header, asked[k]!));
+  if (!mine) return undefined;
+  if (index > 0n && !before) {
+    throw new VerificationError('VALUE_MISMATCH', `the block holds a transaction at index ${index} but none at ${index - 1n}`, { field: 'receiptProof' });
+  }
+  const i = Number(index);
+  const hash = bytesToHex(keccak(mine.transaction));
+  const tx = verifiedTransaction(header, decodeTransaction(mine.transaction), mine.transaction, i, hash, 'transaction');
+  const r = receiptAt(header, readReceipt(mine.receipt), hash, i, 0);
+  const previous = before ? readReceipt(before.receipt, 'previousReceipt').cumulativeGasUsed : 0n;
+  const full = withTransaction(r, previous, header, tx);
+  return { header, transaction: tx, receipt: { ...full, logs: full.logs.map(({ logIndex: _, ...l }) => l) } };
 }
 
 /** Runs `f`; `undefined` when every node answered that it has no such transaction. */

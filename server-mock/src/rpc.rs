@@ -416,6 +416,60 @@ fn included(chain: &Chain, hash: &B256) -> RpcResult<Option<Included>> {
     }))
 }
 
+/// The hashed nodes on the path of the key `RLP(index)` in the ordered trie of `items` (key
+/// `RLP(i)`, value item `i`: a block's `transactionsRoot` or `receiptsRoot`), root first; inline
+/// nodes (under 32 bytes) stay inside their parents, as in `eth_getProof`. The path ends at the
+/// item, or where the trie shows the index holds none. Also returns the trie's root.
+pub fn ordered_trie_proof(items: &[Bytes], index: u64) -> (B256, Vec<Bytes>) {
+    use alloy_trie::{HashBuilder, Nibbles, proof::ProofRetainer};
+    let key = |i: u64| Nibbles::unpack(alloy_rlp::encode(i));
+    let target = key(index);
+    let mut leaves: Vec<(Nibbles, &Bytes)> =
+        (0u64..).zip(items).map(|(i, v)| (key(i), v)).collect();
+    leaves.sort_unstable_by_key(|a| a.0);
+    let mut hb = HashBuilder::default().with_proof_retainer(ProofRetainer::new(vec![target]));
+    for (k, v) in leaves {
+        hb.add_leaf(k, v);
+    }
+    let root = hb.root();
+    let nodes = hb
+        .take_proof_nodes()
+        .matching_nodes_sorted(&target)
+        .into_iter()
+        .filter(|(path, node)| path.is_empty() || node.len() >= 32)
+        .map(|(_, node)| node)
+        .collect();
+    (root, nodes)
+}
+
+/// `lightprov_getTransactionProof`'s answer: the transaction and receipt at `index` of block
+/// `number` (or `null`s past its end) with their proofs against the header's roots.
+fn transaction_proof_json(chain: &Chain, number: u64, index: u64) -> RpcResult<Value> {
+    let record = stored_block(chain, number)?.ok_or_else(|| internal("missing block"))?;
+    let header = record.header().map_err(internal)?;
+    let (tx_root, tx_proof) = ordered_trie_proof(&record.txs, index);
+    let (receipt_root, receipt_proof) = ordered_trie_proof(&record.receipts, index);
+    if tx_root != header.transactions_root || receipt_root != header.receipts_root {
+        return Err(internal(format!(
+            "block {number}'s stored lists do not build its header's roots"
+        )));
+    }
+    let at = |list: &[Bytes]| {
+        usize::try_from(index)
+            .ok()
+            .and_then(|i| list.get(i).cloned())
+    };
+    Ok(json!({
+        "blockNumber": format!("0x{number:x}"),
+        "blockHash": header.hash_slow(),
+        "index": format!("0x{index:x}"),
+        "transaction": at(&record.txs),
+        "receipt": at(&record.receipts),
+        "transactionProof": tx_proof,
+        "receiptProof": receipt_proof,
+    }))
+}
+
 /// The node's own methods whose calls can take long (proofs over many blocks or keys, logs of
 /// many blocks; the status walks the engines' files); each family names its own in its room.
 pub const EXPENSIVE_METHODS: &[&str] = &[
@@ -766,6 +820,17 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
             })?,
         ))
     })?;
+    m.register_method(
+        "lightprov_getTransactionProof",
+        |p, n, _| -> RpcResult<Value> {
+            let a = args(&p, 2)?;
+            let block: BlockId = arg(&a, 0, "block")?;
+            let index: alloy_primitives::U64 = arg(&a, 1, "index")?;
+            let chain = read(n)?;
+            let number = resolve(&chain, Some(block))?;
+            transaction_proof_json(&chain, number, index.to())
+        },
+    )?;
     m.register_method("lightprov_status", |_, n, _| -> RpcResult<Value> {
         let chain = read(n)?;
         let (head, hash) = chain.head();

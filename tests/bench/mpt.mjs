@@ -99,7 +99,7 @@ console.log(`| @ethereumjs/mpt verifyMerkleProof            | ${f1(peer)}    |`)
 console.log(`| lightprov wasm  verifyAccountProof (JSON in) | ${f1(full)}    |`);
 console.log(`ratio: lightprov is ${(peer / ours).toFixed(1)}x faster than @ethereumjs/mpt on the same proofs (target >= 15x)`);
 console.log(`\nwasm download (the SDK's modules):`);
-console.log(`  MPT module          : ${raw(mptWasm)} B raw, ${gz(mptWasm)} B gzip (budget 24600 B gzip)`);
+console.log(`  MPT module          : ${raw(mptWasm)} B raw, ${gz(mptWasm)} B gzip (budget 26500 B gzip)`);
 console.log(`  with headers (+hdr) : ${raw(mptWasm) + raw(headerWasm)} B raw, ${gz(mptWasm) + gz(headerWasm)} B gzip`);
 
 if (jsonOut) {

@@ -124,6 +124,43 @@ describe('receipts and logs against lightprov-node', () => {
   });
 });
 
+describe('transaction proofs by block and index against lightprov-node', () => {
+  it('getTransactionProof: every index of the busy block proves what getTransaction and getTransactionReceipt verify; past the end is proven absent', async () => {
+    const { client } = await provider();
+    const node_ = (await rpc(node.url, 'eth_getBlockByNumber', ['0x' + busy.toString(16), false])) as { transactions: string[] };
+    for (const [i, hash] of node_.transactions.entries()) {
+      const p = await client.getTransactionProof(busy, i);
+      expect([p?.transaction.hash, p?.transaction.transactionIndex, p?.receipt.transactionHash], `#${i}`).toEqual([hash, i, hash]);
+      expect(p?.receipt.cumulativeGasUsed).toBe(21_000n * BigInt(i + 1));
+      if (i > 2 && i < TXS - 2) continue;
+      // The first and last ones (legacy and EIP-1559) against the by-hash reads.
+      const tx = await client.getTransaction(hash);
+      const r = await client.getTransactionReceipt(hash);
+      expect([p?.transaction.from, p?.transaction.effectiveGasPrice, p?.transaction.blockHash]).toEqual([tx?.from, tx?.effectiveGasPrice, tx?.blockHash]);
+      for (const f of ['nonce', 'value', 'gas', 'type']) expect(BigInt(p?.transaction.fields[f] as string), f).toBe(BigInt(tx?.fields[f] as string));
+      const { logs: _, ...receipt } = r!;
+      const { logs: __, ...proven } = p!.receipt;
+      expect(proven).toEqual(receipt);
+    }
+    expect(await client.getTransactionProof(busy, TXS)).toBeUndefined();
+    expect(await client.getTransactionProof(0n, 0)).toBeUndefined();
+  });
+
+  const lies: [string, Script, string, string][] = [
+    ['a dropped node', (m, _p, r) => (m === 'lightprov_getTransactionProof' ? { ...(r as object), receiptProof: ((r as { receiptProof: string[] }).receiptProof).slice(0, -1) } : r), 'TRUNCATED_PROOF', 'receiptProof'],
+    ['a hidden transaction', (m, _p, r) => (m === 'lightprov_getTransactionProof' ? { ...(r as object), transaction: null } : r), 'VALUE_MISMATCH', 'transaction'],
+    ['an answer for another index', (m, _p, r) => (m === 'lightprov_getTransactionProof' ? { ...(r as object), index: '0x0' } : r), 'KEY_MISMATCH', 'index'],
+  ];
+  for (const [what, script, code, field] of lies) {
+    it(`a node answering with ${what} is caught and marked faulty`, async () => {
+      const { client } = await provider({ 'http://liar.invalid/': script }, ['http://liar.invalid/']);
+      const e = await rejection(client.getTransactionProof(busy, 5));
+      expect(isVerificationError(e, code as never) && (e as { field?: string }).field, String(e)).toBe(field);
+      expect(client.faultyNodes().map((f) => f.url)).toEqual(['http://liar.invalid/']);
+    });
+  }
+});
+
 describe('asEip1193: the method table', () => {
   it('refuses methods outside the table with 4200, naming allowUnverified; forwards them when named', async () => {
     const { eip } = await provider();

@@ -5,6 +5,7 @@
 import {
   type ErrorCode,
   VerificationError,
+  bytesToHex,
   hexToBytes,
   verifyAccountProof,
   verifyHeader,
@@ -13,6 +14,7 @@ import {
   verifyLvmtHistory,
   verifyLvmtProof,
   verifyMptProof,
+  verifyTransactionProof,
   wordHex,
 } from '@lightprov/sdk';
 
@@ -53,6 +55,11 @@ export function run(v: Vector): unknown {
     });
     const version = (x: { block: bigint; value: bigint }) => ({ block: quantity(x.block), value: wordHex(x.value) });
     return { ok: true, atFrom: h.atFrom ? version(h.atFrom) : null, versions: h.versions.map(version) };
+  }
+  if ('receiptsRoot' in i) {
+    const roots = { transactionsRoot: i['transactionsRoot'] as string, receiptsRoot: i['receiptsRoot'] as string };
+    const p = verifyTransactionProof(i['proof'], roots, BigInt(i['index'] as string), i['hash'] as string | undefined);
+    return { ok: true, transaction: p ? bytesToHex(p.transaction) : null, receipt: p ? bytesToHex(p.receipt) : null };
   }
   if (typeof i['proof'] === 'object' && !Array.isArray(i['proof'])) {
     const a = verifyAccountProof(i['proof'], i['stateRoot'] as string);

@@ -109,7 +109,8 @@ function lvmtCases(): Case[] {
 function mptCases(): Case[] {
   return loadVectors('mpt', 'valid').flatMap(([name, v]): Case[] => {
     const p = v.inputs['proof'] as { address: string; storageProof: { key: string }[] } | null;
-    if (typeof p !== 'object' || p === null || Array.isArray(p) || p.storageProof.length > 1) return [];
+    // Account proofs only (transaction proofs are objects too, against block roots).
+    if (typeof p !== 'object' || p === null || Array.isArray(p) || !('stateRoot' in v.inputs) || p.storageProof.length > 1) return [];
     const slot = p.storageProof[0]?.key;
     const key: StateKey = slot === undefined ? stateKeys.balance(p.address) : stateKeys.storage(p.address, slot);
     const stateRoot = v.inputs['stateRoot'] as string;

@@ -287,9 +287,10 @@ describe('LVMT outlines and forgeries', () => {
 });
 
 describe('MPT outlines and forgeries', () => {
+  // Account proofs: an object proof against a stateRoot (transaction proofs have block roots).
   const vectors = loadVectors('mpt', 'valid').filter(([, v]) => {
     const p = v.inputs['proof'];
-    return typeof p === 'object' && p !== null && !Array.isArray(p);
+    return typeof p === 'object' && p !== null && !Array.isArray(p) && 'stateRoot' in v.inputs;
   });
   it('has account vectors', () => expect(vectors.length).toBeGreaterThan(0));
 
@@ -391,7 +392,8 @@ describe('FORGERIES', () => {
         let forged = 0;
         for (const [name, v] of vectors) {
           const i = v.inputs as Record<string, unknown>;
-          if (family === 'mpt' && (typeof i['proof'] !== 'object' || i['proof'] === null || Array.isArray(i['proof']))) continue;
+          // MPT: account proofs (an object proof against a stateRoot; transaction proofs have block roots).
+          if (family === 'mpt' && (typeof i['proof'] !== 'object' || i['proof'] === null || Array.isArray(i['proof']) || !('stateRoot' in i))) continue;
           const scheme = family === 'cole' ? (i['scheme'] as 'cole' | 'cole-star') : family;
           let f: Awaited<ReturnType<typeof forgeProof>>;
           try {

@@ -331,6 +331,91 @@ function malformedVectors() {
   }
 }
 
+// ---------------------------------------------------------------- transaction proofs (by block and index)
+// lightprov_getTransactionProof answers for real mainnet blocks (tests/vectors/blocks): the
+// encodings come from the SDK's encoders and must hash to each transaction's `hash`; the tries
+// are @ethereumjs/mpt's and must have the header's roots.
+
+const BLOCKS = path.join(HERE, 'blocks');
+const loadBlock = (n) => JSON.parse(fs.readFileSync(path.join(BLOCKS, `mainnet-${n}.json`), 'utf8'));
+
+/** The answers of a block, by index: its encodings in tries checked against its header. */
+async function blockProver(n) {
+  const { encodeReceipt, encodeTransaction } = await import('@lightprov/sdk');
+  const { block, receipts } = loadBlock(n);
+  const txs = block.transactions.map((t, i) => encodeTransaction(t, `transactions[${i}]`));
+  txs.forEach((t, i) => assert(hex(keccak(t)) === block.transactions[i].hash, `block ${n} tx ${i}: encoding`));
+  const lists = [txs, receipts.map((r, i) => encodeReceipt(r, `receipts[${i}]`))];
+  const tries = [];
+  for (const [k, items] of lists.entries()) {
+    const trie = await createMPT();
+    for (const [i, v] of items.entries()) await trie.put(RLP.encode(i), v);
+    assert(hex(trie.root()) === block[k === 0 ? 'transactionsRoot' : 'receiptsRoot'], `block ${n}: root ${k}`);
+    tries.push(trie);
+  }
+  const prove = async (index) => {
+    const key = RLP.encode(index);
+    const [transactionProof, receiptProof] = await Promise.all(tries.map(async (t) => (await createMerkleProof(t, key)).filter((x, i) => i === 0 || x.length >= 32).map(hex)));
+    const at = (items) => (index < items.length ? hex(items[index]) : null);
+    return { blockNumber: block.number, blockHash: block.hash, index: quantity(index), transaction: at(lists[0]), receipt: at(lists[1]), transactionProof, receiptProof };
+  };
+  return { block, prove };
+}
+
+async function transactionProofVectors() {
+  const empty = await blockProver(1755634);
+  const other = await blockProver(22196189);
+  // (block, index): legacy and EIP-1559 in a small block, one past its end, a blob transaction,
+  // a deep path in a large block, pre-Byzantium receipts, the empty block.
+  const cases = [
+    [19432673, [0, 3, 10, 11]],
+    [21854576, [56]],
+    [22196189, [200, 274]],
+    [1150000, [0]],
+    [1755634, [0]],
+  ];
+  for (const [n, indices] of cases) {
+    const { block, prove } = n === 22196189 ? other : n === 1755634 ? empty : await blockProver(n);
+    const roots = { transactionsRoot: block.transactionsRoot, receiptsRoot: block.receiptsRoot };
+    for (const index of indices) {
+      const answer = await prove(index);
+      const present = answer.transaction !== null;
+      const hash = present ? block.transactions[index].hash : undefined;
+      const name = `txproof-mainnet-${n}-${index}`;
+      const source = { source: `tests/vectors/blocks/mainnet-${n}.json`, block: block.number };
+      const base = { ...roots, index: quantity(index), ...(hash ? { hash } : {}), proof: answer };
+      const what = present ? `the transaction and receipt at index ${index}` : `index ${index}, past the block's end`;
+      write('mpt', name, { description: `block ${n}: ${what}`, ...source, inputs: base, expected: { ok: true, transaction: answer.transaction, receipt: answer.receipt } });
+      const bad = (tamper, inputs, error, field) =>
+        write('mpt', `${name}--${tamper}`, { description: `block ${n}: ${what}, ${tamper}`, ...source, inputs, expected: { error, field } });
+      for (const list of ['transactionProof', 'receiptProof']) {
+        const emptyTrie = roots[list === 'transactionProof' ? 'transactionsRoot' : 'receiptsRoot'] === EMPTY_ROOT;
+        for (const [tamper, nodes, error] of nodeTampers(answer[list], { rootIsEmpty: emptyTrie })) {
+          const at = { EXTRA_NODES: nodes.length - 1, DUPLICATE_NODE: Math.min(1, answer[list].length - 1) + 1, NODES_OUT_OF_ORDER: nodes.length - 2, NODE_HASH_MISMATCH: nodes.length - 1, ROOT_MISMATCH: 0 }[error];
+          // An absence proof ends at a branch: a foreign leaf after it is a node of no path (EXTRA_NODES), as after a leaf.
+          bad(`${list === 'transactionProof' ? 'tx' : 'receipt'}-${tamper}`, { ...base, proof: { ...answer, [list]: nodes } }, error, at === undefined ? list : `${list}[${at}]`);
+        }
+      }
+      if (!present) continue;
+      const rootName = 'transactionsRoot';
+      bad('wrong-root', { ...base, [rootName]: flipHex(roots[rootName], 31) }, 'ROOT_MISMATCH', 'transactionProof[0]');
+      const j = index === 0 ? 1 : index - 1;
+      if (j < block.transactions.length) {
+        const theirs = await prove(j);
+        bad('txproof-other-index', { ...base, proof: { ...theirs, index: answer.index } }, 'KEY_MISMATCH', undefined);
+        bad('txproof-wrong-index', { ...base, proof: theirs }, 'KEY_MISMATCH', 'index');
+        bad('txproof-claimed-other-transaction', { ...base, proof: { ...answer, transaction: theirs.transaction } }, 'VALUE_MISMATCH', 'transaction');
+        bad('txproof-wrong-hash', { ...base, hash: block.transactions[j].hash }, 'TRANSACTION_HASH_MISMATCH', 'transaction');
+      }
+      if (n !== 22196189 && index < other.block.transactions.length) {
+        bad('txproof-other-block-receipts', { ...base, proof: { ...answer, receiptProof: (await other.prove(index)).receiptProof } }, 'ROOT_MISMATCH', 'receiptProof[0]');
+      }
+      bad('txproof-receipt-missing', { ...base, receiptsRoot: EMPTY_ROOT, proof: { ...answer, receiptProof: (await empty.prove(index)).receiptProof, receipt: null } }, 'RECEIPT_MISMATCH', 'receiptProof');
+      bad('txproof-too-many-nodes', { ...base, proof: { ...answer, transactionProof: Array(20).fill(answer.transactionProof[0]) } }, 'BAD_ENCODING', 'transactionProof');
+    }
+  }
+}
+
 // ---------------------------------------------------------------- headers
 
 function headerFromRlp(rlpHex) {
@@ -399,9 +484,11 @@ resetDirs();
 await accountVectors();
 const inline = await trieVectors();
 malformedVectors();
+await transactionProofVectors();
 headerVectors();
 console.log(`vectors: mpt ${written.mpt.valid} valid, ${written.mpt.invalid} invalid; header ${written.header.valid} valid, ${written.header.invalid} invalid; ${inline} inline nodes left out of TrieTests proofs`);
 // Other families (cole: written by crates/engine-cole/examples/cole_vectors.rs) keep their counts.
 const countsFile = path.join(HERE, 'counts.json');
 const previous = fs.existsSync(countsFile) ? JSON.parse(fs.readFileSync(countsFile, 'utf8')) : {};
-fs.writeFileSync(countsFile, JSON.stringify({ ...previous, ...written }, null, 2) + '\n');
+const sorted = (o) => Object.fromEntries(Object.keys(o).sort().map((k) => [k, typeof o[k] === 'object' ? sorted(o[k]) : o[k]]));
+fs.writeFileSync(countsFile, JSON.stringify(sorted({ ...previous, ...written }), null, 2) + '\n');

@@ -86,6 +86,10 @@ error_codes! {
     SignerRule = "SIGNER_RULE",
     /// The trusted chain does not commit to the roots a scheme's proofs are checked against (its anchor names the commitments it carries).
     UnsupportedScheme = "UNSUPPORTED_SCHEME",
+    /// keccak256 of the transaction a proof proves at a block's index is not the hash asked for (or the index holds none).
+    TransactionHashMismatch = "TRANSACTION_HASH_MISMATCH",
+    /// The receipt proven at a transaction's index does not go with it: one of the two is absent while the other is present, or their EIP-2718 types differ.
+    ReceiptMismatch = "RECEIPT_MISMATCH",
 }
 
 impl fmt::Display for ErrorCode {

@@ -2,7 +2,7 @@
  * Ethereum Merkle-Patricia trie proofs: EIP-1186 account proofs (`eth_getProof`) and single
  * trie proofs, verified in WebAssembly.
  */
-import type { BlockTag } from '../args.js';
+import { type BlockTag, uint64Arg } from '../args.js';
 import { VerificationError, wasmCall } from '../errors.js';
 import type { VerifiedHeader } from '../header.js';
 import { bigIntToBytes, bytesArg, bytesToHex, hexToBigInt, hexToBytes, slotToHex } from '../hex.js';
@@ -68,10 +68,10 @@ function obj(v: unknown, field: string): Record<string, unknown> {
   return v as Record<string, unknown>;
 }
 
-function nodeList(v: unknown, field: string): Uint8Array[] {
+function nodeList(v: unknown, field: string, max = MAX_NODES, key = 'any 32-byte key'): Uint8Array[] {
   if (!Array.isArray(v)) throw new VerificationError('BAD_ENCODING', `${field}: expected an array of hex strings`, { field });
-  if (v.length > MAX_NODES) {
-    throw new VerificationError('BAD_ENCODING', `${field}: more nodes than any 32-byte key path has`, { field });
+  if (v.length > max) {
+    throw new VerificationError('BAD_ENCODING', `${field}: more nodes than ${key} path has`, { field });
   }
   return v.map((n, i) => hexToBytes(n, `${field}[${i}]`));
 }
@@ -238,6 +238,93 @@ export function verifyMptProof(
   }
   const wasm = wasmOf('mpt');
   wasmCall(() => wasm.verifyMptProof(r, key, encodeNodes(proof), value ?? undefined));
+}
+
+/** The answer of `lightprov_getTransactionProof`: a block's transaction and receipt at an index, with their proofs. */
+export interface TransactionProofJson {
+  blockNumber: string;
+  blockHash: string;
+  index: string;
+  /** EIP-2718 hex; `null` past the block's end. */
+  transaction: string | null;
+  receipt: string | null;
+  transactionProof: readonly string[];
+  receiptProof: readonly string[];
+}
+
+/** A transaction and its receipt as a block's tries hold them (EIP-2718 encodings). */
+export interface ProvenTransactionBytes {
+  transaction: Uint8Array;
+  receipt: Uint8Array;
+}
+
+const TRANSACTION_PROOF_VERSION = 1;
+/** An index below 2^64 has an RLP key of at most 18 nibbles: at most 19 hashed nodes. */
+const MAX_INDEXED_NODES = 19;
+
+/** The wire format of a transaction proof (docs/proofs.md). */
+export function encodeTransactionProof(index: bigint, transactionProof: readonly Uint8Array[], receiptProof: readonly Uint8Array[]): Uint8Array {
+  const w = new Writer(1 + 8 + nodesSize(transactionProof) + nodesSize(receiptProof));
+  w.bytes(Uint8Array.of(TRANSACTION_PROOF_VERSION));
+  w.u64(index);
+  w.nodes(transactionProof);
+  w.nodes(receiptProof);
+  return w.done();
+}
+
+/** A claimed transaction or receipt: hex, or `null` for none. */
+function claimOf(o: Record<string, unknown>, field: string): Uint8Array | null {
+  if (o[field] === undefined) throw new VerificationError('BAD_ENCODING', `${field}: missing`, { field });
+  return o[field] === null ? null : hexToBytes(o[field], field);
+}
+
+function requireClaim(claimed: Uint8Array | null, proven: Uint8Array | null, field: string): void {
+  const same = claimed === null || proven === null ? claimed === proven : claimed.length === proven.length && claimed.every((b, i) => b === proven[i]);
+  if (!same) {
+    const show = (b: Uint8Array | null) => (b === null ? 'none' : bytesToHex(b));
+    throw new VerificationError('VALUE_MISMATCH', `${field}: the node claims ${show(claimed).slice(0, 20)}…, the proof proves ${show(proven).slice(0, 20)}…`, { field, expected: show(proven), found: show(claimed) });
+  }
+}
+
+/**
+ * Verifies a `lightprov_getTransactionProof` answer against a block's `transactionsRoot` and
+ * `receiptsRoot` (from a verified header) for `index` — and, when `hash` is given, that the
+ * transaction there hashes to it. Returns the transaction and its receipt (EIP-2718 bytes), or
+ * `null` when the proofs show the block holds no transaction at `index`. The answer's
+ * `transaction` and `receipt` must be what the proofs prove (`VALUE_MISMATCH` otherwise).
+ * Requires `await init()`.
+ *
+ * @example
+ * const answer = await provider.send('lightprov_getTransactionProof', [header.hash, '0x3']);
+ * const proven = verifyTransactionProof(answer, header, 3);
+ */
+export function verifyTransactionProof(
+  proof: TransactionProofJson | unknown,
+  roots: { transactionsRoot: string | Uint8Array; receiptsRoot: string | Uint8Array },
+  index: bigint | number,
+  hash?: string | Uint8Array,
+): ProvenTransactionBytes | null {
+  const txRoot = bytesArg(roots.transactionsRoot, 'transactionsRoot', 32);
+  const receiptRoot = bytesArg(roots.receiptsRoot, 'receiptsRoot', 32);
+  const i = uint64Arg(index, 'index', 'an index');
+  const h = hash === undefined ? undefined : bytesArg(hash, 'hash', 32);
+  const wasm = wasmOf('mpt');
+  const o = obj(proof, 'proof');
+  const wire = encodeTransactionProof(
+    hexToBigInt(o['index'], 'index', 'network', 64),
+    nodeList(o['transactionProof'], 'transactionProof', MAX_INDEXED_NODES, 'any RLP(index) key'),
+    nodeList(o['receiptProof'], 'receiptProof', MAX_INDEXED_NODES, 'any RLP(index) key'),
+  );
+  const claims = [claimOf(o, 'transaction'), claimOf(o, 'receipt')] as const;
+  const out = wasmCall(() => wasm.verifyTransactionProof(wire, txRoot, receiptRoot, i, h));
+  let proven: ProvenTransactionBytes | null = null;
+  if (out.length > 0) {
+    const len = new DataView(out.buffer, out.byteOffset, 4).getUint32(0);
+    proven = { transaction: out.subarray(4, 4 + len), receipt: out.subarray(4 + len) };
+  }
+  requireClaim(claims[0], proven && proven.transaction, 'transaction');
+  requireClaim(claims[1], proven && proven.receipt, 'receipt');
+  return proven;
 }
 
 /**

@@ -258,6 +258,11 @@ impl Rpc {
             ("eth_getTransactionByHash", json!([tx0])),
             ("eth_getTransactionReceipt", json!([tx0])),
             ("lightprov_getLvmtProof", json!([state_key, "latest"])),
+            ("lightprov_getTransactionProof", json!(["0x1", "0x0"])),
+            (
+                "lightprov_getTransactionProof",
+                json!([{ "blockHash": block1 }, "0x1000"]),
+            ),
         ];
         for (m, p) in more {
             seeds.push((m.into(), req(m, p)));

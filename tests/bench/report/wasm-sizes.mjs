@@ -15,8 +15,13 @@ const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..',
 const jsonAt = process.argv.indexOf('--json');
 const jsonOut = jsonAt > 0 ? process.argv[jsonAt + 1] : undefined;
 const FAMILIES = ['header', 'mpt', 'cole', 'lvmt'];
-// The sizes before the verifier was split per family (one module per feature set).
-const BUDGET = { mptOnly: 24_600, allFamilies: 197_000 };
+// The sizes before the verifier was split per family (one module per feature set), raised once
+// by what transaction proofs by block and index add (verifyTransactionProof: the
+// TransactionProof decoder, the pair's checks, their errors with evidence; two error codes and
+// the shared vectors' seven tamper classes in the registry the header code exports), measured
+// at +2,557 B gzip on the MPT module (23,855 → 26,412) and +2,665 B on the one with every family
+// (196,482 → 199,147), each rounded up to the next 100 B: from 24,600 and 197,000.
+const BUDGET = { mptOnly: 26_500, allFamilies: 199_200 };
 
 function measure(module, name = 'lightprov_verifier_wasm_bg.wasm') {
   const file = path.join(root, 'sdk', 'wasm', module, name);

@@ -14,7 +14,9 @@ use lightprov_types::{
     B256, Word,
     codec::{Reader, Writer},
     hex,
-    mpt::{AccountProof, AccountProofRef, StorageProof, decode_nodes, encode_nodes},
+    mpt::{
+        AccountProof, AccountProofRef, StorageProof, TransactionProof, decode_nodes, encode_nodes,
+    },
 };
 use lightprov_verifier::{
     keccak256,
@@ -48,6 +50,9 @@ struct Seed {
     oracle: bool,
     vector: String,
 }
+
+/// One seed before its two roots: name, the case's bytes, what it is, its trusted root.
+type Case = (String, Vec<u8>, Kind, B256);
 
 /// The `mpt` target.
 #[derive(Debug)]
@@ -200,13 +205,15 @@ impl Mpt {
         let mut info = Vec::new();
         for (name, v) in vectors::load("mpt", "valid")? {
             let i = &v["inputs"];
-            let (bytes, kind, root) = if i["proof"].is_object() {
+            let cases: Vec<Case> = if i.get("receiptsRoot").is_some() {
+                Self::transaction_cases(&name, i)?
+            } else if i["proof"].is_object() {
                 let p = AccountProof::from_json(&i["proof"])?;
                 let root = vectors::b256(i, "stateRoot")?;
                 let honest = verify_account_proof(&root, &p.as_ref())
                     .map_err(|e| anyhow::anyhow!("seed {name} does not verify: {e}"))?;
                 let address = p.address;
-                (p.encode(), Kind::Account { honest, address }, root)
+                vec![(name, p.encode(), Kind::Account { honest, address }, root)]
             } else {
                 let key = vectors::data(i, "key")?;
                 let value = match i["value"].as_str() {
@@ -222,32 +229,87 @@ impl Mpt {
                 if nodes.len() > lightprov_types::mpt::MAX_PROOF_NODES {
                     continue;
                 }
-                (
+                vec![(
+                    name,
                     encode_trie_case(&key, value.as_deref(), &nodes),
                     Kind::Trie { key, value },
                     vectors::b256(i, "root")?,
-                )
+                )]
             };
-            for self_rooted in [false, true] {
-                let mut seed = Seed {
-                    kind: kind.clone(),
-                    root,
-                    self_rooted,
-                    oracle: false,
-                    vector: name.clone(),
-                };
-                seed.oracle = Self::oracle_accepts(&seed, &bytes);
-                let tag = if self_rooted {
-                    "self-rooted"
-                } else {
-                    "trusted"
-                };
-                seeds.push((format!("{name} ({tag})"), bytes.clone()));
-                info.push(seed);
+            for (name, bytes, kind, root) in cases {
+                Self::push(&mut seeds, &mut info, name, bytes, kind, root);
             }
         }
         anyhow::ensure!(!seeds.is_empty(), "no mpt seeds");
         Ok(Self { seeds, info })
+    }
+
+    /// A transaction proof vector's two trie proofs (key `RLP(index)` in the block's
+    /// transactions and receipts tries) as bare trie seeds, named `<vector> (transactions)` and
+    /// `<vector> (receipts)`.
+    fn transaction_cases(name: &str, i: &Value) -> anyhow::Result<Vec<Case>> {
+        let p = TransactionProof::from_json(&i["proof"])?;
+        let key = lightprov_verifier::mpt::index_key(p.index);
+        let mut out = Vec::new();
+        for (list, nodes, value, root) in [
+            (
+                "transactions",
+                &p.transaction_proof,
+                "transaction",
+                "transactionsRoot",
+            ),
+            ("receipts", &p.receipt_proof, "receipt", "receiptsRoot"),
+        ] {
+            let value = match i["proof"][value].as_str() {
+                Some(s) => Some(hex::data(s, value)?),
+                None => None,
+            };
+            // The case format counts a value's bytes in a u16.
+            if value
+                .as_ref()
+                .is_some_and(|v| v.len() > usize::from(u16::MAX))
+            {
+                continue;
+            }
+            out.push((
+                format!("{name} ({list})"),
+                encode_trie_case(&key, value.as_deref(), nodes),
+                Kind::Trie {
+                    key: key.clone(),
+                    value,
+                },
+                vectors::b256(i, root)?,
+            ));
+        }
+        Ok(out)
+    }
+
+    /// Adds a case as two seeds: against its trusted root, and self-rooted.
+    fn push(
+        seeds: &mut Vec<(String, Vec<u8>)>,
+        info: &mut Vec<Seed>,
+        name: String,
+        bytes: Vec<u8>,
+        kind: Kind,
+        root: B256,
+    ) {
+        for self_rooted in [false, true] {
+            let mut seed = Seed {
+                kind: kind.clone(),
+                root,
+                self_rooted,
+                oracle: false,
+                vector: name.clone(),
+            };
+            seed.oracle = Self::oracle_accepts(&seed, &bytes);
+            let tag = if self_rooted {
+                "self-rooted"
+            } else {
+                "trusted"
+            };
+            seeds.push((format!("{name} ({tag})"), bytes.clone()));
+            info.push(seed);
+        }
     }
 
     /// How many seeds alloy-trie checks (the rest have no independent oracle).

@@ -67,13 +67,23 @@ pub fn decode_nodes<'a, K: SpanSink>(
     r: &mut Reader<'a, K>,
     field: &str,
 ) -> Result<Vec<&'a [u8]>, DecodeError> {
+    decode_nodes_at_most(r, field, MAX_PROOF_NODES, TOO_MANY_NODES)
+}
+
+const TOO_MANY_NODES: &str = "more nodes than any 32-byte key path has";
+const TOO_MANY_INDEXED_NODES: &str = "more nodes than any RLP(index) key path has";
+
+/// [`decode_nodes`] with another cap, rejected for `reason` before any node is read.
+fn decode_nodes_at_most<'a, K: SpanSink>(
+    r: &mut Reader<'a, K>,
+    field: &str,
+    max: usize,
+    reason: &'static str,
+) -> Result<Vec<&'a [u8]>, DecodeError> {
     let start = r.pos();
     let count = r.u16(field)? as usize;
-    if count > MAX_PROOF_NODES {
-        return Err(DecodeError::new(
-            field,
-            "more nodes than any 32-byte key path has",
-        ));
+    if count > max {
+        return Err(DecodeError::new(field, reason));
     }
     let nodes = (0..count)
         .map(|i| {
@@ -211,6 +221,114 @@ impl<'a> AccountProofRef<'a> {
     }
 }
 
+/// Version byte of the [`TransactionProof`] wire format.
+pub const TRANSACTION_PROOF_VERSION: u8 = 1;
+
+/// The most nodes one proof in an ordered trie (key `RLP(index)`, as `transactionsRoot` and
+/// `receiptsRoot` commit a block's lists) may carry: an index below 2^64 encodes to at most 9
+/// bytes, 18 nibbles, so a path has at most 19 hashed nodes.
+pub const MAX_INDEXED_PROOF_NODES: usize = 19;
+
+/// The transaction and the receipt at one index of a block, each with its proof in the block's
+/// ordered tries (`transactionsRoot`, `receiptsRoot`). The values are not carried: each proof's
+/// last node holds it (or the proofs show the index holds nothing).
+///
+/// ```text
+/// TransactionProof := version:u8 = 1  index:u64
+///                     transactionProof:Nodes  receiptProof:Nodes      (each ≤ 19 nodes)
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TransactionProof {
+    /// The transaction's position in its block.
+    pub index: u64,
+    /// Trie nodes from `transactionsRoot` towards `RLP(index)`, RLP-encoded.
+    pub transaction_proof: Vec<Vec<u8>>,
+    /// Trie nodes from `receiptsRoot` towards `RLP(index)`, RLP-encoded.
+    pub receipt_proof: Vec<Vec<u8>>,
+}
+
+/// A [`TransactionProof`] decoded from the wire format, borrowing its nodes from the input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TransactionProofRef<'a> {
+    /// See [`TransactionProof::index`].
+    pub index: u64,
+    /// See [`TransactionProof::transaction_proof`].
+    pub transaction_proof: Vec<&'a [u8]>,
+    /// See [`TransactionProof::receipt_proof`].
+    pub receipt_proof: Vec<&'a [u8]>,
+}
+
+impl TransactionProof {
+    /// Encodes the proof in the wire format.
+    ///
+    /// # Panics
+    /// If a node list has more than 65,535 nodes.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = Writer::default();
+        w.raw(&[TRANSACTION_PROOF_VERSION]);
+        w.raw(&self.index.to_be_bytes());
+        encode_nodes(&mut w, &self.transaction_proof);
+        encode_nodes(&mut w, &self.receipt_proof);
+        w.out
+    }
+
+    /// Borrows this proof as a [`TransactionProofRef`].
+    pub fn as_ref(&self) -> TransactionProofRef<'_> {
+        TransactionProofRef {
+            index: self.index,
+            transaction_proof: self.transaction_proof.iter().map(Vec::as_slice).collect(),
+            receipt_proof: self.receipt_proof.iter().map(Vec::as_slice).collect(),
+        }
+    }
+}
+
+impl<'a> TransactionProofRef<'a> {
+    /// Decodes the wire format; rejects unknown versions, lists over
+    /// [`MAX_INDEXED_PROOF_NODES`] and trailing bytes.
+    pub fn decode(buf: &'a [u8]) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(buf);
+        if r.u8("version")? != TRANSACTION_PROOF_VERSION {
+            return Err(DecodeError::new(
+                "version",
+                "unknown transaction proof version",
+            ));
+        }
+        let index = r.u64("index")?;
+        let transaction_proof = decode_nodes_at_most(
+            &mut r,
+            "transactionProof",
+            MAX_INDEXED_PROOF_NODES,
+            TOO_MANY_INDEXED_NODES,
+        )?;
+        let receipt_proof = decode_nodes_at_most(
+            &mut r,
+            "receiptProof",
+            MAX_INDEXED_PROOF_NODES,
+            TOO_MANY_INDEXED_NODES,
+        )?;
+        r.finish("receiptProof")?;
+        Ok(Self {
+            index,
+            transaction_proof,
+            receipt_proof,
+        })
+    }
+}
+
+/// Decodes a `Nodes` list of a proof in an ordered trie (at most [`MAX_INDEXED_PROOF_NODES`]),
+/// with nothing after it.
+pub fn decode_indexed_nodes<'a>(buf: &'a [u8], field: &str) -> Result<Vec<&'a [u8]>, DecodeError> {
+    let mut r = Reader::new(buf);
+    let nodes = decode_nodes_at_most(
+        &mut r,
+        field,
+        MAX_INDEXED_PROOF_NODES,
+        TOO_MANY_INDEXED_NODES,
+    )?;
+    r.finish(field)?;
+    Ok(nodes)
+}
+
 #[cfg(feature = "serde")]
 mod json {
     use super::*;
@@ -237,15 +355,22 @@ mod json {
         name: &str,
         path: &str,
     ) -> Result<Vec<Vec<u8>>, DecodeError> {
+        nodes_at_most(obj, name, path, MAX_PROOF_NODES, TOO_MANY_NODES)
+    }
+
+    fn nodes_at_most(
+        obj: &Map<alloc::string::String, Value>,
+        name: &str,
+        path: &str,
+        max: usize,
+        reason: &'static str,
+    ) -> Result<Vec<Vec<u8>>, DecodeError> {
         let field = format!("{path}{name}");
         let Some(Value::Array(items)) = obj.get(name) else {
             return Err(DecodeError::new(field, "expected an array of hex strings"));
         };
-        if items.len() > MAX_PROOF_NODES {
-            return Err(DecodeError::new(
-                field,
-                "more nodes than any 32-byte key path has",
-            ));
+        if items.len() > max {
+            return Err(DecodeError::new(field, reason));
         }
         items
             .iter()
@@ -263,6 +388,24 @@ mod json {
     /// A storage key as sent by clients: 1 to 32 bytes of hex, left-padded to 32.
     fn slot(s: &str, field: &str) -> Result<B256, DecodeError> {
         hex::word(s, field).map(B256::from)
+    }
+
+    impl TransactionProof {
+        /// Parses the proof of a `lightprov_getTransactionProof` answer: its `index` and both
+        /// node lists (at most [`MAX_INDEXED_PROOF_NODES`] each). What the answer claims beside
+        /// them (`transaction`, `receipt`) is not part of the proof.
+        pub fn from_json(v: &Value) -> Result<Self, DecodeError> {
+            let o = v
+                .as_object()
+                .ok_or_else(|| DecodeError::new("proof", "expected an object"))?;
+            let list =
+                |name| nodes_at_most(o, name, "", MAX_INDEXED_PROOF_NODES, TOO_MANY_INDEXED_NODES);
+            Ok(Self {
+                index: hex::u64(str_field(o, "index", "")?, "index")?,
+                transaction_proof: list("transactionProof")?,
+                receipt_proof: list("receiptProof")?,
+            })
+        }
     }
 
     impl AccountProof {

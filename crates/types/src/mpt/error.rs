@@ -377,3 +377,146 @@ impl From<crate::DecodeError> for AccountProofError {
         Self::Decode(e)
     }
 }
+
+/// Why a transaction proof (the transaction and the receipt at one index of a block) was
+/// rejected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TransactionProofError {
+    /// The proof is not the one accepted encoding (the field names where).
+    Decode(crate::DecodeError),
+    /// The proof is for another index than the one asked.
+    Index {
+        /// The index asked for.
+        expected: u64,
+        /// The proof's index.
+        found: u64,
+    },
+    /// The transaction's proof fails against `transactionsRoot`.
+    Transaction(MptError),
+    /// The receipt's proof fails against `receiptsRoot`.
+    Receipt(MptError),
+    /// keccak256 of the proven transaction is not the hash asked for.
+    Hash {
+        /// The hash asked for.
+        expected: B256,
+        /// keccak256 of the proven transaction; `None`: the index holds no transaction.
+        found: Option<B256>,
+    },
+    /// One trie holds an entry at the index and the other does not.
+    Presence {
+        /// Whether the transactions trie holds one (the receipts trie then does not, and the
+        /// other way round).
+        transaction: bool,
+    },
+    /// The receipt's EIP-2718 type differs from its transaction's.
+    Type {
+        /// The transaction's type (0: legacy).
+        transaction: u8,
+        /// The receipt's type.
+        receipt: u8,
+    },
+}
+
+impl TransactionProofError {
+    /// The stable error code.
+    pub const fn code(&self) -> ErrorCode {
+        match self {
+            Self::Decode(_) => ErrorCode::BadEncoding,
+            Self::Index { .. } => ErrorCode::KeyMismatch,
+            Self::Transaction(e) | Self::Receipt(e) => e.code(),
+            Self::Hash { .. } => ErrorCode::TransactionHashMismatch,
+            Self::Presence { .. } | Self::Type { .. } => ErrorCode::ReceiptMismatch,
+        }
+    }
+
+    /// The part of the proof at fault (`index`, `transactionProof`, `receiptProof`,
+    /// `transaction`).
+    pub fn field(&self) -> alloc::string::String {
+        match self {
+            Self::Decode(e) => e.field.clone(),
+            Self::Index { .. } => "index".into(),
+            Self::Transaction(_) => "transactionProof".into(),
+            Self::Receipt(_) | Self::Presence { .. } | Self::Type { .. } => "receiptProof".into(),
+            Self::Hash { .. } => "transaction".into(),
+        }
+    }
+}
+
+/// A proven transaction's hash, or `absent`.
+struct MaybeHash<'a>(&'a Option<B256>);
+
+impl fmt::Display for MaybeHash<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            None => f.write_str("absent"),
+            Some(h) => Hex(h.as_slice()).fmt(f),
+        }
+    }
+}
+
+const fn present(yes: bool) -> &'static str {
+    if yes { "present" } else { "absent" }
+}
+
+impl fmt::Display for TransactionProofError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Decode(e) => e.fmt(f),
+            // No numbers: u64 formatting would weigh on the MPT wasm module alone (the field
+            // and the query name the indices).
+            Self::Index { .. } => f.write_str("index: the proof is for another index than asked"),
+            Self::Transaction(e) => write!(f, "transactionProof: {e}"),
+            Self::Receipt(e) => write!(f, "receiptProof: {e}"),
+            Self::Hash { expected, found } => write!(
+                f,
+                "transaction: the proven transaction hashes to {}, not to {}",
+                MaybeHash(found),
+                Hex(expected.as_slice())
+            ),
+            Self::Presence { transaction } => write!(
+                f,
+                "receiptProof: the transaction is {} at this index but the receipt {}",
+                present(*transaction),
+                present(!*transaction)
+            ),
+            Self::Type { .. } => {
+                f.write_str("receiptProof: the receipt's type differs from its transaction's")
+            }
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl std::error::Error for TransactionProofError {}
+
+impl Rejection for TransactionProofError {
+    fn code(&self) -> ErrorCode {
+        TransactionProofError::code(self)
+    }
+
+    /// The field is the part at fault; inside a proof, what was expected and found there comes
+    /// from the trie walk, with node paths such as `receiptProof[2]`.
+    fn evidence(&self) -> Evidence {
+        match self {
+            Self::Decode(e) => Evidence::at(e.field.clone()),
+            Self::Index { .. } => Evidence::at("index"),
+            Self::Transaction(e) => e.evidence_in("transactionProof"),
+            Self::Receipt(e) => e.evidence_in("receiptProof"),
+            Self::Hash { expected, found } => {
+                Evidence::diff("transaction", Hex(expected.as_slice()), MaybeHash(found))
+            }
+            Self::Presence { transaction } => Evidence::diff(
+                "receiptProof",
+                present(*transaction),
+                present(!*transaction),
+            ),
+            Self::Type { .. } => Evidence::at("receiptProof"),
+        }
+    }
+}
+
+impl From<crate::DecodeError> for TransactionProofError {
+    fn from(e: crate::DecodeError) -> Self {
+        Self::Decode(e)
+    }
+}

@@ -3,6 +3,9 @@
 //! Rejections are [`MptError`]s and [`AccountProofError`]s.
 //!
 //! EIP-1186 proofs (`eth_getProof`): the account claim, its trie proof, and storage proofs.
+//! Transaction proofs: the transaction and the receipt at one index of a block, against its
+//! `transactionsRoot` and `receiptsRoot` ([`TransactionProof`]; rejections are
+//! [`TransactionProofError`]s).
 //!
 //! Wire format (compact binary, all integers big-endian; see docs/proofs.md):
 //!
@@ -18,7 +21,7 @@ mod codec;
 mod error;
 
 pub use codec::*;
-pub use error::{AccountField, AccountProofError, MptError};
+pub use error::{AccountField, AccountProofError, MptError, TransactionProofError};
 
 use crate::{
     ErrorCode as E,
@@ -35,7 +38,7 @@ pub const STATE_ROOT: Commitment = Commitment::at("stateRoot", HeaderField::Stat
 /// The MPT family's registry entry.
 pub const FAMILY: Family = Family {
     name: "mpt",
-    about: "an account, its storage slots or any trie key against a header's stateRoot",
+    about: "an account, its storage slots or any trie key against a header's stateRoot; a transaction and its receipt by index against its block's roots",
     commitments: &[&STATE_ROOT],
     codes: &[
         E::BadEncoding,
@@ -48,6 +51,8 @@ pub const FAMILY: Family = Family {
         E::TruncatedProof,
         E::KeyMismatch,
         E::ValueMismatch,
+        E::TransactionHashMismatch,
+        E::ReceiptMismatch,
     ],
     tampers: &[
         Tamper {
@@ -191,6 +196,41 @@ pub const FAMILY: Family = Family {
             "oversized-proof",
             E::BadEncoding,
             "more nodes than any 32-byte key's path",
+        ),
+        t(
+            "txproof-other-index",
+            E::KeyMismatch,
+            "the proofs of another index",
+        ),
+        t(
+            "txproof-wrong-index",
+            E::KeyMismatch,
+            "the answer for another index",
+        ),
+        t(
+            "txproof-other-block-receipts",
+            E::RootMismatch,
+            "a receipt proof of another block",
+        ),
+        t(
+            "txproof-wrong-hash",
+            E::TransactionHashMismatch,
+            "another transaction's hash asked",
+        ),
+        t(
+            "txproof-receipt-missing",
+            E::ReceiptMismatch,
+            "a transaction without its receipt",
+        ),
+        t(
+            "txproof-claimed-other-transaction",
+            E::ValueMismatch,
+            "another transaction claimed",
+        ),
+        t(
+            "txproof-too-many-nodes",
+            E::BadEncoding,
+            "more nodes than an index key's path",
         ),
         t(
             "trie-forged-bad-hex-prefix-flag",

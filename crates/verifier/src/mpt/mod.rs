@@ -1,12 +1,18 @@
 //! Ethereum Merkle-Patricia trie proofs: a strict walk over `eth_getProof` nodes, and EIP-1186
-//! account and storage proofs built on it.
+//! account and storage proofs built on it; entries of a block's ordered tries (its transactions
+//! and receipts by index).
 
 mod account;
+mod indexed;
 mod node;
 mod walk;
 
 pub use account::{VerifiedAccount, verify_account_proof};
-pub use lightprov_types::mpt::{AccountField, AccountProofError, MptError};
+pub use indexed::{
+    BlockRoots, ProvenTransaction, TransactionAtIndex, TransactionQuery, VerifiedTransaction,
+    index_key, verify_indexed_proof, verify_transaction_proof,
+};
+pub use lightprov_types::mpt::{AccountField, AccountProofError, MptError, TransactionProofError};
 pub use walk::{Absence, Proven, as_slices, prove, verify_proof};
 
 #[cfg(test)]
