@@ -135,6 +135,11 @@ describe('getTransactionProof over real blocks', () => {
         expect(encodeReceipt(decodeReceipt(enc))).toEqual(enc);
       }
     }
+    // EIP-7702 (no real block here holds one): the authorization list round-trips too.
+    const auth = { chainId: '0x1', address: '0x' + '22'.repeat(20), nonce: '0x7', yParity: '0x1', r: '0x' + '33'.repeat(32), s: '0x' + '44'.repeat(32) };
+    const t4 = { type: '0x4', chainId: '0x1', nonce: '0x2', maxPriorityFeePerGas: '0x3', maxFeePerGas: '0x4', gas: '0x5208', to: '0x' + '11'.repeat(20), value: '0x0', input: '0x', accessList: [], authorizationList: [auth], yParity: '0x0', r: '0x' + '55'.repeat(32), s: '0x' + '66'.repeat(32) };
+    const enc4 = encodeTransaction(t4);
+    expect(decodeTransaction(enc4)).toEqual({ ...t4, v: '0x0' });
     // A non-canonical integer (a leading zero in the nonce) is not the one encoding.
     const t = encodeTransaction(small.block.transactions.find((x) => x['type'] === '0x2')!);
     const items = RLP.decode(t.subarray(1)) as unknown[];
