@@ -45,6 +45,8 @@ const VERIFICATION: Partial<Record<ErrorCode, string>> = {
   HISTORY_MISMATCH: 'A tuple does not lead to the header’s history root: it is stale or altered.',
   LEVEL_MISMATCH: 'The proof’s AMT levels do not follow where the key must be placed.',
   UNSUPPORTED_SCHEME: 'The trusted chain does not commit to the roots this scheme’s proofs are checked against, so no node could prove it.',
+  TRANSACTION_HASH_MISMATCH: 'The transaction the proof shows at that place in the block is not the one asked for.',
+  RECEIPT_MISMATCH: 'The receipt proven at a transaction’s place does not belong with it (one is missing, or their types differ).',
 };
 
 const RPC: Record<number, string> = {
