@@ -246,6 +246,39 @@ fn stored_block(chain: &Chain, number: u64) -> RpcResult<Option<crate::chain::Bl
     chain.block(number).map_err(internal)
 }
 
+/// A block's RLP as geth's `debug_getRawBlock` gives it — `[header, transactions, ommers]`,
+/// typed transactions as byte strings and legacy ones as lists — built from the stored
+/// encodings without decoding them.
+fn raw_block(record: &crate::chain::BlockRecord) -> Bytes {
+    use alloy_rlp::{Encodable, Header};
+    let mut txs = Vec::new();
+    for tx in &record.txs {
+        if tx.first().is_some_and(|b| *b >= 0xc0) {
+            txs.extend_from_slice(tx);
+        } else {
+            tx.as_ref().encode(&mut txs);
+        }
+    }
+    let mut payload = Vec::with_capacity(record.header.len() + txs.len() + 10);
+    payload.extend_from_slice(&record.header);
+    Header {
+        list: true,
+        payload_length: txs.len(),
+    }
+    .encode(&mut payload);
+    payload.extend_from_slice(&txs);
+    // No ommers.
+    payload.push(alloy_rlp::EMPTY_LIST_CODE);
+    let mut out = Vec::with_capacity(payload.len() + 9);
+    Header {
+        list: true,
+        payload_length: payload.len(),
+    }
+    .encode(&mut out);
+    out.extend_from_slice(&payload);
+    out.into()
+}
+
 /// The number and record of the block `id` names (a hash, a number or a tag), if stored.
 fn block_by_id(chain: &Chain, id: BlockId) -> RpcResult<Option<(u64, crate::chain::BlockRecord)>> {
     let number = match id {
@@ -729,18 +762,7 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
     m.register_method("debug_getRawBlock", |p, n, _| -> RpcResult<Option<Bytes>> {
         let a = args(&p, 1)?;
         let chain = read(n)?;
-        let Some((_, record)) = block_by_id(&chain, arg(&a, 0, "block")?)? else {
-            return Ok(None);
-        };
-        let block = alloy_consensus::Block {
-            header: record.header().map_err(internal)?,
-            body: alloy_consensus::BlockBody {
-                transactions: record.transactions().map_err(internal)?,
-                ommers: Vec::new(),
-                withdrawals: None,
-            },
-        };
-        Ok(Some(alloy_rlp::encode(&block).into()))
+        Ok(block_by_id(&chain, arg(&a, 0, "block")?)?.map(|(_, r)| raw_block(&r)))
     })?;
     m.register_method(
         "debug_getRawReceipts",

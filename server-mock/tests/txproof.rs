@@ -224,3 +224,52 @@ fn an_empty_list_is_proven_by_the_empty_node() {
     assert_eq!(root, lightprov_types::EMPTY_ROOT_HASH);
     assert_eq!(proof, vec![alloy_primitives::Bytes::from_static(&[0x80])]);
 }
+
+/// geth's raw forms: `debug_getRawBlock` is the block's RLP as alloy encodes it (legacy
+/// transactions as lists, typed ones as strings), `debug_getRawReceipts` the receipts'
+/// encodings; the lists build the header's roots.
+#[test]
+fn raw_block_and_receipts_are_geths() {
+    use alloy_consensus::{Block, BlockBody, Header, ReceiptEnvelope, proofs};
+    use alloy_eips::eip2718::Decodable2718;
+    use alloy_rlp::Decodable;
+    let (_dir, m) = node_with_block_of(7);
+    let raw = bytes(&rpc(&m, "debug_getRawBlock", json!(["0x1"])).unwrap());
+    let block = Block::<TxEnvelope>::decode(&mut raw.as_slice()).unwrap();
+    assert_eq!(block.body.transactions.len(), 7);
+    let again = alloy_rlp::encode(Block {
+        header: block.header.clone(),
+        body: BlockBody {
+            transactions: block.body.transactions.clone(),
+            ommers: Vec::<Header>::new(),
+            withdrawals: None,
+        },
+    });
+    assert_eq!(raw, again);
+    assert_eq!(
+        proofs::calculate_transaction_root(&block.body.transactions),
+        block.header.transactions_root
+    );
+    let by_hash = bytes(&rpc(&m, "debug_getRawBlock", json!([block.header.hash_slow()])).unwrap());
+    assert_eq!(by_hash, raw);
+    let receipts: Vec<ReceiptEnvelope> = rpc(&m, "debug_getRawReceipts", json!(["0x1"]))
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| ReceiptEnvelope::decode_2718(&mut bytes(r).as_slice()).unwrap())
+        .collect();
+    assert_eq!(receipts.len(), 7);
+    assert_eq!(
+        proofs::calculate_receipt_root(&receipts),
+        block.header.receipts_root
+    );
+    assert_eq!(
+        rpc(&m, "debug_getRawBlock", json!(["0x9"])).unwrap(),
+        Value::Null
+    );
+    assert_eq!(
+        rpc(&m, "debug_getRawReceipts", json!(["0x9"])).unwrap(),
+        Value::Null
+    );
+}

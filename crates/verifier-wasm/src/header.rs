@@ -127,3 +127,26 @@ pub fn verify_header_link(rlp: &[u8], parent: &[u8], signers: &[u8]) -> Result<V
         })
         .map_err(|e| reject(&e))
 }
+
+/// The root of a block's ordered trie (key `RLP(i)`, value item `i`: what `transactionsRoot`
+/// and `receiptsRoot` commit to) of the items `concatenated` holds, item `i` being the next
+/// `lengths[i]` bytes.
+#[wasm_bindgen(js_name = orderedTrieRoot)]
+pub fn ordered_trie_root(concatenated: &[u8], lengths: &[u32]) -> Result<Vec<u8>, JsValue> {
+    let mut items = Vec::with_capacity(lengths.len());
+    let mut rest = concatenated;
+    for len in lengths {
+        let (item, after) = rest
+            .split_at_checked(*len as usize)
+            .ok_or_else(|| decode_error(&DecodeError::new("lengths", "longer than the items")))?;
+        items.push(item);
+        rest = after;
+    }
+    if !rest.is_empty() {
+        return Err(decode_error(&DecodeError::new(
+            "lengths",
+            "shorter than the items",
+        )));
+    }
+    Ok(lightprov_verifier::ordered_trie_root(&items).to_vec())
+}

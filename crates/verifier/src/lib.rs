@@ -17,7 +17,11 @@ pub mod header;
 pub mod lvmt;
 #[cfg(feature = "mpt")]
 pub mod mpt;
+#[cfg(feature = "header")]
+mod ordered;
 
 pub use family::Verify;
 pub use keccak::keccak256;
 pub use lightprov_types::{ErrorCode, Evidence, FAMILIES, Family, Rejection};
+#[cfg(feature = "header")]
+pub use ordered::ordered_trie_root;

@@ -20,8 +20,11 @@ const FAMILIES = ['header', 'mpt', 'cole', 'lvmt'];
 // TransactionProof decoder, the pair's checks, their errors with evidence; two error codes and
 // the shared vectors' seven tamper classes in the registry the header code exports), measured
 // at +2,557 B gzip on the MPT module (23,855 → 26,412) and +2,665 B on the one with every family
-// (196,482 → 199,147), each rounded up to the next 100 B: from 24,600 and 197,000.
-const BUDGET = { mptOnly: 26_500, allFamilies: 199_200 };
+// (196,482 → 199,147), each rounded up to the next 100 B: from 24,600 and 197,000. The one with
+// every family raised again by the ordered-trie root in the header module (a block's lists
+// rebuilt against transactionsRoot/receiptsRoot in wasm, which made getLogs over 1,000 blocks
+// about a fifth faster than the same root in JS): +2,205 B (199,147 → 201,352), rounded up.
+const BUDGET = { mptOnly: 26_500, allFamilies: 201_400 };
 
 function measure(module, name = 'lightprov_verifier_wasm_bg.wasm') {
   const file = path.join(root, 'sdk', 'wasm', module, name);
