@@ -543,8 +543,10 @@ ${table(['call', 'ms (median of ' + fig.figures.logs.rounds + ')', '× the unver
     ["node's eth_getLogs (unverified)", n1(fig.figures.logs.unverifiedMs), '1'],
     ['SDK getLogs, new client (every header of the range verified)', n1(fig.figures.logs.verifiedColdMs), n2(fig.figures.logs.ratioCold)],
     ['SDK getLogs, headers already verified', n1(fig.figures.logs.verifiedWarmMs), n2(fig.figures.logs.ratioWarm)],
+    [`one account's incoming transfers (${fig.figures.logs.selective.logs} events in ${fig.figures.logs.selective.blocks} blocks): node's eth_getLogs`, n1(fig.figures.logs.selective.unverifiedMs), '1'],
+    ["one account's incoming transfers: SDK getLogs, headers already verified", n1(fig.figures.logs.selective.verifiedWarmMs), n2(fig.figures.logs.selective.ratioWarm)],
   ])}
-<p class="caption">lightprov-node (MPT engine only), ${fig.figures.logs.transfersPerBlock} signed transfers a block, each with a Transfer event; the filter is the event's topic, so every block's bloom matches and every block's receipts and transactions are read (${fig.figures.logs.logs} logs): the worst case for the verified call. The SDK reads the raw receipts and block (debug_getRawReceipts, debug_getRawBlock) in batches of 100 blocks.</p>
+<p class="caption">lightprov-node (MPT engine only), ${fig.figures.logs.transfersPerBlock} signed transfers a block, each with a Transfer event; the filter is the event's topic, so every block's bloom matches and every block's receipts and transactions are read (${fig.figures.logs.logs} logs): the worst case for the verified call; then a filter that matches one account's incoming transfers, where the verified bloom skips most blocks. The SDK reads the raw receipts and block (debug_getRawReceipts, debug_getRawBlock) in batches of 100 blocks.</p>
 
 <h2>Reproduce</h2>
 <p><code>npm run bench -- --report</code> (setup, build, then this run; about 15 minutes on 2 cores) or <code>bash scripts/bench --report --quick</code> (small sizes). Larger runs: see docs/benchmarks.md.</p>
