@@ -52,7 +52,7 @@ export const EIP1193_METHODS: Readonly<Record<string, { readonly class: MethodCl
   eth_blockNumber: { class: 'verified', how: 'the newest verified header' },
   eth_getBlockByNumber: {
     class: 'verified',
-    how: "the verified header's fields and hash; the transaction hashes, from the node's raw transactions, which must rebuild transactionsRoot; uncles only when provably none. Full transaction objects: the node's, which must rebuild transactionsRoot, each with only the fields its encoding holds, its hash, its recovered sender and its place",
+    how: "the verified header's fields and hash; the transaction hashes, from the node's raw transactions, which must rebuild transactionsRoot; uncles only when provably none. Full transaction objects: the node's must rebuild transactionsRoot; each is answered with the fields read back from its encoding, its hash, its recovered sender, its place and the gas price it paid",
   },
   eth_getBlockByHash: { class: 'verified', how: 'as eth_getBlockByNumber' },
   eth_chainId: {

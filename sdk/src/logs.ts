@@ -102,7 +102,7 @@ export async function blockReceipts(net: Transport, e: Endpoint, header: Verifie
   return checkReceipts(e, header, rs, txs);
 }
 
-const NO_TRANSACTIONS: BlockTransactions = { objects: [], encoded: [], hashes: [] };
+const NO_TRANSACTIONS: BlockTransactions = { encoded: [], hashes: [] };
 
 /**
  * Checks a node's `eth_getBlockReceipts` answer for `header`'s block against its
@@ -191,9 +191,8 @@ function receiptsOf(header: VerifiedHeader, receipts: readonly DecodedReceipt[],
   });
 }
 
-/** A block's transaction objects, their encodings and hashes, verified against `transactionsRoot`. */
+/** A block's transactions as their encodings (which rebuild `transactionsRoot`) and hashes; their fields are read back from the encodings, never taken from a node's objects. */
 export interface BlockTransactions {
-  objects: readonly unknown[];
   encoded: readonly Uint8Array[];
   hashes: readonly string[];
 }
@@ -210,7 +209,7 @@ export function checkTransactions(e: Endpoint, header: VerifiedHeader, block: un
   if (!Array.isArray(objects)) throw new RpcError('eth_getBlockByHash', -1, `${e.url}: no transaction objects for block ${header.hash}`);
   const encoded = objects.map((t, i) => encodeTransaction(t, `transactions[${i}]`));
   requireListRoot(encoded, header.transactionsRoot, 'transactions');
-  return { objects, encoded, hashes: encoded.map((t) => bytesToHex(keccak(t))) };
+  return { encoded, hashes: encoded.map((t) => bytesToHex(keccak(t))) };
 }
 
 /**

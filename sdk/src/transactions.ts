@@ -82,11 +82,16 @@ async function inBlock(header: VerifiedHeader, block: BlockTransactions, hash: s
   if (index < 0) {
     throw new VerificationError('VALUE_MISMATCH', `block ${header.number} (${header.hash}), where the node places transaction ${hash}, does not hold it`, { field: 'blockHash' });
   }
-  return verifiedTransaction(header, block.objects[index] as Record<string, unknown>, block.encoded[index]!, index, hash, `transactions[${index}]`);
+  return verifiedTransaction(header, block.encoded[index]!, index, hash, `transactions[${index}]`);
 }
 
-/** Transaction `json` (its encoding `encoded`, proven in `header`'s block at `index`) as verified. */
-function verifiedTransaction(header: VerifiedHeader, json: Record<string, unknown>, encoded: Uint8Array, index: number, hash: string, path: string): VerifiedTransaction {
+/**
+ * The transaction whose encoding `encoded` is proven in `header`'s block at `index`, as verified:
+ * its fields read back from those bytes (never from a node's object, whose fields the encoding
+ * may not cover: a typed transaction's `v` beside its `yParity`, a legacy one's `chainId`).
+ */
+function verifiedTransaction(header: VerifiedHeader, encoded: Uint8Array, index: number, hash: string, path: string): VerifiedTransaction {
+  const json = decodeTransaction(encoded, path);
   const type = encoded[0]! < 0x80 ? encoded[0]! : 0;
   const fields = Object.fromEntries([...SIGNED, ...(BY_TYPE[type] ?? [])].filter((k) => json[k] !== undefined).map((k) => [k, json[k]]));
   return {
@@ -106,7 +111,7 @@ function verifiedTransaction(header: VerifiedHeader, json: Record<string, unknow
  */
 export async function verifiedTransactions(header: VerifiedHeader, block: BlockTransactions): Promise<VerifiedTransaction[]> {
   await loadFamily('header');
-  return block.objects.map((json, i) => verifiedTransaction(header, json as Record<string, unknown>, block.encoded[i]!, i, block.hashes[i] as string, `transactions[${i}]`));
+  return block.encoded.map((encoded, i) => verifiedTransaction(header, encoded, i, block.hashes[i] as string, `transactions[${i}]`));
 }
 
 /** Where a node places `hash`: the block (verified on the chain) and the verified transaction. */
@@ -180,7 +185,7 @@ export async function provenTransaction(net: Transport, e: Endpoint, header: Ver
   }
   const i = Number(index);
   const hash = bytesToHex(keccak(mine.transaction));
-  const tx = verifiedTransaction(header, decodeTransaction(mine.transaction), mine.transaction, i, hash, 'transaction');
+  const tx = verifiedTransaction(header, mine.transaction, i, hash, 'transaction');
   const r = receiptAt(header, readReceipt(mine.receipt), hash, i, 0);
   const previous = before ? readReceipt(before.receipt, 'previousReceipt').cumulativeGasUsed : 0n;
   const full = withTransaction(r, previous, header, tx);

@@ -202,6 +202,19 @@ describe('asEip1193: the method table', () => {
     const liar = await provider({ 'http://bump.invalid/': bump }, ['http://bump.invalid/']);
     const e = await rejection(liar.eip.request({ method: 'eth_getBlockByHash', params: [header.hash, true] }));
     expect(isVerificationError(e, 'ROOT_MISMATCH') && (e as { field?: string }).field).toBe('transactions');
+    // Fields no encoding covers — a typed transaction's `v` beside its `yParity`, a legacy one's
+    // `chainId` — are never the node's: they are read back from the verified bytes.
+    const extra: Script = (method, p, result) => {
+      if (method !== 'eth_getBlockByHash' || (p as unknown[])[1] !== true || result === null) return result;
+      const b = result as { transactions: Record<string, string>[] };
+      return { ...b, transactions: b.transactions.map((t) => ({ ...t, ...(t['type'] === '0x2' ? { v: '0x5' } : { chainId: '0x1' }) })) };
+    };
+    const lying = await provider({ 'http://extra.invalid/': extra }, ['http://extra.invalid/']);
+    const read = (await lying.eip.request({ method: 'eth_getBlockByHash', params: [header.hash, true] })) as { transactions: Record<string, string>[] };
+    for (const t of read.transactions) {
+      if (t['type'] === '0x2') expect(t['v']).toBe(t['yParity']);
+      else expect(t['chainId']).toBe('0x539');
+    }
   });
 
   it('a node that drops, alters or reorders a raw transaction is caught by the root, and marked', async () => {
