@@ -393,8 +393,14 @@ export class HeaderChain {
   async headersIn(e: Endpoint, from: bigint, to: bigint): Promise<VerifiedHeader[]> {
     await this.headerAt(e, to);
     await this.headerAt(e, from);
+    // The cached ones now: another read may evict them from `recent` while the others arrive.
+    const have = new Map<bigint, VerifiedHeader>();
     const missing: bigint[] = [];
-    for (let n = from; n <= to; n++) if (!this.recent.has(n)) missing.push(n);
+    for (let n = from; n <= to; n++) {
+      const h = this.recent.get(n);
+      if (h) have.set(n, h);
+      else missing.push(n);
+    }
     const fetched = new Map<bigint, VerifiedHeader>();
     for (let i = 0; i < missing.length; i += this.batchSize) {
       const numbers = missing.slice(i, i + this.batchSize);
@@ -403,7 +409,7 @@ export class HeaderChain {
       jsons.forEach((json, j) => fetched.set(numbers[j]!, this.checkHeader(json, 'eth_getBlockByHash', hashes[j])));
     }
     const out: VerifiedHeader[] = [];
-    for (let n = from; n <= to; n++) out.push(this.recent.get(n) ?? (fetched.get(n) as VerifiedHeader));
+    for (let n = from; n <= to; n++) out.push(have.get(n) ?? (fetched.get(n) as VerifiedHeader));
     return out;
   }
 

@@ -69,9 +69,11 @@ export interface CheckedFilter {
 
 /** Checks a caller's filter (addresses of 20 bytes, topics of 32). */
 export function filterArg(f: LogFilter): CheckedFilter {
-  const addresses = f.address === undefined ? undefined : (typeof f.address === 'string' ? [f.address] : [...f.address]).map((a, i) => bytesArg(a, `filter.address[${i}]`, 20));
+  // As eth_getLogs: an empty list of addresses, or of topics at a position, restricts nothing.
+  const listed = f.address === undefined ? undefined : (typeof f.address === 'string' ? [f.address] : [...f.address]).map((a, i) => bytesArg(a, `filter.address[${i}]`, 20));
+  const addresses = listed === undefined || listed.length === 0 ? undefined : listed;
   if (f.topics !== undefined && (!Array.isArray(f.topics) || f.topics.length > 4)) throw new RangeError('filter.topics: expected at most 4 positions');
-  const topics = (f.topics ?? []).map((t, i) => (t === null || t === undefined ? undefined : (typeof t === 'string' ? [t] : [...t]).map((x, j) => bytesArg(x, `filter.topics[${i}][${j}]`, 32))));
+  const topics = (f.topics ?? []).map((t, i) => (t === null || t === undefined || (typeof t !== 'string' && t.length === 0) ? undefined : (typeof t === 'string' ? [t] : [...t]).map((x, j) => bytesArg(x, `filter.topics[${i}][${j}]`, 32))));
   return { addresses, topics };
 }
 
@@ -234,8 +236,8 @@ const LOG_BATCH = 100;
 /** Endpoints that do not serve geth's raw block and receipts (`debug_getRawBlock`, `debug_getRawReceipts`). */
 const NO_RAW = new WeakSet<Endpoint>();
 
-/** Errors by which a node says it does not serve a method. */
-const notServed = (err: unknown) => err instanceof RpcError && (err.code === -32601 || err.code === -32006);
+/** The root of the empty trie: a block with no transactions, receipts or withdrawals. */
+const EMPTY_TRIE_ROOT = '0x56e81f171bcc55a6ff8345e692c0f86e5b48e01b996cadc001622fb5e363b421';
 
 /**
  * The verified logs matching `f` in the blocks of `headers` (verified, in order): the blocks
@@ -247,7 +249,8 @@ const notServed = (err: unknown) => err instanceof RpcError && (err.code === -32
  */
 export async function rangeLogs(net: Transport, e: Endpoint, headers: readonly VerifiedHeader[], f: CheckedFilter): Promise<VerifiedLog[]> {
   await loadFamily('mpt');
-  const matching = headers.filter((h) => headerMayMatch(h, f));
+  // A block with no receipts (the empty trie's root) has no logs, whatever the filter.
+  const matching = headers.filter((h) => h.receiptsRoot !== EMPTY_TRIE_ROOT && headerMayMatch(h, f));
   const rounds: VerifiedHeader[][] = [];
   for (let i = 0; i < matching.length; i += LOG_BATCH) rounds.push(matching.slice(i, i + LOG_BATCH));
   // One round's answers: the raw encodings or, from a node without them, the JSON objects.
@@ -256,11 +259,14 @@ export async function rangeLogs(net: Transport, e: Endpoint, headers: readonly V
     if (!NO_RAW.has(e)) {
       try {
         const [receipts, blocks] = await Promise.all([net.batch(e, 'debug_getRawReceipts', hashes), net.batch(e, 'debug_getRawBlock', hashes)]);
-        return { raw: true, receipts, blocks };
+        if (receipts.every(Array.isArray) && blocks.every((b) => typeof b === 'string')) return { raw: true, receipts, blocks };
       } catch (err) {
-        if (!notServed(err)) throw err;
-        NO_RAW.add(e);
+        // Any failure of the raw forms (a node without the debug_ methods answers -32601,
+        // -32004 or something else) sends this node's reads to the JSON path, which is
+        // checked against the same roots.
+        if (!(err instanceof RpcError)) throw err;
       }
+      NO_RAW.add(e);
     }
     const [receipts, blocks] = await Promise.all([
       net.batch(e, 'eth_getBlockReceipts', hashes),
@@ -275,16 +281,20 @@ export async function rangeLogs(net: Transport, e: Endpoint, headers: readonly V
   const logs: VerifiedLog[] = [];
   // The first round finds out whether the node serves the raw forms; after it, the next round
   // travels while one is checked.
-  let next = rounds.length > 0 ? fetchRound(rounds[0]!) : undefined;
+  // A round in flight when a check fails is abandoned: its failure must not go unobserved.
+  const start = (round: VerifiedHeader[]) => {
+    const p = fetchRound(round);
+    p.catch(() => undefined);
+    return p;
+  };
+  let next = rounds.length > 0 ? start(rounds[0]!) : undefined;
   for (let r = 0; r < rounds.length; r++) {
     const answers = await (next as ReturnType<typeof fetchRound>);
-    next = r + 1 < rounds.length ? fetchRound(rounds[r + 1]!) : undefined;
+    next = r + 1 < rounds.length ? start(rounds[r + 1]!) : undefined;
     rounds[r]!.forEach((h, i) => {
       for (const receiptLogs of check(h, answers.raw, answers.receipts[i], answers.blocks[i])) logs.push(...receiptLogs);
     });
   }
-  // A round still in flight after a failure must not reject unobserved.
-  next?.catch(() => undefined);
   return logs;
 }
 

@@ -15,7 +15,7 @@ import type { HeaderChain } from './chain.js';
 import { decodeTransaction, readReceipt, signedPayload } from './envelope.js';
 import { RpcError, VerificationError, wasmCall } from './errors.js';
 import type { VerifiedHeader } from './header.js';
-import { bytesToHex, hexToBigInt, hexToBytes } from './hex.js';
+import { bigIntToBytes, bytesToHex, hexToBigInt, hexToBytes } from './hex.js';
 import { loadFamily, wasmOf } from './init.js';
 import { type ProvenTransactionBytes, verifyTransactionProof } from './families/mpt.js';
 import { type BlockTransactions, type VerifiedLog, type VerifiedReceipt, blockReceipts, blockTransactions, receiptAt } from './logs.js';
@@ -60,9 +60,21 @@ const BY_TYPE: Record<number, string[]> = {
 
 const keccak = (b: Uint8Array): Uint8Array => wasmCall(() => wasmOf('mpt').keccak256(b));
 
-/** The address that signed `json` (a transaction object), recovered from its signature. */
+/** secp256k1's group order. */
+const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+
+/**
+ * The address that signed `json` (a transaction object), recovered from its signature. A
+ * signature with a high `s` (allowed before Homestead, so real in old mainnet blocks) is
+ * recovered as its low-`s` twin (`n − s`, the other parity), which names the same key.
+ */
 export function transactionSender(json: unknown, path = 'transaction'): string {
   const { payload, signature } = signedPayload(json, path);
+  const s = BigInt(bytesToHex(signature.subarray(32, 64)));
+  if (s > SECP256K1_N >> 1n) {
+    signature.set(bigIntToBytes(SECP256K1_N - s, 32), 32);
+    signature[64] = signature[64]! ^ 1;
+  }
   return bytesToHex(wasmCall(() => wasmOf('header').recoverAddress(keccak(payload), signature)));
 }
 

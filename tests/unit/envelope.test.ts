@@ -40,6 +40,24 @@ describe('real blocks: transactions and receipts rebuild the header roots', () =
     });
   }
 
+  it("a high-s signature (allowed before Homestead) recovers its signer, as its low-s twin does", () => {
+    const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+    const hex = (v: bigint) => '0x' + v.toString(16);
+    for (const f of files) {
+      const { block } = JSON.parse(fs.readFileSync(path.join(DIR, f), 'utf8')) as Fixture;
+      for (const t of block.transactions.slice(0, 3)) {
+        // The same signature with s' = n − s and the other parity: valid for the same key.
+        const s = N - BigInt(t['s'] as string);
+        const typed = t['type'] !== undefined && t['type'] !== '0x0';
+        const v = BigInt(t['v'] as string);
+        const flipped = typed
+          ? { ...t, s: hex(s), yParity: hex(1n - BigInt((t['yParity'] ?? t['v']) as string)), v: hex(1n - v) }
+          : { ...t, s: hex(s), v: hex(v >= 35n ? (v % 2n === 1n ? v + 1n : v - 1n) : v === 27n ? 28n : 27n) };
+        expect(transactionSender(flipped), `${f} ${t['hash']}`).toBe(String(t['from']).toLowerCase());
+      }
+    }
+  });
+
   it('a missing field is BAD_ENCODING naming it', () => {
     const { block } = JSON.parse(fs.readFileSync(path.join(DIR, 'mainnet-21854576.json'), 'utf8')) as Fixture;
     const blob = block.transactions.find((t) => t['type'] === '0x3')!;

@@ -101,6 +101,16 @@ for (const raw of [false, true]) describe(`getLogs over a real block, ${raw ? 'r
     expect(shape(await eip.request({ method: 'eth_getLogs', params: [{ blockHash: main.block.hash, address, topics: [topic0] }] }))).toEqual(want);
   });
 
+  it('an empty list of addresses or of topics at a position restricts nothing, as eth_getLogs', async () => {
+    const c = await connect(main, undefined, raw);
+    const all = main.receipts.flatMap((r) => r.logs).length;
+    expect((await c.getLogs({ fromBlock: n, toBlock: n, address: [] })).length).toBe(all);
+    expect((await c.getLogs({ fromBlock: n, toBlock: n, topics: [[]] })).length).toBe(all);
+    expect((await c.getLogs({ fromBlock: n, toBlock: n, address: [], topics: [[], [topic0]] })).length).toBe(
+      main.receipts.flatMap((r) => r.logs).filter((l) => (l['topics'] as string[])[1] === topic0).length,
+    );
+  });
+
   it('a block whose bloom rules the filter out is not read', async () => {
     const calls: string[] = [];
     const c = await connect(main, calls, raw);
@@ -160,5 +170,32 @@ for (const raw of [false, true]) describe(`getLogs over a real block, ${raw ? 'r
       expect(isVerificationError(e, 'BAD_ENCODING'), String(e)).toBe(true);
       expect((e as { field?: string }).field).toBe('block');
     });
+  }
+
+  if (raw) {
+    for (const [what, answer] of [
+      ['-32004 (EIP-1474: method not supported)', { error: { code: -32004, message: 'method not supported' } }],
+      ['null (no such block, says the node)', { result: null }],
+    ] as const) {
+      it(`a node answering the raw forms with ${what} is read through eth_getBlockReceipts instead`, async () => {
+        const calls: string[] = [];
+        const inner = node(main, calls, true);
+        const refusing: typeof fetch = async (input, init) => {
+          const sent = JSON.parse(String(init?.body)) as { id: number; method: string }[] | { id: number; method: string };
+          const list = Array.isArray(sent) ? sent : [sent];
+          if (list.every((c) => c.method.startsWith('debug_'))) {
+            list.forEach((c) => calls.push(c.method));
+            const out = list.map((c) => ({ jsonrpc: '2.0', id: c.id, ...answer }));
+            return new Response(JSON.stringify(Array.isArray(sent) ? out : out[0]), { headers: { 'content-type': 'application/json' } });
+          }
+          return inner(input, init);
+        };
+        const c = await LightClient.connect({ rpc: 'http://fixture.invalid/', trust: { checkpoint: { number: n, hash: main.block.hash } }, fetch: refusing });
+        const logs = await c.getLogs({ fromBlock: n, toBlock: n, address, topics: [topic0] });
+        expect(logs.length).toBe(expected(address, topic0).length);
+        expect(calls).toContain('eth_getBlockReceipts');
+        expect(c.faultyNodes()).toEqual([]);
+      });
+    }
   }
 });
