@@ -555,6 +555,17 @@ impl ForklessEngine {
         Ok(self.proof(key, located, Claim::History { lo, hi, chain }))
     }
 
+    /// The bucket `key` falls in and its opening in the bucket file, whether or not the key
+    /// has a record (an absence proof's evidence; the inspector shows it for any key).
+    pub fn bucket_of(&self, key: &ForklessKey) -> Located {
+        let index = self.index(key);
+        let b = index.bucket_of(&key.record_key());
+        Located::Absent {
+            entries: index.bucket(b),
+            buckets: self.file(key.buckets_component()).open(b),
+        }
+    }
+
     fn locate(&self, key: &ForklessKey) -> (Located, Option<u64>) {
         let record_key = key.record_key();
         let index = self.index(key);
@@ -566,16 +577,7 @@ impl ForklessEngine {
                 },
                 Some(r),
             ),
-            None => {
-                let b = index.bucket_of(&record_key);
-                (
-                    Located::Absent {
-                        entries: index.bucket(b),
-                        buckets: self.file(key.buckets_component()).open(b),
-                    },
-                    None,
-                )
-            }
+            None => (self.bucket_of(key), None),
         }
     }
 
