@@ -10,7 +10,7 @@
 )]
 
 use lightprov_engine_api::{Key, StateEngine, word_from_u64};
-use lightprov_engine_forkless::{ForklessEngine, Options, forkless_key};
+use lightprov_engine_forkless::{ForklessEngine, Options};
 use lightprov_types::{
     Address, B256, ErrorCode, FAMILIES, Rejection, Word,
     forkless::{Chain, Claim, Component, FAMILY, ForklessKey, Link, Located, Params, Proof, hash},
