@@ -189,6 +189,11 @@ pub struct ForklessEngine {
     archive: Archive,
     head: Option<u64>,
     checkpoint: Option<u64>,
+    /// A block taken in memory and not yet durable: its number, changes and root.
+    staged: Option<(u64, Vec<Change>, B256)>,
+    /// Set when the memory holds changes that are not durable and cannot be: the files must not
+    /// be flushed from it again.
+    poisoned: bool,
 }
 
 impl std::fmt::Debug for ForklessEngine {
@@ -308,6 +313,8 @@ impl ForklessEngine {
             store,
             head: None,
             checkpoint,
+            staged: None,
+            poisoned: false,
         };
         engine.rebuild_indexes();
         engine.head = match engine.roots.last_key_value() {
@@ -464,6 +471,11 @@ impl ForklessEngine {
         let Some(head) = self.head else {
             return Ok(());
         };
+        if self.staged.is_some() || self.poisoned {
+            return Err(Error::Corrupt(
+                "memory holds a block that is not durable; reopen the engine".into(),
+            ));
+        }
         if self.checkpoint == Some(head) {
             return Ok(());
         }
@@ -505,6 +517,112 @@ impl ForklessEngine {
         }
         batch.commit().map_err(Error::kv)?;
         self.checkpoint = Some(head);
+        Ok(())
+    }
+
+    /// Takes block `number` in memory and returns its root; nothing is durable until
+    /// [`ForklessEngine::commit`]. A staged block is dropped by reopening the engine (the files
+    /// never see it: checkpoints wait for the commit).
+    pub fn stage(&mut self, number: u64, writes: &[Write]) -> Result<B256, Error> {
+        if self.staged.is_some() || self.poisoned {
+            return Err(Error::Corrupt(
+                "a block is staged, or a commit failed; reopen the engine".into(),
+            ));
+        }
+        let expected = self.head.map_or(0, |h| h + 1);
+        if number != expected {
+            return Err(Error::NotNext {
+                expected,
+                got: number,
+            });
+        }
+        // The block's last write of each key, in the order keys first appear (record numbers
+        // are handed out in that order, the same on every node).
+        let mut order: Vec<(ForklessKey, Word)> = Vec::new();
+        let mut at: HashMap<ForklessKey, usize> = HashMap::new();
+        for (k, v) in writes {
+            let k = forkless_key(k);
+            if k.value_record(v).is_none() {
+                return Err(Error::NonceTooLarge { block: number });
+            }
+            match at.get(&k) {
+                Some(&i) => {
+                    if let Some(slot) = order.get_mut(i) {
+                        slot.1 = *v;
+                    }
+                }
+                None => {
+                    at.insert(k, order.len());
+                    order.push((k, *v));
+                }
+            }
+        }
+        let mut changes = Vec::with_capacity(order.len());
+        for (key, value) in order {
+            let record_key = key.record_key();
+            let index = self.index(&key);
+            let (record, new) = match index.get(&record_key) {
+                Some(r) => (r, false),
+                None => (index.len(), true),
+            };
+            let previous = if new {
+                hash::chain_start()
+            } else {
+                B256::from_slice(self.file(key.chain_component()).get(record))
+            };
+            let chain = hash::link(
+                &key,
+                &Link {
+                    block: number,
+                    value,
+                },
+                &previous,
+            );
+            let c = Change {
+                key,
+                record,
+                new,
+                value,
+                chain,
+            };
+            self.redo(&c);
+            changes.push(c);
+        }
+        self.commit_buckets();
+        let root = self.rehash();
+        self.staged = Some((number, changes, root));
+        Ok(root)
+    }
+
+    /// Makes the staged block durable: its changes and root go to the journal in one synced
+    /// batch, its rows to the archive writer; then, every `checkpoint_every` blocks, the files
+    /// are flushed.
+    pub fn commit(&mut self) -> Result<(), Error> {
+        let Some((number, changes, root)) = self.staged.take() else {
+            return Err(Error::Corrupt("no block is staged".into()));
+        };
+        let mut entry = Vec::with_capacity(changes.len() * Change::LEN);
+        for c in &changes {
+            c.encode(&mut entry);
+        }
+        let mut batch = self
+            .store
+            .database()
+            .batch()
+            .durability(Some(PersistMode::SyncAll));
+        batch.insert(&self.journal, number.to_be_bytes(), entry);
+        batch.insert(&self.roots, number.to_be_bytes(), root.as_slice());
+        if let Err(e) = batch.commit() {
+            // The in-memory state holds the block: nothing may flush it now.
+            self.poisoned = true;
+            return Err(Error::kv(e));
+        }
+        self.head = Some(number);
+        self.archive
+            .push(number, changes.iter().map(row).collect())?;
+        if self.checkpoint.map_or(number + 1, |c| number - c) >= self.options.checkpoint_every {
+            self.checkpoint()?;
+        }
         Ok(())
     }
 
@@ -616,85 +734,8 @@ impl StateEngine for ForklessEngine {
     type Error = Error;
 
     fn apply_block(&mut self, number: u64, writes: &[Write]) -> Result<B256, Error> {
-        let expected = self.head.map_or(0, |h| h + 1);
-        if number != expected {
-            return Err(Error::NotNext {
-                expected,
-                got: number,
-            });
-        }
-        // The block's last write of each key, in the order keys first appear (record numbers
-        // are handed out in that order, the same on every node).
-        let mut order: Vec<(ForklessKey, Word)> = Vec::new();
-        let mut at: HashMap<ForklessKey, usize> = HashMap::new();
-        for (k, v) in writes {
-            let k = forkless_key(k);
-            if k.value_record(v).is_none() {
-                return Err(Error::NonceTooLarge { block: number });
-            }
-            match at.get(&k) {
-                Some(&i) => {
-                    if let Some(slot) = order.get_mut(i) {
-                        slot.1 = *v;
-                    }
-                }
-                None => {
-                    at.insert(k, order.len());
-                    order.push((k, *v));
-                }
-            }
-        }
-        let mut changes = Vec::with_capacity(order.len());
-        for (key, value) in order {
-            let record_key = key.record_key();
-            let index = self.index(&key);
-            let (record, new) = match index.get(&record_key) {
-                Some(r) => (r, false),
-                None => (index.len(), true),
-            };
-            let previous = if new {
-                hash::chain_start()
-            } else {
-                B256::from_slice(self.file(key.chain_component()).get(record))
-            };
-            let chain = hash::link(
-                &key,
-                &Link {
-                    block: number,
-                    value,
-                },
-                &previous,
-            );
-            let c = Change {
-                key,
-                record,
-                new,
-                value,
-                chain,
-            };
-            self.redo(&c);
-            changes.push(c);
-        }
-        self.commit_buckets();
-        let root = self.rehash();
-        let mut entry = Vec::with_capacity(changes.len() * Change::LEN);
-        for c in &changes {
-            c.encode(&mut entry);
-        }
-        let mut batch = self
-            .store
-            .database()
-            .batch()
-            .durability(Some(PersistMode::SyncAll));
-        batch.insert(&self.journal, number.to_be_bytes(), entry);
-        batch.insert(&self.roots, number.to_be_bytes(), root.as_slice());
-        batch.commit().map_err(Error::kv)?;
-        self.head = Some(number);
-        self.archive
-            .push(number, changes.iter().map(row).collect())?;
-        if self.checkpoint.map_or(number + 1, |c| number - c) >= self.options.checkpoint_every {
-            self.checkpoint()?;
-        }
+        let root = self.stage(number, writes)?;
+        self.commit()?;
         Ok(root)
     }
 
@@ -746,6 +787,8 @@ impl StateEngine for ForklessEngine {
 impl Drop for ForklessEngine {
     fn drop(&mut self) {
         self.archive.close();
+        // Flushes only durable blocks: with a block staged or a failed commit it refuses, and
+        // the journal redoes the durable ones at the next open.
         let _ = self.checkpoint();
     }
 }

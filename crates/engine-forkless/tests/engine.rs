@@ -202,3 +202,34 @@ fn nonces_over_64_bits_are_refused() {
     w[0] = 1;
     assert!(e.apply_block(0, &[(Key::Nonce(addr(1)), w)]).is_err());
 }
+
+#[test]
+fn a_staged_block_dropped_uncommitted_leaves_no_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = Key::Balance(addr(1));
+    let root0;
+    {
+        let mut e = ForklessEngine::open(dir.path(), small()).unwrap();
+        root0 = e.apply_block(0, &[(a, word(1))]).unwrap();
+        for n in 1..5 {
+            e.apply_block(n, &[(a, word(n + 1))]).unwrap();
+        }
+        // Staged, never committed: the engine is dropped (the node reopens it to discard).
+        e.stage(5, &[(a, word(99)), (Key::Balance(addr(9)), word(9))])
+            .unwrap();
+    }
+    let mut e = ForklessEngine::open(dir.path(), small()).unwrap();
+    assert_eq!(e.head(), Some(4));
+    assert_eq!(e.root(0).unwrap(), root0);
+    assert_eq!(e.get(&a, 4).unwrap(), word(5));
+    let root = e.apply_block(5, &[(a, word(7))]).unwrap();
+    let v = verify_value(
+        &root,
+        &forkless_key(&Key::Balance(addr(9))),
+        &e.prove_value(&forkless_key(&Key::Balance(addr(9))))
+            .unwrap()
+            .encode(),
+    )
+    .unwrap();
+    assert!(!v.exists, "the staged block's new account is gone");
+}

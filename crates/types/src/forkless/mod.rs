@@ -77,8 +77,8 @@ const fn t(name: &'static str, code: E, about: &'static str) -> Tamper {
     Tamper::new(name, code, about)
 }
 
-/// The LiveDB's state root: extraData bytes 160..192 of a lightprov chain.
-pub const FORKLESS_ROOT: Commitment = Commitment::at("forklessRoot", HeaderField::ExtraData, 160);
+/// The LiveDB's state root: extraData bytes 96..128 of a lightprov chain.
+pub const FORKLESS_ROOT: Commitment = Commitment::at("forklessRoot", HeaderField::ExtraData, 96);
 
 /// The forkless family's registry entry.
 pub const FAMILY: Family = Family {
