@@ -18,7 +18,13 @@ pub mod lvmt;
 pub mod mpt;
 
 /// Every proof family, in the order documentation lists them.
-pub const FAMILIES: &[&Family] = &[&header::FAMILY, &mpt::FAMILY, &cole::FAMILY, &lvmt::FAMILY];
+pub const FAMILIES: &[&Family] = &[
+    &header::FAMILY,
+    &mpt::FAMILY,
+    &cole::FAMILY,
+    &lvmt::FAMILY,
+    &forkless::FAMILY,
+];
 
 pub use alloy_primitives::{Address, B256};
 pub use codec::DecodeError;

@@ -48,6 +48,8 @@ pub fn keccak256(data: &[u8]) -> Vec<u8> {
 // One module per proof family (its exports), behind the feature that makes its wasm module.
 #[cfg(feature = "cole")]
 pub mod cole;
+#[cfg(feature = "forkless")]
+pub mod forkless;
 #[cfg(feature = "header")]
 pub mod header;
 #[cfg(feature = "lvmt")]

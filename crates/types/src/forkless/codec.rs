@@ -604,29 +604,29 @@ pub mod hash {
     use sha2::{Digest, Sha256};
 
     /// Domain byte of a page.
-    pub const PAGE: u8 = 0x40;
+    pub const PAGE: u8 = 0x60;
     /// Domain byte of an inner node of a file's tree.
-    pub const NODE: u8 = 0x41;
+    pub const NODE: u8 = 0x61;
     /// Domain byte of an empty subtree.
-    pub const EMPTY: u8 = 0x42;
+    pub const EMPTY: u8 = 0x62;
     /// Domain byte of a file's tree root.
-    pub const TREE: u8 = 0x43;
+    pub const TREE: u8 = 0x63;
     /// Domain byte of the state root.
-    pub const STATE: u8 = 0x44;
+    pub const STATE: u8 = 0x64;
     /// Domain byte of a key's bucket selector.
-    pub const BUCKET_OF: u8 = 0x45;
+    pub const BUCKET_OF: u8 = 0x65;
     /// Domain byte of a bucket.
-    pub const BUCKET: u8 = 0x46;
+    pub const BUCKET: u8 = 0x66;
     /// Domain byte of a history-chain link.
-    pub const LINK: u8 = 0x47;
+    pub const LINK: u8 = 0x67;
     /// Domain byte of the empty history chain `c₀`.
-    pub const CHAIN_START: u8 = 0x48;
+    pub const CHAIN_START: u8 = 0x68;
 
     fn out(h: Sha256) -> B256 {
         B256::from(<[u8; 32]>::from(h.finalize()))
     }
 
-    /// A page of `component`: `0x40 ‖ component(u8) ‖ page bytes`.
+    /// A page of `component`: `0x60 ‖ component(u8) ‖ page bytes`.
     pub fn page(component: Component, bytes: &[u8]) -> B256 {
         let mut h = Sha256::new();
         h.update([PAGE, component as u8]);
@@ -634,7 +634,7 @@ pub mod hash {
         out(h)
     }
 
-    /// An inner node at `level` (≥ 1) over its children: `0x41 ‖ level(u8) ‖ child × fanout`.
+    /// An inner node at `level` (≥ 1) over its children: `0x61 ‖ level(u8) ‖ child × fanout`.
     pub fn node<'a>(level: u32, children: impl IntoIterator<Item = &'a B256>) -> B256 {
         let mut h = Sha256::new();
         h.update([NODE, level as u8]);
@@ -644,12 +644,12 @@ pub mod hash {
         out(h)
     }
 
-    /// The hash standing for an absent subtree at `level` (0 = an absent page): `0x42 ‖ level(u8)`.
+    /// The hash standing for an absent subtree at `level` (0 = an absent page): `0x62 ‖ level(u8)`.
     pub fn empty(level: u32) -> B256 {
         out(Sha256::new().chain_update([EMPTY, level as u8]))
     }
 
-    /// A file's tree root: `0x43 ‖ component(u8) ‖ height(u8) ‖ count(u64) ‖ top`.
+    /// A file's tree root: `0x63 ‖ component(u8) ‖ height(u8) ‖ count(u64) ‖ top`.
     pub fn tree(component: Component, height: u32, count: u64, top: &B256) -> B256 {
         let mut h = Sha256::new();
         h.update([TREE, component as u8, height as u8]);
@@ -658,7 +658,7 @@ pub mod hash {
         out(h)
     }
 
-    /// The state root: `0x44 ‖ pageSize(u32) ‖ fanout(u8) ‖ bucketLoad(u8) ‖ tree root × 10`.
+    /// The state root: `0x64 ‖ pageSize(u32) ‖ fanout(u8) ‖ bucketLoad(u8) ‖ tree root × 10`.
     pub fn state(params: &Params, roots: &[B256; 10]) -> B256 {
         let mut h = Sha256::new();
         h.update([STATE]);
@@ -671,7 +671,7 @@ pub mod hash {
     }
 
     /// The 64-bit selector a record key is bucketed by: the first 8 bytes of
-    /// `0x45 ‖ component(u8) ‖ record key`, big-endian.
+    /// `0x65 ‖ component(u8) ‖ record key`, big-endian.
     pub fn selector(component: Component, record_key: &[u8]) -> u64 {
         let d = Sha256::new()
             .chain_update([BUCKET_OF, component as u8])
@@ -705,7 +705,7 @@ pub mod hash {
         }
     }
 
-    /// A bucket: `0x46 ‖ component(u8) ‖ bucket(u64) ‖ n(u32) ‖ (record key ‖ record(u64)) × n`.
+    /// A bucket: `0x66 ‖ component(u8) ‖ bucket(u64) ‖ n(u32) ‖ (record key ‖ record(u64)) × n`.
     pub fn bucket<'a>(
         component: Component,
         index: u64,
@@ -722,12 +722,12 @@ pub mod hash {
         out(h)
     }
 
-    /// `c₀`, the chain before a key's first change: `0x48`.
+    /// `c₀`, the chain before a key's first change: `0x68`.
     pub fn chain_start() -> B256 {
         out(Sha256::new().chain_update([CHAIN_START]))
     }
 
-    /// The next chain value: `0x47 ‖ kind(u8) ‖ address(20) ‖ [slot(32)] ‖ block(u64) ‖
+    /// The next chain value: `0x67 ‖ kind(u8) ‖ address(20) ‖ [slot(32)] ‖ block(u64) ‖
     /// value(32) ‖ previous`.
     pub fn link(key: &ForklessKey, link: &Link, previous: &B256) -> B256 {
         let mut h = Sha256::new();

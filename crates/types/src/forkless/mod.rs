@@ -21,8 +21,8 @@
 //!   by a tagged hash of the key and the number of buckets (`⌈keys / bucketLoad⌉`, committed as
 //!   the bucket file's count), and a bucket's hash binds its number and its sorted entries. A
 //!   key with no record is proven absent by its whole bucket (about `bucketLoad` entries);
-//! - a **history chain** per key, `c_j = H(0x47 ‖ key ‖ block_j ‖ value_j ‖ c_{j−1})` from
-//!   `c₀ = H(0x48)`, whose head is an attribute of the key's record. The ArchiveDB keeps every
+//! - a **history chain** per key, `c_j = H(0x67 ‖ key ‖ block_j ‖ value_j ‖ c_{j−1})` from
+//!   `c₀ = H(0x68)`, whose head is an attribute of the key's record. The ArchiveDB keeps every
 //!   link, so the links from the head back to the change in force at `lo` prove the key's
 //!   complete history over `lo..=hi`: leaving a change out breaks the chain.
 //!
@@ -35,15 +35,15 @@
 //!
 //! | what | preimage |
 //! |---|---|
-//! | page | `0x40 ‖ component(u8) ‖ page bytes` |
-//! | inner node at level `l ≥ 1` | `0x41 ‖ l(u8) ‖ child × fanout` |
-//! | absent subtree at level `l` | `0x42 ‖ l(u8)` |
-//! | file's tree root | `0x43 ‖ component(u8) ‖ height(u8) ‖ count(u64) ‖ top` |
-//! | state root (`forklessRoot`) | `0x44 ‖ pageSize(u32) ‖ fanout(u8) ‖ bucketLoad(u8) ‖ tree root × 10` |
-//! | bucket selector | first 8 bytes of `0x45 ‖ component(u8) ‖ record key` |
-//! | bucket | `0x46 ‖ component(u8) ‖ bucket(u64) ‖ n(u32) ‖ (record key ‖ record(u64)) × n` |
-//! | chain link | `0x47 ‖ kind(u8) ‖ address(20) ‖ [slot(32)] ‖ block(u64) ‖ value(32) ‖ previous` |
-//! | chain start `c₀` | `0x48` |
+//! | page | `0x60 ‖ component(u8) ‖ page bytes` |
+//! | inner node at level `l ≥ 1` | `0x61 ‖ l(u8) ‖ child × fanout` |
+//! | absent subtree at level `l` | `0x62 ‖ l(u8)` |
+//! | file's tree root | `0x63 ‖ component(u8) ‖ height(u8) ‖ count(u64) ‖ top` |
+//! | state root (`forklessRoot`) | `0x64 ‖ pageSize(u32) ‖ fanout(u8) ‖ bucketLoad(u8) ‖ tree root × 10` |
+//! | bucket selector | first 8 bytes of `0x65 ‖ component(u8) ‖ record key` |
+//! | bucket | `0x66 ‖ component(u8) ‖ bucket(u64) ‖ n(u32) ‖ (record key ‖ record(u64)) × n` |
+//! | chain link | `0x67 ‖ kind(u8) ‖ address(20) ‖ [slot(32)] ‖ block(u64) ‖ value(32) ‖ previous` |
+//! | chain start `c₀` | `0x68` |
 //!
 //! Wire format v1 (big-endian integers, nothing after the last field):
 //!
