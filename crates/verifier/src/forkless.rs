@@ -266,33 +266,17 @@ fn open<'p>(
             count: o.count,
         });
     }
-    let fanout = usize::from(params.fanout);
-    let height = params.height(params.pages(component, o.count));
-    let per_level = fanout - 1;
-    let expected = height as usize * per_level;
-    if o.siblings.len() != expected {
+    let Some(found) = hash::opening_root(params, component, record, o) else {
+        let height = params.height(params.pages(component, o.count));
         return Err(ForklessError::Siblings {
             opened,
-            expected,
+            expected: height as usize * (usize::from(params.fanout) - 1),
             found: o.siblings.len(),
         });
-    }
+    };
     let ipp = params.items_per_page(component);
     let size = component.item_size() as usize;
-    let mut pos = record / ipp;
     let offset = (record % ipp) as usize * size;
-    let mut h = hash::page(component, &o.page);
-    let mut children: Vec<B256> = Vec::with_capacity(fanout);
-    for (level, siblings) in (1..=height).zip(o.siblings.chunks_exact(per_level)) {
-        let at = (pos % u64::from(params.fanout)) as usize;
-        children.clear();
-        children.extend(siblings.iter().take(at));
-        children.push(h);
-        children.extend(siblings.iter().skip(at));
-        h = hash::node(level, &children);
-        pos /= u64::from(params.fanout);
-    }
-    let found = hash::tree(component, height, o.count, &h);
     let listed = proof
         .roots
         .get(component.index())

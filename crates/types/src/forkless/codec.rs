@@ -598,9 +598,9 @@ fn read_opening<K: SpanSink>(
     })
 }
 
-/// Hashing rules shared by the engine and the verifier (see the module docs).
+/// Hashing rules shared by the engine, the verifier and the inspector (see the module docs).
 pub mod hash {
-    use super::{B256, Component, ForklessKey, Link, Params};
+    use super::{B256, Component, ForklessKey, Link, Opening, Params};
     use sha2::{Digest, Sha256};
 
     /// Domain byte of a page.
@@ -720,6 +720,38 @@ pub mod hash {
             h.update(r.to_be_bytes());
         }
         out(h)
+    }
+
+    /// The tree root an opening of `record` of `component` recomputes: its page placed at the
+    /// position the record number gives, hashed up through its siblings, bound to the file's
+    /// count and height. `None` if the opening does not hold `height × (fanout − 1)` siblings
+    /// for the height its count implies, or the parameters are out of bounds.
+    pub fn opening_root(
+        params: &Params,
+        component: Component,
+        record: u64,
+        o: &Opening,
+    ) -> Option<B256> {
+        params.validate().ok()?;
+        let fanout = usize::from(params.fanout);
+        let height = params.height(params.pages(component, o.count));
+        let per_level = fanout - 1;
+        if o.siblings.len() != height as usize * per_level {
+            return None;
+        }
+        let mut pos = record / params.items_per_page(component);
+        let mut h = page(component, &o.page);
+        let mut children: alloc::vec::Vec<B256> = alloc::vec::Vec::with_capacity(fanout);
+        for (level, siblings) in (1..=height).zip(o.siblings.chunks_exact(per_level)) {
+            let at = (pos % u64::from(params.fanout)) as usize;
+            children.clear();
+            children.extend(siblings.iter().take(at));
+            children.push(h);
+            children.extend(siblings.iter().skip(at));
+            h = node(level, &children);
+            pos /= u64::from(params.fanout);
+        }
+        Some(tree(component, height, o.count, &h))
     }
 
     /// `c₀`, the chain before a key's first change: `0x68`.
