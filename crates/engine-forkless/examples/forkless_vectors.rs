@@ -52,11 +52,11 @@ fn writes(n: u64) -> Vec<(Key, [u8; 32])> {
             word_from_u64(n + 100),
         ),
     ];
-    if n % 4 == 0 {
+    if n.is_multiple_of(4) {
         let v = if n == 36 { 0 } else { 1000 + n };
         w.push((Key::Balance(addr(1)), word_from_u64(v)));
     }
-    if n % 5 == 0 {
+    if n.is_multiple_of(5) {
         w.push((
             Key::Storage(addr(5), B256::with_last_byte(1)),
             word_from_u64(n),

@@ -709,6 +709,11 @@ impl ForklessEngine {
         }
     }
 
+    /// The last block whose archive rows are durable.
+    pub fn archived(&self) -> Option<u64> {
+        self.archive.archived()
+    }
+
     /// Bytes of the LiveDB's files and of the archive (with its journal), apart.
     pub fn disk_split(&self) -> (u64, u64) {
         let live = lightprov_engine_api::kv::dir_size(&self.dir.join("live"));
