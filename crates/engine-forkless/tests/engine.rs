@@ -233,3 +233,50 @@ fn a_staged_block_dropped_uncommitted_leaves_no_trace() {
     .unwrap();
     assert!(!v.exists, "the staged block's new account is gone");
 }
+
+/// The worked example of docs/proofs.md: one account written at blocks 0 and 2, its balance's
+/// history over blocks 1..=2.
+#[test]
+fn worked_example_of_docs_proofs_md() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut e = ForklessEngine::open(
+        dir.path(),
+        Options {
+            params: Params {
+                page_size: 64,
+                fanout: 2,
+                bucket_load: 8,
+            },
+            checkpoint_every: 64,
+            background_archive: false,
+        },
+    )
+    .unwrap();
+    let a = Key::Balance(addr(0x11));
+    e.apply_block(0, &[(a, word(5))]).unwrap();
+    e.apply_block(1, &[]).unwrap();
+    let root = e.apply_block(2, &[(a, word(7))]).unwrap();
+    let p = e.prove_history(&forkless_key(&a), 1, 2).unwrap();
+    let bytes = p.encode();
+    let h = verify_history(&root, &forkless_key(&a), 1, 2, &bytes).unwrap();
+    assert_eq!(h.at_lo.map(|l| (l.block, l.value)), Some((0, word(5))));
+    assert_eq!(
+        h.versions
+            .iter()
+            .map(|l| (l.block, l.value))
+            .collect::<Vec<_>>(),
+        vec![(2, word(7))]
+    );
+    if std::env::var("SHOW").is_ok() {
+        println!(
+            "root {root}\nlen {}\n{}",
+            bytes.len(),
+            lightprov_types::hex::encode(&bytes)
+        );
+    }
+    assert_eq!(bytes.len(), 603);
+    assert_eq!(
+        root.to_string(),
+        "0x1517a40f3af2659b54c86629cbe57cd9ddd5595477daa59972866e47d907da0f"
+    );
+}

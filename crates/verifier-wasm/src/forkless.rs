@@ -74,18 +74,11 @@ pub fn verify_forkless_history(
     let h = KeyHistory::verify(&root, &q, proof).map_err(|e| reject(&e))?;
     let mut out = Vec::with_capacity(46 + h.versions.len() * 40);
     out.push(u8::from(h.exists));
-    match h.at_lo {
-        Some(v) => {
-            out.push(1);
-            out.extend_from_slice(&v.block.to_be_bytes());
-            out.extend_from_slice(&v.value);
-        }
-        None => out.extend_from_slice(&[0; 41]),
-    }
-    out.extend_from_slice(&(h.versions.len() as u32).to_be_bytes());
-    for v in &h.versions {
-        out.extend_from_slice(&v.block.to_be_bytes());
-        out.extend_from_slice(&v.value);
-    }
+    let versions: Vec<(u64, &[u8; 32])> = h.versions.iter().map(|v| (v.block, &v.value)).collect();
+    crate::pack_history(
+        &mut out,
+        h.at_lo.as_ref().map(|v| (v.block, &v.value)),
+        &versions,
+    );
     Ok(out)
 }

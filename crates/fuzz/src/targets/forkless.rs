@@ -12,7 +12,7 @@ use lightprov_types::{
 use lightprov_verifier::forkless::{verify_history, verify_value};
 use serde_json::json;
 
-use crate::{Depth, Finding, Outcome, Regression, Target, rng::Rng, vectors};
+use crate::{Finding, Outcome, Regression, Target, rng::Rng, vectors};
 
 #[derive(Clone, Debug)]
 struct Query {
@@ -96,25 +96,13 @@ impl Target for Forkless {
 
     fn run(&self, seed: usize, data: &[u8]) -> Result<Outcome, Finding> {
         let q = &self.queries[seed];
-        match verify(q, data) {
-            Ok(got) if got != q.honest => Err(Finding::new(
-                "forgery",
-                format!("accepted {got}; the honest answer is {}", q.honest),
-            )),
-            Ok(_) => {
-                let mut o = Outcome::new(Depth::Accepted, "ok");
-                o.benign_variant = data != self.seeds[seed].1.as_slice();
-                Ok(o)
-            }
-            Err(e) => {
-                let depth = match e.code() {
-                    lightprov_types::ErrorCode::BadEncoding => Depth::Undecoded,
-                    lightprov_types::ErrorCode::RootMismatch => Depth::Final,
-                    _ => Depth::Decoded,
-                };
-                Ok(Outcome::rejected(depth, &e))
-            }
-        }
+        crate::judge(
+            verify(q, data),
+            &q.honest,
+            &self.seeds[seed].1,
+            data,
+            lightprov_types::ErrorCode::RootMismatch,
+        )
     }
 
     fn mutate(&self, _seed: usize, data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {
