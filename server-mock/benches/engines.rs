@@ -4,7 +4,12 @@
 //! read-write and write-only mixes of the kvstore workload, reads served by the engine. Then,
 //! from the largest kvstore state, provenance proofs for ranges of 2…128 blocks are written to
 //! `target/bench/history-proofs.json` for `tests/bench/history.mjs`, which verifies them in wasm
-//! (COLE, COLE*, LVMT) next to one MPT proof per block.
+//! (COLE, COLE*, LVMT, forkless) next to one MPT proof per block.
+//!
+//! The forkless LiveDB + ArchiveDB runs beside them; for the largest kvstore state its head
+//! state (the LiveDB files) is compared with an MPT holding only the head state (the paper's
+//! pruned MPT) and its archive with the MPT archive, and the LiveDB's root recompute time is
+//! measured against its page size (the paper's §6.4).
 //!
 //! Run: `cargo bench -p lightprov-node --bench engines` (`npm run bench` runs it). Prints tables;
 //! nothing is asserted. Under `cargo test` it runs a 20-block smoke test (its proofs go to a
@@ -35,6 +40,7 @@ use lightprov_engine_api::{
     kv::{FjallStore, RedbStore},
 };
 use lightprov_engine_cole::{ColeEngine, Options, Params};
+use lightprov_engine_forkless::{ForklessEngine, forkless_key};
 use lightprov_engine_lvmt::{
     amt::Proofs,
     setup::Setup,
@@ -155,6 +161,7 @@ fn main() {
     );
     let largest = sizes.iter().copied().max().unwrap_or(0);
     let mut engines_json = Vec::new();
+    let mut forkless_json = None;
     let mut proofs_file = None;
     let proofs_dir = if smoke {
         Some(tempfile::tempdir().unwrap())
@@ -181,7 +188,7 @@ fn main() {
             } else {
                 0
             };
-            let dirs: Vec<_> = (0..4).map(|_| tempfile::tempdir().unwrap()).collect();
+            let dirs: Vec<_> = (0..5).map(|_| tempfile::tempdir().unwrap()).collect();
             let (r_mpt, mpt) = run_in("mpt (fjall)", &w, blocks, every, dirs[0].path(), |d| {
                 MptEngine::open(Arc::new(FjallStore::open(d).unwrap())).unwrap()
             });
@@ -194,7 +201,11 @@ fn main() {
             let (r_star, s_engine) = run_in("cole*", &w, blocks, every, dirs[3].path(), |d| {
                 ColeEngine::open(d, Params::cole_star(), Options::default()).unwrap()
             });
-            let rows = [&r_mpt, &r_redb, &r_cole, &r_star];
+            let (r_fork, mut f_engine) =
+                run_in("forkless", &w, blocks, every, dirs[4].path(), |d| {
+                    ForklessEngine::open_dir(d).unwrap()
+                });
+            let rows = [&r_mpt, &r_redb, &r_cole, &r_star, &r_fork];
             for r in rows {
                 println!(
                     "| {} | {} | {:.0} | {:.2} | {:.2} | {:.1} | {} | {:.1} |",
@@ -215,7 +226,15 @@ fn main() {
                 r_star.writes_per_s / r_mpt.writes_per_s,
                 r_cole.max() / r_star.max()
             );
+            println!(
+                "ratios (same run): forkless (LiveDB + ArchiveDB) disk = {:.1} % of MPT's; forkless writes/s = {:.2}× MPT's",
+                100.0 * r_fork.bytes as f64 / r_mpt.bytes as f64,
+                r_fork.writes_per_s / r_mpt.writes_per_s,
+            );
             let mut rows_json: Vec<Value> = rows.iter().map(|r| r.json("disk")).collect();
+            if kind == Kind::Kvstore && is_largest {
+                forkless_json = Some(forkless_vs_mpt(&w, blocks, &mut f_engine, &r_fork, &r_mpt));
+            }
             let lvmt = is_largest.then(|| {
                 let (row, lvmt) = run_lvmt(&w, blocks, every, &setup);
                 println!(
@@ -258,6 +277,7 @@ fn main() {
                     &c_engine,
                     &s_engine,
                     lvmt.store.tree(),
+                    &f_engine,
                     &dir,
                     &run_id,
                 ));
@@ -266,6 +286,7 @@ fn main() {
     }
 
     let mixes = run_mixes(ops, mix_blocks, mix_repeat);
+    let pages = page_study(smoke);
 
     if let Some(file) = json_out {
         let doc = json!({
@@ -296,6 +317,8 @@ fn main() {
                 "storage": "on fjall; bytes on disk (allocated blocks)",
             },
             "engines": engines_json,
+            "forkless": forkless_json,
+            "forklessPages": pages,
             "mixes": mixes,
             "proofsFile": proofs_file.map(|p: PathBuf| p.file_name().map(|f| f.to_string_lossy().into_owned())),
         });
@@ -645,6 +668,7 @@ fn dump_proofs(
     cole: &ColeEngine,
     star: &ColeEngine,
     lvmt: &Lvmt,
+    forkless: &ForklessEngine,
     dir: &Path,
     run_id: &str,
 ) -> PathBuf {
@@ -694,6 +718,17 @@ fn dump_proofs(
                 })
             };
             let lvmt_proof = lvmt.prove_history(&sk, lo, head).unwrap().encode();
+            let fk = forkless_key(key);
+            let forkless_proof = forkless.prove_history(&fk, lo, head).unwrap().encode();
+            let forkless_root = forkless.root(head).unwrap();
+            lightprov_verifier::forkless::verify_history(
+                &forkless_root,
+                &fk,
+                lo,
+                head,
+                &forkless_proof,
+            )
+            .unwrap();
             // Checked here first: the wasm bench times a proof known to verify.
             verify_history(&trusted, &sk, lo, head, &lvmt_proof).unwrap();
             cases.push(json!({
@@ -704,6 +739,15 @@ fn dump_proofs(
                 "cole": cole_case(cole),
                 "coleStar": cole_case(star),
                 "lvmt": { "proof": lightprov_types::hex::encode(&lvmt_proof) },
+                "forkless": {
+                    "root": forkless_root,
+                    "key": match key {
+                        Key::Balance(a) => json!({ "kind": "balance", "address": a }),
+                        Key::Nonce(a) => json!({ "kind": "nonce", "address": a }),
+                        Key::Storage(a, s) => json!({ "kind": "storage", "address": a, "slot": s }),
+                    },
+                    "proof": lightprov_types::hex::encode(&forkless_proof),
+                },
                 "mpt": mpt_proofs,
             }));
         }
@@ -738,8 +782,119 @@ fn dump_proofs(
         .strip_prefix(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
         .unwrap_or(&file);
     println!(
-        "provenance proofs (COLE, COLE*, LVMT, MPT) for ranges 2, 8, 32, 128 written to {}\n",
+        "provenance proofs (COLE, COLE*, LVMT, forkless, MPT) for ranges 2, 8, 32, 128 written to {}\n",
         shown.display()
     );
     file
+}
+
+/// The head state after `blocks` workload blocks: every key's last value (zero ones dropped, as
+/// a state holds no zero).
+fn final_state(w: &Workload, blocks: u64) -> Vec<Write> {
+    let mut state = HashMap::<Key, Word>::new();
+    for (k, v) in w.genesis() {
+        state.insert(k, v);
+    }
+    for n in 1..=blocks {
+        let read = |k: &Key| state.get(k).copied().unwrap_or([0; 32]);
+        for (k, v) in w.block(n, &read) {
+            state.insert(k, v);
+        }
+    }
+    let mut out: Vec<Write> = state.into_iter().filter(|(_, v)| *v != [0; 32]).collect();
+    out.sort();
+    out
+}
+
+/// The paper's two headline ratios at our scale (§6.2, Table 1): the LiveDB's files against an
+/// MPT holding only the head state (one fresh MPT engine given the final state as one block —
+/// the pruned MPT of the paper), and the ArchiveDB (with its journal) against the MPT archive
+/// engine of the same run; and the blocks/s of both.
+fn forkless_vs_mpt(
+    w: &Workload,
+    blocks: u64,
+    forkless: &mut ForklessEngine,
+    r_fork: &Row,
+    r_mpt: &Row,
+) -> Value {
+    forkless.checkpoint().unwrap();
+    let (live, archive) = forkless.disk_split();
+    let dir = tempfile::tempdir().unwrap();
+    let mut head = MptEngine::open(Arc::new(FjallStore::open(dir.path()).unwrap())).unwrap();
+    let state = final_state(w, blocks);
+    head.apply_block(0, &state).unwrap();
+    let mpt_head = head.disk_bytes();
+    let ratio = |a: u64, b: u64| a as f64 / b.max(1) as f64;
+    println!(
+        "forkless vs MPT at {blocks} blocks ({} keys in the head state): LiveDB files {live} B vs MPT head state {mpt_head} B ({:.1}× smaller; target ≥ 20×); ArchiveDB {archive} B vs MPT archive {} B ({:.1}× smaller; target ≥ 10×); blocks/s {:.2}× MPT's (target ≥ 5×)\n",
+        state.len(),
+        ratio(mpt_head, live),
+        r_mpt.bytes,
+        ratio(r_mpt.bytes, archive),
+        r_fork.writes_per_s / r_mpt.writes_per_s,
+    );
+    json!({
+        "blocks": blocks,
+        "headKeys": state.len(),
+        "liveBytes": live,
+        "archiveBytes": archive,
+        "mptHeadBytes": mpt_head,
+        "mptArchiveBytes": r_mpt.bytes,
+        "headRatio": ratio(mpt_head, live),
+        "archiveRatio": ratio(r_mpt.bytes, archive),
+        "throughputRatio": r_fork.writes_per_s / r_mpt.writes_per_s,
+        "params": {
+            "pageSize": forkless.params().page_size,
+            "fanout": forkless.params().fanout,
+            "bucketLoad": forkless.params().bucket_load,
+        },
+    })
+}
+
+/// The LiveDB's root recompute time against its page size (the paper's §6.4, Fig. 8): a balance
+/// file of `n` records, 100 random records changed, then the lazy rehash timed; the median of
+/// the rounds.
+fn page_study(smoke: bool) -> Value {
+    use lightprov_engine_forkless::tree::Records;
+    use lightprov_types::forkless::{Component, Params};
+    let n: u64 = if smoke { 2_000 } else { 1_000_000 };
+    let rounds = if smoke { 3 } else { 41 };
+    println!(
+        "LiveDB root recompute vs page size: a balance file of {n} records, 100 random records changed per round, median of {rounds} rounds\n"
+    );
+    println!("| page size | records / page | fanout | recompute µs |");
+    println!("|----------:|---------------:|-------:|-------------:|");
+    let mut rows = Vec::new();
+    for page_size in [256u32, 512, 1024, 2048, 4096, 8192, 16384] {
+        let params = Params {
+            page_size,
+            fanout: 32,
+            bucket_load: 8,
+        };
+        let mut f = Records::new(Component::Balance, params);
+        for r in 0..n {
+            f.set(r, &r.to_be_bytes());
+        }
+        f.rehash();
+        let mut rng = ChaCha8Rng::seed_from_u64(SEED);
+        let mut times = Vec::with_capacity(rounds);
+        for _ in 0..rounds {
+            for _ in 0..100 {
+                let r = rng.random_range(0..n);
+                f.set(r, &rng.random::<u64>().to_be_bytes());
+            }
+            let t = Instant::now();
+            std::hint::black_box(f.rehash());
+            times.push(t.elapsed().as_secs_f64() * 1e6);
+        }
+        times.sort_by(f64::total_cmp);
+        let us = times[times.len() / 2];
+        println!(
+            "| {page_size} | {} | 32 | {us:.1} |",
+            params.items_per_page(Component::Balance)
+        );
+        rows.push(json!({ "pageSize": page_size, "recomputeUs": us }));
+    }
+    println!();
+    json!({ "records": n, "updates": 100, "rounds": rounds, "fanout": 32, "rows": rows })
 }

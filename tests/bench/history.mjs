@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Provenance proofs: proof bytes and wasm verify time for a key's history over ranges of 2…128
 // blocks — one COLE proof, one COLE* proof, one LVMT history proof (SDK verifyLvmtHistory), or
-// one MPT proof per block (the baseline) — on the proofs the engines benchmark wrote
+// one forkless LiveDB history proof (the key's chain head and links), or one MPT proof per
+// block (the baseline) — on the proofs the engines benchmark wrote
 // (target/bench/history-proofs.json, same state, same keys). Prints a table and the ratios;
 // nothing is asserted. `--json <file>` also writes the figures as JSON.
 import fs from 'node:fs';
@@ -9,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { init, LvmtParams, verifyLvmtHistory } from '@lightprov/sdk';
+import { verifyForklessHistory } from '@lightprov/sdk/forkless';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const jsonAt = process.argv.indexOf('--json');
@@ -18,7 +20,7 @@ if (!fs.existsSync(file)) {
   console.log(`no ${path.relative(root, file)}: run the engines benchmark first (cargo bench -p lightprov-node --bench engines)`);
   process.exit(0);
 }
-await init({ families: ['lvmt'] });
+await init({ families: ['lvmt', 'forkless'] });
 /** A family's wasm module as the SDK ships it (sdk/wasm/<family>), instantiated from its file. */
 async function load(family) {
   const dir = path.join(root, 'sdk', 'wasm', family);
@@ -59,6 +61,7 @@ const cases = data.cases.map((c) => {
     cole: cole(c.cole, 'cole'),
     star: cole(c.coleStar, 'cole-star'),
     lvmt: c.lvmt ? bytes(c.lvmt.proof) : null,
+    forkless: c.forkless ? { proof: bytes(c.forkless.proof), root: c.forkless.root, key: c.forkless.key } : null,
     mpt: c.mpt.map((p) => ({ proof: bytes(p.proof), root: bytes(p.stateRoot) })),
   };
 });
@@ -72,13 +75,18 @@ function verifyMpt(c) {
 function verifyLvmt(c) {
   verifyLvmtHistory({ params: lvmt.params, anchor: lvmt.anchor, stateKey: c.key, fromBlock: c.lo, toBlock: c.hi, proof: c.lvmt });
 }
+function verifyForkless(c) {
+  verifyForklessHistory({ proof: c.forkless.proof, key: c.forkless.key, forklessRoot: c.forkless.root, fromBlock: c.lo, toBlock: c.hi });
+}
 const withLvmt = lvmt !== null && cases.every((c) => c.lvmt);
+const withForkless = cases.every((c) => c.forkless);
 // Every proof is checked once before timing (a timed verify that throws would time nothing).
 for (const c of cases) {
   verifyCole(c, c.cole);
   verifyCole(c, c.star);
   verifyMpt(c);
   if (withLvmt) verifyLvmt(c);
+  if (withForkless) verifyForkless(c);
 }
 
 /** Median µs per call over alternating rounds, after a warm-up. */
@@ -108,8 +116,9 @@ console.log(
     (withLvmt ? `; LVMT at D = ${data.lvmt.depth} (INSECURE dev setup), verified with the SDK's verifyLvmtHistory` : ''),
 );
 const lv = (a, b) => (withLvmt ? a : b);
-console.log(`| range | COLE bytes | COLE* bytes |${lv(' LVMT bytes |', '')} MPT bytes (1 proof/block) | COLE µs | COLE* µs |${lv(' LVMT µs |', '')} MPT µs | MPT/COLE bytes | MPT/COLE time |`);
-console.log(`|------:|-----------:|------------:|${lv('-----------:|', '')}--------------------------:|--------:|---------:|${lv('--------:|', '')}-------:|---------------:|--------------:|`);
+const fk = (a, b) => (withForkless ? a : b);
+console.log(`| range | COLE bytes | COLE* bytes |${lv(' LVMT bytes |', '')}${fk(' Forkless bytes |', '')} MPT bytes (1 proof/block) | COLE µs | COLE* µs |${lv(' LVMT µs |', '')}${fk(' Forkless µs |', '')} MPT µs | MPT/COLE bytes | MPT/COLE time |`);
+console.log(`|------:|-----------:|------------:|${lv('-----------:|', '')}${fk('---------------:|', '')}--------------------------:|--------:|---------:|${lv('--------:|', '')}${fk('------------:|', '')}-------:|---------------:|--------------:|`);
 const summary = {};
 const rows = [];
 for (const range of ranges) {
@@ -118,24 +127,29 @@ for (const range of ranges) {
   const coleB = avg((c) => c.cole.proof.length);
   const starB = avg((c) => c.star.proof.length);
   const lvmtB = withLvmt ? avg((c) => c.lvmt.length) : NaN;
+  const forkB = withForkless ? avg((c) => c.forkless.proof.length) : NaN;
   const mptB = avg((c) => c.mpt.reduce((s, p) => s + p.proof.length, 0));
   const contestants = [
     (i) => verifyCole(cs[i % cs.length], cs[i % cs.length].cole),
     (i) => verifyCole(cs[i % cs.length], cs[i % cs.length].star),
     (i) => verifyMpt(cs[i % cs.length]),
   ];
-  if (withLvmt) contestants.push((i) => verifyLvmt(cs[i % cs.length]));
-  const [coleT, starT, mptT, lvmtT = NaN] = time(contestants);
-  summary[range] = { coleB, mptB, coleT };
+  contestants.push(withLvmt ? (i) => verifyLvmt(cs[i % cs.length]) : null);
+  contestants.push(withForkless ? (i) => verifyForkless(cs[i % cs.length]) : null);
+  const timed = time(contestants.filter((f) => f !== null));
+  const [coleT, starT, mptT] = timed;
+  const lvmtT = withLvmt ? timed[3] : NaN;
+  const forkT = withForkless ? timed[withLvmt ? 4 : 3] : NaN;
+  summary[range] = { coleB, mptB, coleT, forkB, forkT };
   rows.push({
     range,
     keys: cs.length,
-    bytes: { cole: coleB, coleStar: starB, lvmt: withLvmt ? lvmtB : null, mpt: mptB },
-    verifyUs: { cole: coleT, coleStar: starT, lvmt: withLvmt ? lvmtT : null, mpt: mptT },
+    bytes: { cole: coleB, coleStar: starB, lvmt: withLvmt ? lvmtB : null, forkless: withForkless ? forkB : null, mpt: mptB },
+    verifyUs: { cole: coleT, coleStar: starT, lvmt: withLvmt ? lvmtT : null, forkless: withForkless ? forkT : null, mpt: mptT },
   });
   const f = (x, d = 0) => x.toFixed(d);
   console.log(
-    `| ${range} | ${f(coleB)} | ${f(starB)} |${lv(` ${f(lvmtB)} |`, '')} ${f(mptB)} | ${f(coleT, 1)} | ${f(starT, 1)} |${lv(` ${f(lvmtT, 1)} |`, '')} ${f(mptT, 1)} | ${f(mptB / coleB, 1)}× | ${f(mptT / coleT, 1)}× |`,
+    `| ${range} | ${f(coleB)} | ${f(starB)} |${lv(` ${f(lvmtB)} |`, '')}${fk(` ${f(forkB)} |`, '')} ${f(mptB)} | ${f(coleT, 1)} | ${f(starT, 1)} |${lv(` ${f(lvmtT, 1)} |`, '')}${fk(` ${f(forkT, 1)} |`, '')} ${f(mptT, 1)} | ${f(mptB / coleB, 1)}× | ${f(mptT / coleT, 1)}× |`,
   );
 }
 const last = summary[128];
@@ -144,6 +158,12 @@ if (last) {
     `128-block range: COLE proof ${last.coleB.toFixed(0)} B vs ${last.mptB.toFixed(0)} B for 128 MPT proofs (target: smaller); ` +
       `COLE verify ${(last.coleT / 1000).toFixed(3)} ms in wasm (target ≤ 1 ms)`,
   );
+  if (withForkless) {
+    console.log(
+      `128-block range: forkless proof ${last.forkB.toFixed(0)} B = ${(last.forkB / last.coleB).toFixed(2)}× COLE's (target ≤ 1×); ` +
+        `forkless verify ${(last.forkT / 1000).toFixed(3)} ms in wasm`,
+    );
+  }
 }
 if (jsonOut) {
   const doc = {

@@ -3,7 +3,7 @@
 
 mod archive;
 mod index;
-mod tree;
+pub mod tree;
 
 use std::{
     collections::HashMap,

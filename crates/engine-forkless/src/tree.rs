@@ -9,10 +9,10 @@ use lightprov_types::{
     forkless::{Component, Opening, Params, hash},
 };
 
-/// One file: its records, densely, and its tree.
+/// One LiveDB file: its records, densely, and the paged hash tree over them.
 #[derive(Debug)]
-pub(crate) struct Records {
-    pub(crate) component: Component,
+pub struct Records {
+    component: Component,
     params: Params,
     item: usize,
     ipp: u64,
@@ -29,7 +29,7 @@ pub(crate) struct Records {
 }
 
 impl Records {
-    pub(crate) fn new(component: Component, params: Params) -> Self {
+    pub fn new(component: Component, params: Params) -> Self {
         Self {
             component,
             params,
@@ -44,18 +44,18 @@ impl Records {
     }
 
     /// Records held.
-    pub(crate) fn count(&self) -> u64 {
+    pub fn count(&self) -> u64 {
         (self.bytes.len() / self.item) as u64
     }
 
     /// Record `r`'s bytes (empty past the end).
-    pub(crate) fn get(&self, r: u64) -> &[u8] {
+    pub fn get(&self, r: u64) -> &[u8] {
         let at = r as usize * self.item;
         self.bytes.get(at..at + self.item).unwrap_or(&[])
     }
 
     /// Writes record `r` (growing the file by zero records up to it).
-    pub(crate) fn set(&mut self, r: u64, value: &[u8]) {
+    pub fn set(&mut self, r: u64, value: &[u8]) {
         let at = r as usize * self.item;
         if self.bytes.len() < at + self.item {
             // Records skipped over are zero, and their pages new: hash them too.
@@ -77,7 +77,7 @@ impl Records {
     }
 
     /// Replaces the whole content (at open), every page dirty for the next rehash.
-    pub(crate) fn load(&mut self, bytes: Vec<u8>) {
+    pub fn load(&mut self, bytes: Vec<u8>) {
         self.bytes = bytes;
         self.levels = vec![Vec::new()];
         self.dirty = (0..self.pages()).collect();
@@ -88,7 +88,7 @@ impl Records {
     }
 
     /// The hashed bytes of page `p` (records past the count are zero).
-    pub(crate) fn page(&self, p: u64) -> Vec<u8> {
+    pub fn page(&self, p: u64) -> Vec<u8> {
         let len = self.params.page_bytes(self.component);
         let from = p as usize * self.ipp as usize * self.item;
         let mut out = vec![0u8; len];
@@ -108,7 +108,7 @@ impl Records {
     }
 
     /// Rehashes the dirty pages and their ancestors; returns the file's tree root.
-    pub(crate) fn rehash(&mut self) -> B256 {
+    pub fn rehash(&mut self) -> B256 {
         let pages = self.pages();
         let height = self.params.height(pages) as usize;
         let fanout = u64::from(self.params.fanout);
@@ -157,7 +157,7 @@ impl Records {
     }
 
     /// The opening of record `r` (after a rehash).
-    pub(crate) fn open(&self, r: u64) -> Opening {
+    pub fn open(&self, r: u64) -> Opening {
         let fanout = u64::from(self.params.fanout);
         let height = self.levels.len().saturating_sub(1);
         let mut siblings = Vec::with_capacity(height * (fanout as usize - 1));

@@ -106,7 +106,7 @@ const porcelain = sh('git', ['status', '--porcelain']);
 const git = { commit, dirty: porcelain === null ? null : porcelain.length > 0 };
 
 // ---------------------------------------------------------------- the plotted figures
-const ENGINE = { 'mpt (fjall)': 'MPT (fjall)', 'mpt (redb)': 'MPT (redb)', cole: 'COLE', 'cole*': 'COLE*', lvmt: 'LVMT (fjall)' };
+const ENGINE = { 'mpt (fjall)': 'MPT (fjall)', 'mpt (redb)': 'MPT (redb)', cole: 'COLE', 'cole*': 'COLE*', lvmt: 'LVMT (fjall)', forkless: 'Forkless (LiveDB + ArchiveDB)' };
 const WORKLOAD = { kvstore: 'kvstore (YCSB A: half reads, half writes)', smallbank: 'SmallBank' };
 const e = raw.engines;
 const largest = Math.max(...e.engines.map((x) => x.blocks));
@@ -148,7 +148,7 @@ const throughput = {
   ratios: e.mixes.ratios ?? [],
 };
 const h = raw.history;
-const scheme = [['cole', 'COLE'], ['coleStar', 'COLE*'], ['lvmt', 'LVMT'], ['mpt', 'MPT (one proof per block)']].filter(([k]) => h.rows.every((r) => r.bytes[k] !== null));
+const scheme = [['cole', 'COLE'], ['coleStar', 'COLE*'], ['lvmt', 'LVMT'], ['forkless', 'Forkless'], ['mpt', 'MPT (one proof per block)']].filter(([k]) => h.rows.every((r) => r.bytes[k] !== null && r.bytes[k] !== undefined));
 const provenance = {
   workload: h.workload.toLowerCase(),
   blocks: h.blocks,
@@ -158,6 +158,10 @@ const provenance = {
   bytes: scheme.map(([k, label]) => ({ label, values: h.rows.map((r) => r.bytes[k]) })),
   verifyUs: scheme.map(([k, label]) => ({ label, values: h.rows.map((r) => r.verifyUs[k]) })),
 };
+const fp = e.forklessPages;
+const forklessPages = fp
+  ? { records: fp.records, updates: fp.updates, rounds: fp.rounds, fanout: fp.fanout, rows: fp.rows.map((r) => ({ label: String(r.pageSize), pageSize: r.pageSize, us: r.recomputeUs })) }
+  : null;
 const l = raw.lvmt;
 const lvmtVerify = {
   depth: l.depth,
@@ -316,6 +320,33 @@ const headline = [];
     value: `${raw.logs.verifiedWarmMs.toFixed(0)} ms with headers verified (${raw.logs.ratioWarm.toFixed(1)}× the node's unverified ${raw.logs.unverifiedMs.toFixed(0)} ms); ${raw.logs.verifiedColdMs.toFixed(0)} ms from a new client (${raw.logs.ratioCold.toFixed(1)}×)`,
     paper: '—',
   });
+  const fk = e.forkless;
+  if (fk) {
+    headline.push({
+      figure: `Forkless vs MPT after ${fk.blocks} blocks, kvstore`,
+      value:
+        `head state: LiveDB ${mb(fk.liveBytes)} vs MPT ${mb(fk.mptHeadBytes)} (${fk.headRatio.toFixed(1)}× smaller; target ≥ 20×) · ` +
+        `archive: ArchiveDB ${mb(fk.archiveBytes)} vs MPT archive ${mb(fk.mptArchiveBytes)} (${fk.archiveRatio.toFixed(1)}× smaller; target ≥ 10×) · ` +
+        `blocks/s ${fk.throughputRatio.toFixed(2)}× MPT's (target ≥ 5×)`,
+      paper: 'Forkless Table 1: 53× (live), 31–121× (archive); Fig. 6: ≈10× throughput',
+    });
+  }
+  const fb = pv(provenance.bytes, 'Forkless');
+  if (fb !== undefined) {
+    headline.push({
+      figure: `Forkless history proof over ${r} blocks`,
+      value: `${fb.toFixed(0)} B (${(fb / pv(provenance.bytes, 'COLE')).toFixed(2)}× COLE's; target ≤ 1×), ${pv(provenance.verifyUs, 'Forkless').toFixed(1)} µs in wasm`,
+      paper: '— (the paper has no proofs)',
+    });
+  }
+  if (forklessPages) {
+    const best = forklessPages.rows.reduce((a, b) => (b.us < a.us ? b : a));
+    headline.push({
+      figure: `LiveDB root recompute vs page size (${forklessPages.records} records, ${forklessPages.updates} changed)`,
+      value: `${forklessPages.rows.map((q) => `${q.pageSize} B ${q.us.toFixed(0)} µs`).join(' · ')}; fastest ${best.pageSize} B`,
+      paper: 'Forkless Fig. 8 (4 KiB best on their disk)',
+    });
+  }
   const [mptOnly, , every] = wasmSizes.apps;
   headline.push({
     figure: 'wasm verifier download, gzip',
@@ -350,7 +381,7 @@ const figures = {
     blockStore: { blocks: bs.blocks, txsPerBlock: bs.txsPerBlock, group: bs.group, memtableKiB: bs.memtableKiB },
     logs: { blocks: raw.logs.blocks, transfersPerBlock: raw.logs.transfersPerBlock },
   },
-  figures: { storage, throughput, commitLatency, provenance, lvmtVerify, mptVerify, wasmSizes, lvmtCommit, engines, rpc: raw.rpc, blockStore, logs: raw.logs },
+  figures: { storage, throughput, commitLatency, provenance, lvmtVerify, mptVerify, wasmSizes, lvmtCommit, engines, rpc: raw.rpc, blockStore, logs: raw.logs, forklessPages },
   headline,
   raw,
 };

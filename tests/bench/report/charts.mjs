@@ -11,6 +11,7 @@ export const COLORS = {
   COLE: '#1f77b4',
   'COLE*': '#2ca02c',
   LVMT: '#9467bd',
+  Forkless: '#8c564b',
 };
 
 const color = (label) => COLORS[label] ?? COLORS[label.replace(/ \(.*$/, '')] ?? '#555';
@@ -335,6 +336,28 @@ function blockStoreChart(fig) {
   };
 }
 
+function forklessPagesChart(fig) {
+  const f = fig.figures.forklessPages;
+  return {
+    id: 'forkless-pages',
+    paper: 'Forkless Fig. 8',
+    title: 'LiveDB root recompute time vs page size',
+    config: base(
+      'line',
+      'LiveDB root recompute time vs page size',
+      `a balance file of ${f.records} records; ${f.updates} random records changed, then the lazy rehash; fanout ${f.fanout}; median of ${f.rounds} rounds`,
+      {
+        labels: f.rows.map((r) => r.label),
+        datasets: [{ label: 'recompute µs', data: f.rows.map((r) => r.us), borderColor: COLORS.Forkless, backgroundColor: COLORS.Forkless, pointRadius: 4, borderWidth: 2 }],
+      },
+      {
+        x: axis('page size (bytes)'),
+        y: axis('root recompute time (µs)', { beginAtZero: true, ticks: { _format: 'us' } }),
+      },
+    ),
+  };
+}
+
 /** Every plot of the report, in order. */
 export function charts(fig) {
   const out = [];
@@ -345,5 +368,6 @@ export function charts(fig) {
   for (const k of Object.keys(fig.figures.commitLatency.workloads)) out.push(latencyChart(fig, k));
   out.push(provenanceChart(fig, 'bytes'), provenanceChart(fig, 'verify'));
   out.push(lvmtVerifyChart(fig), mptVerifyChart(fig), wasmChart(fig), lvmtCommitChart(fig), blockStoreChart(fig));
+  if (fig.figures.forklessPages) out.push(forklessPagesChart(fig));
   return out;
 }

@@ -45,6 +45,7 @@ function expected(fig) {
     'with the journal': f.blockStore.rows.map((r) => ({ index: r.label, value: r.wa })),
     'without the journal': f.blockStore.rows.map((r) => ({ index: r.label, value: r.waNoJournal })),
   };
+  if (f.forklessPages) out['forkless-pages'] = { 'recompute µs': f.forklessPages.rows.map((r) => ({ index: r.label, value: r.us })) };
   return out;
 }
 

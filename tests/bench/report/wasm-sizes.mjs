@@ -26,9 +26,10 @@ const FAMILIES = ['header', 'mpt', 'cole', 'lvmt', 'forkless'];
 // about a fifth faster than the same root in JS): +2,205 B (199,147 → 201,352), rounded up. And
 // by the forkless family (its verifier: paged-file openings, linear-hash buckets, history
 // chains, with their errors and evidence; four error codes and 24 tamper classes in the
-// registry): +14,015 B (201,352 → 215,367), rounded up. The MPT module carries the longer list
+// registry; its history packing shared with COLE's): +14,353 B (201,352 → 215,705), rounded up.
+// The MPT module carries the longer list
 // of error codes (+61 B) and stays within its budget.
-const BUDGET = { mptOnly: 26_500, allFamilies: 215_400 };
+const BUDGET = { mptOnly: 26_500, allFamilies: 215_800 };
 
 function measure(module, name = 'lightprov_verifier_wasm_bg.wasm') {
   const file = path.join(root, 'sdk', 'wasm', module, name);
