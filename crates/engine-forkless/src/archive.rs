@@ -9,7 +9,7 @@ use std::{
     thread::JoinHandle,
 };
 
-use fjall::{Keyspace, PersistMode};
+use fjall::Keyspace;
 use lightprov_types::{B256, Word};
 
 use crate::Error;
@@ -77,7 +77,9 @@ fn write(
     block: u64,
     batch_rows: &[Row],
 ) -> Result<(), String> {
-    let mut batch = db.batch().durability(Some(PersistMode::SyncAll));
+    // Not synced: the journal keeps a block's changes until a checkpoint has synced the archive
+    // (`ForklessEngine::checkpoint`), so rows lost with the process are written again at open.
+    let mut batch = db.batch().durability(None);
     for r in batch_rows {
         let mut v = [0u8; 64];
         v[..32].copy_from_slice(&r.value);

@@ -504,13 +504,19 @@ impl ForklessEngine {
         v.extend_from_slice(&head.to_be_bytes());
         v.extend_from_slice(&self.file(Component::AccountKeys).count().to_be_bytes());
         v.extend_from_slice(&self.file(Component::SlotKeys).count().to_be_bytes());
+        // The archive's rows are written unsynced: read how far they reach, then sync them,
+        // before the journal entries they cover go.
+        let covered = self.archive.archived().map_or(0, |a| a.min(head) + 1);
+        self.store
+            .database()
+            .persist(PersistMode::SyncAll)
+            .map_err(Error::kv)?;
         let mut batch = self
             .store
             .database()
             .batch()
             .durability(Some(PersistMode::SyncAll));
         batch.insert(&self.meta, CHECKPOINT, v);
-        let covered = self.archive.archived().map_or(0, |a| a.min(head) + 1);
         for g in self.journal.range(..covered.to_be_bytes()) {
             let k = g.key().map_err(Error::kv)?;
             batch.remove(&self.journal, k);
