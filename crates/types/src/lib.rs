@@ -11,6 +11,7 @@ pub mod hex;
 
 // The proof families, one module each with the same files (`mod.rs`, `codec.rs`, `error.rs`),
 // and the registry that lists them. A new family is its module line and its line in FAMILIES.
+pub mod beacon;
 pub mod cole;
 pub mod header;
 pub mod lvmt;
