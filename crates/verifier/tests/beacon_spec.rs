@@ -13,98 +13,19 @@
     clippy::panic
 )]
 
+mod beacon_common;
+
 use std::{
     fs,
     path::{Path, PathBuf},
 };
 
+use beacon_common::{bytes, fixtures, fork_of_digest, network, root, snappy, uint, yaml};
 use lightprov_verifier::beacon::{
     self, Fork, LightClientBootstrap, LightClientStore, LightClientUpdate, Network, Preset,
-    compute_domain, execution_root, is_better_update,
+    execution_root, is_better_update,
 };
-use yaml_rust2::{Yaml, YamlLoader};
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/beacon")
-}
-
-fn yaml(path: &Path) -> Yaml {
-    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    YamlLoader::load_from_str(&text)
-        .unwrap()
-        .into_iter()
-        .next()
-        .unwrap_or(Yaml::Null)
-}
-
-fn snappy(path: &Path) -> Vec<u8> {
-    let raw = fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    snap::raw::Decoder::new().decompress_vec(&raw).unwrap()
-}
-
-fn bytes(y: &Yaml) -> Vec<u8> {
-    let s = y.as_str().unwrap_or_else(|| panic!("not a string: {y:?}"));
-    hex::decode(s.trim().trim_start_matches("0x")).unwrap()
-}
-
-fn root(y: &Yaml) -> [u8; 32] {
-    bytes(y).try_into().unwrap()
-}
-
-/// A YAML integer, also one too large for i64 (read as a real or a string).
-fn uint(y: &Yaml) -> u64 {
-    match y {
-        Yaml::Integer(i) => *i as u64,
-        Yaml::Real(s) | Yaml::String(s) => s.parse().unwrap(),
-        other => panic!("not an integer: {other:?}"),
-    }
-}
-
-/// A fork version from config.yaml, where YAML reads the unquoted `0x01000001` as an integer.
-fn version(y: &Yaml) -> [u8; 4] {
-    match y {
-        Yaml::Integer(i) => (*i as u32).to_be_bytes(),
-        Yaml::String(_) => bytes(y).try_into().unwrap(),
-        other => panic!("not a fork version: {other:?}"),
-    }
-}
-
-/// The network of a sync case: its own config.yaml and genesis validators root.
-fn network(case: &Path, gvr: [u8; 32]) -> Network {
-    let c = yaml(&case.join("config.yaml"));
-    let preset = match c["PRESET_BASE"].as_str() {
-        Some("mainnet") => Preset::MAINNET,
-        Some("minimal") => Preset::MINIMAL,
-        other => panic!("preset {other:?}"),
-    };
-    let mut n = Network::minimal(gvr, Fork::Fulu);
-    n.preset = preset;
-    n.genesis_fork_version = version(&c["GENESIS_FORK_VERSION"]);
-    for (i, fork) in Fork::ALL.iter().enumerate() {
-        let name = fork.name().to_uppercase();
-        // A config without a fork leaves it at the minimal version, not scheduled.
-        let v = &c[format!("{name}_FORK_VERSION").as_str()];
-        let e = &c[format!("{name}_FORK_EPOCH").as_str()];
-        n.forks[i].epoch = if e.is_badvalue() { u64::MAX } else { uint(e) };
-        if !v.is_badvalue() {
-            n.forks[i].version = version(v);
-        }
-    }
-    n
-}
-
-/// The fork of a fork digest: `compute_fork_digest` before Fulu; a digest of none of them is
-/// Fulu's (from Fulu on the digest also mixes in the blob schedule), whose containers are
-/// Electra's.
-fn fork_of_digest(n: &Network, digest: &[u8]) -> Fork {
-    for fork in Fork::ALL.into_iter().take(5) {
-        let d = compute_domain([0; 4], n.schedule(fork).version, &n.genesis_validators_root);
-        if d[4..8] == *digest {
-            return fork;
-        }
-    }
-    Fork::Fulu
-}
+use yaml_rust2::Yaml;
 
 fn check_header(store: &LightClientStore, which: &str, checks: &Yaml, at: &str) {
     let expected = &checks[which];

@@ -47,7 +47,7 @@ pub use lightprov_types::beacon::{
 pub use merkle::{BranchFault, branch_root, check_normalized, depth_and_index};
 pub use store::{
     LightClientStore, Progress, compute_domain, compute_signing_root, execution_root,
-    is_better_update,
+    is_better_update, sync_committee_signing_root,
 };
 
 /// Decodes a bootstrap (`fork`'s SSZ container) and starts a store from it if it proves

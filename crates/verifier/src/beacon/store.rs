@@ -78,6 +78,19 @@ pub fn compute_signing_root(object_root: &Root, domain: &Root) -> Root {
     hash_pair(object_root, domain)
 }
 
+/// The root the sync committee signs for `update`: its attested beacon block root in the
+/// sync-committee domain of the fork in force at the slot before the signature slot.
+pub fn sync_committee_signing_root(network: &Network, update: &LightClientUpdate) -> Root {
+    let fork_version_slot = update.signature_slot.max(1) - 1;
+    let fork_version = network.fork_version_at_epoch(network.preset.epoch(fork_version_slot));
+    let domain = compute_domain(
+        DOMAIN_SYNC_COMMITTEE,
+        fork_version,
+        &network.genesis_validators_root,
+    );
+    compute_signing_root(&update.attested_header.beacon.hash_tree_root(), &domain)
+}
+
 /// `get_lc_execution_root(header)`: the root of the execution payload header as the container
 /// of the fork at the header's slot (Capella's or Deneb's), zero before Capella.
 pub fn execution_root(network: &Network, header: &LightClientHeader) -> Root {
@@ -455,14 +468,7 @@ impl LightClientStore {
             .filter(|(i, _)| aggregate.signed(*i))
             .map(|(_, p)| p)
             .collect();
-        let fork_version_slot = update.signature_slot.max(1) - 1;
-        let fork_version = network.fork_version_at_epoch(network.preset.epoch(fork_version_slot));
-        let domain = compute_domain(
-            DOMAIN_SYNC_COMMITTEE,
-            fork_version,
-            &network.genesis_validators_root,
-        );
-        let signing_root = compute_signing_root(&attested.hash_tree_root(), &domain);
+        let signing_root = sync_committee_signing_root(&network, update);
         let field = "update.sync_aggregate.sync_committee_signature";
         let sig = bls::signature(&aggregate.sync_committee_signature).ok_or(
             BeaconError::BadSyncSignature {
