@@ -46,6 +46,8 @@ pub fn keccak256(data: &[u8]) -> Vec<u8> {
 }
 
 // One module per proof family (its exports), behind the feature that makes its wasm module.
+#[cfg(feature = "beacon")]
+pub mod beacon;
 #[cfg(feature = "cole")]
 pub mod cole;
 #[cfg(feature = "header")]

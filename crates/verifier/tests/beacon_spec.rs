@@ -293,3 +293,28 @@ fn real_bootstrap_decodes_with_mainnet_preset() {
     assert_eq!(b.header.beacon.slot, 7069376);
     assert_eq!(b.current_sync_committee.pubkeys.len(), 512);
 }
+
+/// Native timing of one real mainnet update (512 members) against a committee the store has
+/// already used: `cargo test --release -p lightprov-verifier --test beacon_spec -- --ignored
+/// --nocapture`.
+#[test]
+#[ignore = "timing; run in release"]
+fn time_real_update_with_cached_committee() {
+    let case =
+        beacon_common::SyncCase::load(&fixtures().join("real/sync/helios_capella_periods_862_867"));
+    let mut store =
+        LightClientStore::bootstrap(case.network, &case.trusted_block_root, case.bootstrap)
+            .unwrap();
+    let (last, rest) = case.updates.split_last().unwrap();
+    let (finality, slot) = rest.last().unwrap();
+    for (u, slot) in &case.updates[..6] {
+        store.process_update(u.clone(), *slot).unwrap();
+    }
+    let n = 50;
+    let start = std::time::Instant::now();
+    for _ in 0..n {
+        store.validate_update(finality, *slot).unwrap();
+    }
+    println!("update with a cached committee: {:?}", start.elapsed() / n);
+    store.process_update(last.0.clone(), last.1).unwrap();
+}

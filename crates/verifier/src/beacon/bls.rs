@@ -7,8 +7,6 @@
 //! (KeyValidate), and so is an aggregate at infinity. Verification is one multi-Miller loop of
 //! two pairs and one final exponentiation: `e(pk, H(m)) · e(−g1, σ) = 1`.
 
-use alloc::vec::Vec;
-
 use bls12_381::{
     G1Affine, G1Projective, G2Affine, G2Prepared, G2Projective, Gt,
     hash_to_curve::{ExpandMsgXmd, HashToCurve},
@@ -75,12 +73,4 @@ pub fn eth_fast_aggregate_verify(keys: &[G1Affine], message: &[u8], sig: &G2Affi
         return true;
     }
     fast_aggregate_verify(keys, message, sig)
-}
-
-/// Decompresses every key of a committee; `Err(i)` names the first that is not a valid key.
-pub fn public_keys(keys: &[[u8; 48]]) -> Result<Vec<G1Affine>, usize> {
-    keys.iter()
-        .enumerate()
-        .map(|(i, k)| public_key(k).ok_or(i))
-        .collect()
 }

@@ -38,7 +38,7 @@ mod store;
 
 pub use bls::{
     DST, aggregate, eth_fast_aggregate_verify, fast_aggregate_verify, hash_to_g2, hash_to_g2_with,
-    public_key, public_keys, signature, verify,
+    public_key, signature, verify,
 };
 pub use lightprov_types::beacon::{
     BeaconError, Branch, Fork, LightClientBootstrap, LightClientFinalityUpdate, LightClientHeader,

@@ -13,13 +13,14 @@
 //! specification's `*_gindex_at_slot` and `get_lc_execution_root` do. Branches of an older
 //! fork's container are checked as the specification's normalized branches.
 //!
-//! The store keeps the decompressed public keys of its current and next sync committees: a
-//! committee is decompressed (with subgroup checks) the first time it verifies a signature and
-//! moves with the committee when the period rolls over.
+//! The store keeps the decompressed public keys of its current and next sync committees: a key
+//! is decompressed (with its subgroup check) the first time a signature needs it, and the keys
+//! move with the committee when the period rolls over. A signature by most of the committee is
+//! checked against the committee's aggregate key less the absent members' keys.
 
 use alloc::vec::Vec;
 
-use bls12_381::G1Affine;
+use bls12_381::{G1Affine, G1Projective};
 use lightprov_types::DecodeError;
 use lightprov_types::beacon::{
     BeaconError, Branch, DOMAIN_SYNC_COMMITTEE, EXECUTION_PAYLOAD_GINDEX, Fork,
@@ -180,17 +181,29 @@ fn branch(
     })
 }
 
-/// A committee of the store: its keys as given, and decompressed once it has verified a
-/// signature.
+/// A committee of the store: its keys as given, and each key decompressed (with its subgroup
+/// check) the first time a signature needs it.
 #[derive(Clone, Debug)]
 struct Committee {
     keys: SyncCommittee,
-    points: Option<Vec<G1Affine>>,
+    points: Vec<Option<G1Affine>>,
+    total: Option<G1Affine>,
+}
+
+fn bad_key(field: &'static str) -> BeaconError {
+    BeaconError::BadSyncSignature {
+        field,
+        reason: "a committee key is not a valid public key",
+    }
 }
 
 impl Committee {
     fn new(keys: SyncCommittee) -> Self {
-        Self { keys, points: None }
+        Self {
+            points: alloc::vec![None; keys.pubkeys.len()],
+            keys,
+            total: None,
+        }
     }
 
     /// The committee, unless it is the empty one (`is_next_sync_committee_known` is false for
@@ -199,18 +212,54 @@ impl Committee {
         (!keys.is_empty()).then(|| Self::new(keys))
     }
 
-    /// The decompressed keys (decompressed now if not yet).
-    fn points(&mut self) -> Result<&[G1Affine], BeaconError> {
-        if self.points.is_none() {
-            let points = bls::public_keys(&self.keys.pubkeys).map_err(|_| {
-                BeaconError::BadSyncSignature {
-                    field: "sync_committee.pubkeys",
-                    reason: "a committee key is not a valid public key",
-                }
-            })?;
-            self.points = Some(points);
+    /// Member `i`'s key.
+    fn point(&mut self, i: usize) -> Result<G1Affine, BeaconError> {
+        let slot = self
+            .points
+            .get_mut(i)
+            .ok_or(bad_key("sync_committee.pubkeys"))?;
+        if let Some(p) = slot {
+            return Ok(*p);
         }
-        Ok(self.points.as_deref().unwrap_or_default())
+        let bytes = self
+            .keys
+            .pubkeys
+            .get(i)
+            .ok_or(bad_key("sync_committee.pubkeys"))?;
+        let p = bls::public_key(bytes).ok_or(bad_key("sync_committee.pubkeys"))?;
+        *slot = Some(p);
+        Ok(p)
+    }
+
+    /// The sum of the keys of the members `aggregate` says signed. With more than half
+    /// signing, it is the committee's `aggregate_pubkey` less the absent members' keys: the
+    /// committee is proven as a whole (its root covers `aggregate_pubkey`), and the beacon
+    /// state holds there the sum of its keys (`eth_aggregate_pubkeys`), so few keys are ever
+    /// decompressed (a cold committee costs about as much as a cached one).
+    fn signers_key(&mut self, aggregate: &SyncAggregate) -> Result<G1Projective, BeaconError> {
+        let size = self.keys.pubkeys.len();
+        if aggregate.participants().saturating_mul(2) > size {
+            let total = match self.total {
+                Some(t) => t,
+                None => {
+                    let t = bls::public_key(&self.keys.aggregate_pubkey)
+                        .ok_or(bad_key("sync_committee.aggregate_pubkey"))?;
+                    self.total = Some(t);
+                    t
+                }
+            };
+            let mut acc = G1Projective::from(total);
+            for i in (0..size).filter(|i| !aggregate.signed(*i)) {
+                acc -= self.point(i)?;
+            }
+            Ok(acc)
+        } else {
+            let mut acc = G1Projective::identity();
+            for i in (0..size).filter(|i| aggregate.signed(*i)) {
+                acc += self.point(i)?;
+            }
+            Ok(acc)
+        }
     }
 }
 
@@ -461,13 +510,7 @@ impl LightClientStore {
                 }
             }
         };
-        let points = committee.points()?;
-        let signers: Vec<&G1Affine> = points
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| aggregate.signed(*i))
-            .map(|(_, p)| p)
-            .collect();
+        let signers = committee.signers_key(aggregate)?;
         let signing_root = sync_committee_signing_root(&network, update);
         let field = "update.sync_aggregate.sync_committee_signature";
         let sig = bls::signature(&aggregate.sync_committee_signature).ok_or(
@@ -476,7 +519,7 @@ impl LightClientStore {
                 reason: "not a point of the signature group",
             },
         )?;
-        if signers.is_empty() || !bls::verify(&bls::aggregate(signers), &signing_root, &sig) {
+        if !bls::verify(&signers, &signing_root, &sig) {
             return Err(BeaconError::BadSyncSignature {
                 field,
                 reason: "does not verify for the participants over the attested header",
