@@ -16,17 +16,10 @@
 
 mod beacon_common;
 
-use std::collections::HashMap;
-
-use beacon_common::{SyncCase, fixtures};
-use bls12_381::{G1Affine, G2Affine, G2Projective, Scalar};
-use lightprov_types::beacon::SyncCommittee;
+use beacon_common::{SyncCase, fixtures, secret_keys, sign};
 use lightprov_verifier::{
     ErrorCode, Rejection,
-    beacon::{
-        BeaconError, Fork, LightClientStore, LightClientUpdate, Network, hash_to_g2,
-        sync_committee_signing_root,
-    },
+    beacon::{BeaconError, Fork, LightClientStore, LightClientUpdate, Network},
 };
 
 fn capella() -> SyncCase {
@@ -382,33 +375,6 @@ fn rejects_real_mainnet_update_under_another_genesis_validators_root() {
         reject_fresh(&case, u, slot).code(),
         ErrorCode::BadSyncSignature
     );
-}
-
-/// The test chain's secret keys of `committee`'s members (validator `i` holds `i + 1`).
-fn secret_keys(committee: &SyncCommittee) -> Vec<Scalar> {
-    let by_key: HashMap<[u8; 48], u64> = (1..=256u64)
-        .map(|k| {
-            let p = G1Affine::from(G1Affine::generator() * Scalar::from(k));
-            (p.to_compressed(), k)
-        })
-        .collect();
-    committee
-        .pubkeys
-        .iter()
-        .map(|p| Scalar::from(*by_key.get(p).expect("a test chain key")))
-        .collect()
-}
-
-/// Signs `u`'s attested header with `keys` for the members its bits name.
-fn sign(network: &Network, u: &mut LightClientUpdate, keys: &[Scalar]) {
-    let root = sync_committee_signing_root(network, u);
-    let sk = keys
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| u.sync_aggregate.signed(*i))
-        .fold(Scalar::zero(), |acc, (_, k)| acc + k);
-    let sig = G2Projective::from(hash_to_g2(&root)) * sk;
-    u.sync_aggregate.sync_committee_signature = G2Affine::from(sig).to_compressed();
 }
 
 #[test]

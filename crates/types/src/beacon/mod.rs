@@ -471,7 +471,7 @@ pub const FAMILY: Family = Family {
         t(
             "attested-not-newer",
             E::StaleUpdate,
-            "an update that advances nothing the store has not got",
+            "a signed update over a header older than the finalized one, bringing no committee",
         ),
         t(
             "finalized-header-without-branch",
@@ -506,12 +506,17 @@ pub const FAMILY: Family = Family {
         t(
             "signature-bit-flipped",
             E::BadSyncSignature,
-            "one byte of the aggregate signature changed",
+            "one bit of the aggregate signature flipped",
         ),
         t(
             "participation-bit-flipped",
             E::BadSyncSignature,
-            "one participant added to the bitfield",
+            "one participation bit flipped",
+        ),
+        t(
+            "other-period-committee",
+            E::BadSyncSignature,
+            "signed by the sync committee of another period",
         ),
         t(
             "other-network",
@@ -525,3 +530,30 @@ pub const FAMILY: Family = Family {
         ),
     ],
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tampers_are_unique_and_answer_codes_of_the_family() {
+        for (i, t) in FAMILY.tampers.iter().enumerate() {
+            assert!(
+                FAMILY.tampers[..i].iter().all(|o| o.name != t.name),
+                "{}",
+                t.name
+            );
+            assert!(FAMILY.codes.contains(&t.code), "{}", t.name);
+        }
+    }
+
+    #[test]
+    fn generalized_indices_are_each_forks() {
+        assert_eq!(Fork::Deneb.finalized_root_gindex(), 105);
+        assert_eq!(Fork::Fulu.finalized_root_gindex(), 169);
+        assert_eq!(Fork::Capella.next_sync_committee_gindex(), 55);
+        assert_eq!(Fork::Electra.current_sync_committee_gindex(), 86);
+        assert_eq!(1 << Fork::Electra.finality_depth(), 128);
+        assert_eq!(Fork::from_name("fulu"), Some(Fork::Fulu));
+    }
+}

@@ -8,7 +8,13 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use lightprov_verifier::beacon::{Fork, Network, Preset, compute_domain};
+use bls12_381::{G1Affine, G2Affine, G2Projective, Scalar};
+use lightprov_types::beacon::SyncCommittee;
+use lightprov_verifier::beacon::{
+    Fork, LightClientUpdate, Network, Preset, compute_domain, hash_to_g2,
+    sync_committee_signing_root,
+};
+use std::collections::HashMap;
 use yaml_rust2::{Yaml, YamlLoader};
 
 pub(crate) fn fixtures() -> PathBuf {
@@ -129,4 +135,93 @@ impl SyncCase {
             updates,
         }
     }
+}
+
+/// The test chain's secret keys of `committee`'s members (validator `i` holds `i + 1`).
+pub(crate) fn secret_keys(committee: &SyncCommittee) -> Vec<Scalar> {
+    let by_key: HashMap<[u8; 48], u64> = (1..=256u64)
+        .map(|k| {
+            let p = G1Affine::from(G1Affine::generator() * Scalar::from(k));
+            (p.to_compressed(), k)
+        })
+        .collect();
+    committee
+        .pubkeys
+        .iter()
+        .map(|p| Scalar::from(*by_key.get(p).expect("a test chain key")))
+        .collect()
+}
+
+/// Signs `u`'s attested header with `keys` for the members its bits name.
+pub(crate) fn sign(network: &Network, u: &mut LightClientUpdate, keys: &[Scalar]) {
+    let root = sync_committee_signing_root(network, u);
+    let sk = keys
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| u.sync_aggregate.signed(*i))
+        .fold(Scalar::zero(), |acc, (_, k)| acc + k);
+    let sig = G2Projective::from(hash_to_g2(&root)) * sk;
+    u.sync_aggregate.sync_committee_signature = G2Affine::from(sig).to_compressed();
+}
+
+/// The network a shared vector names: `{name}` of a public network, or
+/// `{preset: "minimal", genesisValidatorsRoot, lastFork}`.
+pub(crate) fn vector_network(v: &serde_json::Value) -> Network {
+    if let Some(name) = v["name"].as_str() {
+        return *Network::named(name).unwrap();
+    }
+    assert_eq!(v["preset"], "minimal");
+    let gvr = hex::decode(
+        v["genesisValidatorsRoot"]
+            .as_str()
+            .unwrap()
+            .trim_start_matches("0x"),
+    )
+    .unwrap();
+    Network::minimal(
+        gvr.try_into().unwrap(),
+        Fork::from_name(v["lastFork"].as_str().unwrap()).unwrap(),
+    )
+}
+
+fn hex_of(v: &serde_json::Value) -> Vec<u8> {
+    hex::decode(v.as_str().unwrap().trim_start_matches("0x")).unwrap()
+}
+
+/// Runs a shared vector's inputs: the bootstrap, then each update in order. `Err((step, e))`
+/// names the step that was rejected (0: the bootstrap, `i + 1`: update `i`).
+pub(crate) fn run_vector(
+    inputs: &serde_json::Value,
+) -> Result<
+    lightprov_verifier::beacon::LightClientStore,
+    (usize, lightprov_verifier::beacon::BeaconError),
+> {
+    let network = vector_network(&inputs["network"]);
+    let root: [u8; 32] = hex_of(&inputs["trustedBlockRoot"]).try_into().unwrap();
+    let b = &inputs["bootstrap"];
+    let fork = Fork::from_name(b["fork"].as_str().unwrap()).unwrap();
+    let mut store = lightprov_verifier::beacon::bootstrap(network, &root, fork, &hex_of(&b["ssz"]))
+        .map_err(|e| (0, e))?;
+    for (i, u) in inputs["updates"].as_array().unwrap().iter().enumerate() {
+        let fork = Fork::from_name(u["fork"].as_str().unwrap()).unwrap();
+        let mut step = || -> Result<(), lightprov_verifier::beacon::BeaconError> {
+            let u_ = LightClientUpdate::decode(&hex_of(&u["ssz"]), fork, &network.preset)?;
+            store.process_update(u_, u["currentSlot"].as_u64().unwrap())?;
+            Ok(())
+        };
+        step().map_err(|e| (i + 1, e))?;
+    }
+    Ok(store)
+}
+
+/// A header as the vectors give it: `{slot, beaconRoot, executionRoot}`.
+pub(crate) fn header_json(
+    network: &Network,
+    h: &lightprov_verifier::beacon::LightClientHeader,
+) -> serde_json::Value {
+    serde_json::json!({
+        "slot": h.beacon.slot,
+        "beaconRoot": format!("0x{}", hex::encode(h.beacon.hash_tree_root())),
+        "executionRoot": format!("0x{}", hex::encode(lightprov_verifier::beacon::execution_root(network, h))),
+    })
 }
