@@ -937,6 +937,27 @@ mod tests {
     }
 
     #[test]
+    fn worked_example_of_docs_proofs_md() {
+        let bytes = ::hex::decode(
+            "1000000000000000\
+             2500000000000000\
+             5d73a3ff836ece90d81ab395b970c56ec848e5d9fc6438d801aca923edf74c7c\
+             0135e35e66c418262757703722f873ecd70ce73c5d56e299b94a59bdf469e5b7\
+             2fafb34536be96df08cae9d40b7ad736ea5499ccdd0cd4fd9431a008bc347a6e",
+        )
+        .unwrap();
+        let h = BeaconBlockHeader::decode(&bytes, "header").unwrap();
+        assert_eq!((h.slot, h.proposer_index), (16, 37));
+        assert_eq!(
+            ::hex::encode(h.hash_tree_root()),
+            "640977acd146f22cf29725695aa2f0fb7198f44ebd1547d239d3f3e6386dcb87"
+        );
+        let mut out = Vec::new();
+        h.encode_to(&mut out);
+        assert_eq!(out, bytes);
+    }
+
+    #[test]
     fn update_decoder_rejects_offsets_that_do_not_end_the_fixed_part() {
         let preset = Preset::MINIMAL;
         let h = LightClientHeader::empty(Fork::Capella);
