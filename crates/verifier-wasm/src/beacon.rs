@@ -2,7 +2,7 @@
 //! beacon block root and follows the chain through SSZ light-client updates (the Beacon API's
 //! `application/octet-stream` answers, with the fork its `Eth-Consensus-Version` names).
 
-use std::vec::Vec;
+use std::{string::String, vec::Vec};
 
 use lightprov_types::{
     DecodeError,
@@ -21,6 +21,15 @@ fn fork(name: &str) -> Result<Fork, JsValue> {
         decode_error(&DecodeError::new(
             "fork",
             "expected altair, bellatrix, capella, deneb, electra or fulu",
+        ))
+    })
+}
+
+fn named(network: &str) -> Result<&'static Network, JsValue> {
+    Network::named(network).ok_or_else(|| {
+        decode_error(&DecodeError::new(
+            "network",
+            "expected mainnet, sepolia, holesky or hoodi",
         ))
     })
 }
@@ -61,12 +70,7 @@ impl BeaconStore {
         fork_name: &str,
         ssz: &[u8],
     ) -> Result<BeaconStore, JsValue> {
-        let network = *Network::named(network).ok_or_else(|| {
-            decode_error(&DecodeError::new(
-                "network",
-                "expected mainnet, sepolia, holesky or hoodi",
-            ))
-        })?;
+        let network = *named(network)?;
         Self::start(network, trusted_block_root, fork_name, ssz)
     }
 
@@ -174,6 +178,31 @@ impl BeaconStore {
         self.store
             .force_update(current_slot)
             .map_err(|e| reject(&e))
+    }
+
+    /// The store as bytes, to keep across restarts (`restore` takes them back).
+    #[wasm_bindgen(js_name = save)]
+    pub fn save(&self) -> Vec<u8> {
+        self.store.to_bytes()
+    }
+
+    /// A store saved by `save` for the public network `network` (or, with
+    /// `genesisValidatorsRoot` and `lastFork`, a minimal-preset chain).
+    #[wasm_bindgen(js_name = restore)]
+    pub fn restore(
+        network: &str,
+        genesis_validators_root: Option<Vec<u8>>,
+        last_fork: Option<String>,
+        saved: &[u8],
+    ) -> Result<BeaconStore, JsValue> {
+        let network = match (genesis_validators_root, last_fork) {
+            (Some(gvr), Some(last)) => {
+                Network::minimal(hash32(&gvr, "genesisValidatorsRoot")?.0, fork(&last)?)
+            }
+            _ => *named(network)?,
+        };
+        let store = LightClientStore::from_bytes(network, saved).map_err(|e| reject(&e))?;
+        Ok(BeaconStore { store })
     }
 
     /// The finalized header, packed (see the module's `pack`: slot, beacon root, block number,

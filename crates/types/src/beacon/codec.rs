@@ -120,40 +120,43 @@ fn at(path: &str, name: &str) -> String {
     s
 }
 
-/// A reader over one container's fixed part.
+/// A reader over a container's fixed part, made once its length is checked: reads within
+/// that length cannot fail (one error per container, not per field, keeps the decoders small).
 struct Fixed<'a> {
     bytes: &'a [u8],
     pos: usize,
 }
 
 impl<'a> Fixed<'a> {
-    fn take(&mut self, n: usize, path: &str, name: &str) -> Result<&'a [u8], DecodeError> {
+    /// A reader of `bytes`, which must hold at least `len` bytes.
+    fn new(bytes: &'a [u8], len: usize, path: &str) -> Result<Self, DecodeError> {
+        if bytes.len() < len {
+            return Err(DecodeError::new(path, "truncated"));
+        }
+        Ok(Self { bytes, pos: 0 })
+    }
+
+    fn take(&mut self, n: usize) -> &'a [u8] {
         let end = self.pos.saturating_add(n);
-        let out = self
-            .bytes
-            .get(self.pos..end)
-            .ok_or_else(|| DecodeError::new(at(path, name), "truncated"))?;
+        let out = self.bytes.get(self.pos..end).unwrap_or_default();
         self.pos = end;
-        Ok(out)
+        out
     }
 
-    fn array<const N: usize>(&mut self, path: &str, name: &str) -> Result<[u8; N], DecodeError> {
-        let s = self.take(N, path, name)?;
-        s.try_into()
-            .map_err(|_| DecodeError::new(at(path, name), "truncated"))
+    fn array<const N: usize>(&mut self) -> [u8; N] {
+        self.take(N).try_into().unwrap_or([0; N])
     }
 
-    fn u64(&mut self, path: &str, name: &str) -> Result<u64, DecodeError> {
-        self.array::<8>(path, name).map(u64::from_le_bytes)
+    fn u64(&mut self) -> u64 {
+        u64::from_le_bytes(self.array())
     }
 
-    fn offset(&mut self, path: &str, name: &str) -> Result<usize, DecodeError> {
-        self.array::<4>(path, name)
-            .map(|b| u32::from_le_bytes(b) as usize)
+    fn offset(&mut self) -> usize {
+        u32::from_le_bytes(self.array()) as usize
     }
 
-    fn branch(&mut self, depth: usize, path: &str, name: &str) -> Result<Vec<Root>, DecodeError> {
-        (0..depth).map(|_| self.array::<32>(path, name)).collect()
+    fn branch(&mut self, depth: usize) -> Vec<Root> {
+        (0..depth).map(|_| self.array()).collect()
     }
 }
 
@@ -205,13 +208,13 @@ impl BeaconBlockHeader {
     /// Decodes the 112 SSZ bytes of a header.
     pub fn decode(bytes: &[u8], path: &str) -> Result<Self, DecodeError> {
         expect_len(bytes, BEACON_BLOCK_HEADER_LEN, path)?;
-        let mut r = Fixed { bytes, pos: 0 };
+        let mut r = Fixed::new(bytes, BEACON_BLOCK_HEADER_LEN, path)?;
         Ok(Self {
-            slot: r.u64(path, "slot")?,
-            proposer_index: r.u64(path, "proposer_index")?,
-            parent_root: r.array(path, "parent_root")?,
-            state_root: r.array(path, "state_root")?,
-            body_root: r.array(path, "body_root")?,
+            slot: r.u64(),
+            proposer_index: r.u64(),
+            parent_root: r.array(),
+            state_root: r.array(),
+            body_root: r.array(),
         })
     }
 
@@ -266,30 +269,30 @@ impl ExecutionPayloadHeader {
         if bytes.len() > fixed + MAX_EXTRA_DATA_BYTES {
             return Err(DecodeError::new(path, "longer than its container allows"));
         }
-        let mut r = Fixed { bytes, pos: 0 };
+        let mut r = Fixed::new(bytes, fixed, path)?;
         let mut h = Self {
-            parent_hash: r.array(path, "parent_hash")?,
-            fee_recipient: r.array(path, "fee_recipient")?,
-            state_root: r.array(path, "state_root")?,
-            receipts_root: r.array(path, "receipts_root")?,
-            logs_bloom: r.array(path, "logs_bloom")?,
-            prev_randao: r.array(path, "prev_randao")?,
-            block_number: r.u64(path, "block_number")?,
-            gas_limit: r.u64(path, "gas_limit")?,
-            gas_used: r.u64(path, "gas_used")?,
-            timestamp: r.u64(path, "timestamp")?,
+            parent_hash: r.array(),
+            fee_recipient: r.array(),
+            state_root: r.array(),
+            receipts_root: r.array(),
+            logs_bloom: r.array(),
+            prev_randao: r.array(),
+            block_number: r.u64(),
+            gas_limit: r.u64(),
+            gas_used: r.u64(),
+            timestamp: r.u64(),
             ..Self::default()
         };
-        let extra_offset = r.offset(path, "extra_data")?;
-        h.base_fee_per_gas = r.array(path, "base_fee_per_gas")?;
-        h.block_hash = r.array(path, "block_hash")?;
-        h.transactions_root = r.array(path, "transactions_root")?;
+        let extra_offset = r.offset();
+        h.base_fee_per_gas = r.array();
+        h.block_hash = r.array();
+        h.transactions_root = r.array();
         if layout >= Fork::Capella {
-            h.withdrawals_root = r.array(path, "withdrawals_root")?;
+            h.withdrawals_root = r.array();
         }
         if layout >= Fork::Deneb {
-            h.blob_gas_used = r.u64(path, "blob_gas_used")?;
-            h.excess_blob_gas = r.u64(path, "excess_blob_gas")?;
+            h.blob_gas_used = r.u64();
+            h.excess_blob_gas = r.u64();
         }
         let parts = variable_parts(bytes, fixed, &[extra_offset], path)?;
         let extra = parts.first().copied().unwrap_or_default();
@@ -397,15 +400,13 @@ impl LightClientHeader {
             });
         }
         let fixed = Self::fixed_len(fork);
-        let mut r = Fixed { bytes, pos: 0 };
-        let beacon = BeaconBlockHeader::decode(
-            r.take(BEACON_BLOCK_HEADER_LEN, path, "beacon")?,
-            &at(path, "beacon"),
-        )?;
-        let offset = r.offset(path, "execution")?;
+        let mut r = Fixed::new(bytes, fixed, path)?;
+        let beacon =
+            BeaconBlockHeader::decode(r.take(BEACON_BLOCK_HEADER_LEN), &at(path, "beacon"))?;
+        let offset = r.offset();
         let mut execution_branch = [[0u8; 32]; EXECUTION_DEPTH];
         for node in &mut execution_branch {
-            *node = r.array(path, "execution_branch")?;
+            *node = r.array();
         }
         let parts = variable_parts(bytes, fixed, &[offset], path)?;
         let execution = ExecutionPayloadHeader::decode(
@@ -465,13 +466,11 @@ impl SyncCommittee {
     pub fn decode(bytes: &[u8], preset: &Preset, path: &str) -> Result<Self, DecodeError> {
         let size = preset.sync_committee_size;
         expect_len(bytes, Self::len(size), path)?;
-        let mut r = Fixed { bytes, pos: 0 };
-        let pubkeys = (0..size)
-            .map(|_| r.array::<48>(path, "pubkeys"))
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut r = Fixed::new(bytes, Self::len(size), path)?;
+        let pubkeys = (0..size).map(|_| r.array::<48>()).collect();
         Ok(Self {
             pubkeys,
-            aggregate_pubkey: r.array(path, "aggregate_pubkey")?,
+            aggregate_pubkey: r.array(),
         })
     }
 
@@ -506,11 +505,11 @@ impl SyncAggregate {
     pub fn decode(bytes: &[u8], preset: &Preset, path: &str) -> Result<Self, DecodeError> {
         let size = preset.sync_committee_size;
         expect_len(bytes, Self::len(size), path)?;
-        let mut r = Fixed { bytes, pos: 0 };
-        let bits = r.take(size.div_ceil(8), path, "sync_committee_bits")?;
+        let mut r = Fixed::new(bytes, Self::len(size), path)?;
+        let bits = r.take(size.div_ceil(8));
         Ok(Self {
             sync_committee_bits: bits.to_vec(),
-            sync_committee_signature: r.array(path, "sync_committee_signature")?,
+            sync_committee_signature: r.array(),
         })
     }
 
@@ -556,18 +555,15 @@ fn split<'a>(
         Part::Header => header_len,
     };
     let fixed: usize = parts.iter().map(size).sum();
-    if bytes.len() < fixed {
-        return Err(DecodeError::new(path, "truncated"));
-    }
-    let mut r = Fixed { bytes, pos: 0 };
+    let mut r = Fixed::new(bytes, fixed, path)?;
     let mut out = Vec::with_capacity(parts.len());
     let mut offsets = Vec::new();
     for p in parts {
         if variable && matches!(p, Part::Header) {
-            offsets.push(r.offset(path, "offset")?);
+            offsets.push(r.offset());
             out.push(&[][..]);
         } else {
-            out.push(r.take(size(p), path, "field")?);
+            out.push(r.take(size(p)));
         }
     }
     if !variable {
@@ -647,12 +643,12 @@ fn branch_bytes(b: &[Root]) -> Vec<u8> {
 
 fn read_branch(bytes: &[u8], depth: usize, path: &str) -> Result<Vec<Root>, DecodeError> {
     expect_len(bytes, 32 * depth, path)?;
-    Fixed { bytes, pos: 0 }.branch(depth, path, "")
+    Ok(Fixed::new(bytes, 32 * depth, path)?.branch(depth))
 }
 
 fn read_slot(bytes: &[u8], path: &str) -> Result<u64, DecodeError> {
     expect_len(bytes, 8, path)?;
-    Fixed { bytes, pos: 0 }.u64(path, "")
+    Ok(Fixed::new(bytes, 8, path)?.u64())
 }
 
 /// The field at `i` of a split container (present by construction).

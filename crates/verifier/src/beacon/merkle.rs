@@ -18,8 +18,12 @@ pub fn branch_root(leaf: &Root, branch: &[Root], index: u64) -> Root {
     value
 }
 
-/// `floorlog2(gindex)` and `gindex`'s index among the leaves at that depth.
+/// `floorlog2(gindex)` and `gindex`'s index among the leaves at that depth (`(0, 0)` for the
+/// root, 1, and for 0, which names no node).
 pub const fn depth_and_index(gindex: u64) -> (usize, u64) {
+    if gindex == 0 {
+        return (0, 0);
+    }
     let depth = 63 - gindex.leading_zeros() as usize;
     (depth, gindex ^ (1 << depth))
 }
@@ -72,6 +76,7 @@ mod tests {
         assert_eq!(depth_and_index(87), (6, 23));
         assert_eq!(depth_and_index(25), (4, 9));
         assert_eq!(depth_and_index(1), (0, 0));
+        assert_eq!(depth_and_index(0), (0, 0));
     }
 
     #[test]

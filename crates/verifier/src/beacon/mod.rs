@@ -61,3 +61,25 @@ pub fn bootstrap(
     let b = LightClientBootstrap::decode(ssz, fork, &network.preset)?;
     LightClientStore::bootstrap(network, trusted_block_root, b)
 }
+
+/// A bootstrap against a trusted block root, in the one verify shape: the commitment is the
+/// network and the trusted root, the query the fork of the bootstrap's container, the proof its
+/// SSZ bytes, and what it proves a store that follows the chain from there.
+#[derive(Clone, Copy, Debug)]
+pub struct Bootstrap;
+
+impl crate::Verify for Bootstrap {
+    const FAMILY: &'static lightprov_types::Family = &lightprov_types::beacon::FAMILY;
+    type Commitment<'a> = (Network, Root);
+    type Query = Fork;
+    type Verified = LightClientStore;
+    type Error = BeaconError;
+
+    fn verify(
+        (network, root): &(Network, Root),
+        fork: &Fork,
+        ssz: &[u8],
+    ) -> Result<LightClientStore, BeaconError> {
+        bootstrap(*network, root, *fork, ssz)
+    }
+}

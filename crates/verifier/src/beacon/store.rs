@@ -640,6 +640,151 @@ impl LightClientStore {
     }
 }
 
+/// The version byte of [`LightClientStore::to_bytes`].
+const STORE_FORMAT: u8 = 1;
+
+/// A strict reader of a saved store.
+struct Saved<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Saved<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], BeaconError> {
+        if n > self.bytes.len() {
+            return Err(BeaconError::Decode(DecodeError::new("store", "truncated")));
+        }
+        let (head, rest) = self.bytes.split_at(n);
+        self.bytes = rest;
+        Ok(head)
+    }
+
+    fn byte(&mut self) -> Result<u8, BeaconError> {
+        Ok(self.take(1)?.first().copied().unwrap_or_default())
+    }
+
+    fn u32(&mut self) -> Result<usize, BeaconError> {
+        let b: [u8; 4] = self.take(4)?.try_into().unwrap_or_default();
+        Ok(u32::from_le_bytes(b) as usize)
+    }
+
+    fn u64(&mut self) -> Result<u64, BeaconError> {
+        let b: [u8; 8] = self.take(8)?.try_into().unwrap_or_default();
+        Ok(u64::from_le_bytes(b))
+    }
+
+    fn fork(&mut self) -> Result<Fork, BeaconError> {
+        let b = self.byte()?;
+        Fork::ALL
+            .get(usize::from(b))
+            .copied()
+            .ok_or_else(|| BeaconError::Decode(DecodeError::new("store", "unknown fork")))
+    }
+
+    fn flag(&mut self) -> Result<bool, BeaconError> {
+        match self.byte()? {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(BeaconError::Decode(DecodeError::new(
+                "store",
+                "flag not 0 or 1",
+            ))),
+        }
+    }
+
+    fn header(&mut self, field: &str) -> Result<LightClientHeader, BeaconError> {
+        let fork = self.fork()?;
+        let len = self.u32()?;
+        Ok(LightClientHeader::decode(self.take(len)?, fork, field)?)
+    }
+}
+
+fn put_header(out: &mut Vec<u8>, h: &LightClientHeader) {
+    let bytes = h.encode();
+    out.push(h.fork as u8);
+    out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+    out.extend_from_slice(&bytes);
+}
+
+impl LightClientStore {
+    /// The store as bytes, to keep across restarts so that a client within the same period
+    /// needs no sync: `format(u8) ‖ finalized ‖ optimistic ‖ current committee ‖ next? ‖
+    /// previous max participants(u64) ‖ current max participants(u64)`, a header as
+    /// `fork(u8) ‖ length(u32) ‖ SSZ`, the next committee after a 0/1 byte. Not kept: the
+    /// decompressed keys, and the best update held for a forced update (it only matters after
+    /// a period without finality, and a restarted client fetches the period's updates again).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = alloc::vec![STORE_FORMAT];
+        put_header(&mut out, &self.finalized_header);
+        put_header(&mut out, &self.optimistic_header);
+        self.current.keys.encode_to(&mut out);
+        match &self.next {
+            Some(next) => {
+                out.push(1);
+                next.keys.encode_to(&mut out);
+            }
+            None => out.push(0),
+        }
+        for n in [
+            self.previous_max_active_participants,
+            self.current_max_active_participants,
+        ] {
+            out.extend_from_slice(&(n as u64).to_le_bytes());
+        }
+        out
+    }
+
+    /// A store saved by [`LightClientStore::to_bytes`] for `network`. The bytes are the app's
+    /// own earlier state, verified when it was made, so no signature is checked again; they are
+    /// decoded strictly (`BAD_ENCODING`, never a panic) and the headers must still be valid for
+    /// the network (a store saved for another network is refused).
+    pub fn from_bytes(network: Network, bytes: &[u8]) -> Result<Self, BeaconError> {
+        let mut r = Saved { bytes };
+        if r.byte()? != STORE_FORMAT {
+            return Err(BeaconError::Decode(DecodeError::new(
+                "store",
+                "unknown store format",
+            )));
+        }
+        let finalized_header = r.header("store.finalized_header")?;
+        let optimistic_header = r.header("store.optimistic_header")?;
+        check_header(&network, &finalized_header, BOOTSTRAP_HEADER)?;
+        check_header(&network, &optimistic_header, ATTESTED_HEADER)?;
+        let committee_len = SyncCommittee::len(network.preset.sync_committee_size);
+        let current = SyncCommittee::decode(
+            r.take(committee_len)?,
+            &network.preset,
+            "store.current_sync_committee",
+        )?;
+        let next = if r.flag()? {
+            Committee::known(SyncCommittee::decode(
+                r.take(committee_len)?,
+                &network.preset,
+                "store.next_sync_committee",
+            )?)
+        } else {
+            None
+        };
+        let previous_max_active_participants = r.u64()? as usize;
+        let current_max_active_participants = r.u64()? as usize;
+        if !r.bytes.is_empty() {
+            return Err(BeaconError::Decode(DecodeError::new(
+                "store",
+                "trailing bytes",
+            )));
+        }
+        Ok(Self {
+            network,
+            finalized_header,
+            current: Committee::new(current),
+            next,
+            best_valid_update: None,
+            optimistic_header,
+            previous_max_active_participants,
+            current_max_active_participants,
+        })
+    }
+}
+
 fn check_committee_size(
     network: &Network,
     committee: &SyncCommittee,
