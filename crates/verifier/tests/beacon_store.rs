@@ -27,16 +27,8 @@ fn mainnet() -> SyncCase {
 #[test]
 fn a_restored_store_follows_the_chain_like_the_one_it_was_saved_from() {
     let case = mainnet();
-    let mut store = LightClientStore::bootstrap(
-        case.network,
-        &case.trusted_block_root,
-        case.bootstrap.clone(),
-    )
-    .unwrap();
-    let (before, after) = case.updates.split_at(3);
-    for (u, slot) in before {
-        store.process_update(u.clone(), *slot).unwrap();
-    }
+    let mut store = case.store_after(3);
+    let after = &case.updates[3..];
     let saved = store.to_bytes();
     let mut restored = LightClientStore::from_bytes(case.network, &saved).unwrap();
     assert_eq!(restored.to_bytes(), saved);
@@ -52,15 +44,7 @@ fn a_restored_store_follows_the_chain_like_the_one_it_was_saved_from() {
 #[test]
 fn a_saved_store_is_refused_truncated_extended_or_for_another_network() {
     let case = mainnet();
-    let mut store = LightClientStore::bootstrap(
-        case.network,
-        &case.trusted_block_root,
-        case.bootstrap.clone(),
-    )
-    .unwrap();
-    let (u, slot) = case.updates[0].clone();
-    store.process_update(u, slot).unwrap();
-    let saved = store.to_bytes();
+    let saved = case.store_after(1).to_bytes();
     for n in (0..saved.len()).step_by(97).chain([saved.len() - 1]) {
         let e = LightClientStore::from_bytes(case.network, &saved[..n]).unwrap_err();
         assert_eq!(e.code(), ErrorCode::BadEncoding, "prefix {n}");
@@ -111,25 +95,14 @@ proptest! {
         let mut bytes = u.encode();
         prop_assume!(at < bytes.len());
         bytes[at] ^= xor;
-        let mut store = LightClientStore::bootstrap(
-            case.network,
-            &case.trusted_block_root,
-            case.bootstrap.clone(),
-        )
-        .unwrap();
+        let mut store = case.store_after(0);
         let forged = LightClientUpdate::decode(&bytes, Fork::Capella, &case.network.preset);
         if let Ok(forged) = forged
             && store.process_update(forged, slot).is_ok()
         {
             // Accepted: then only the signature slot can have changed (it is not signed)
             // and the store must be where the honest update takes it.
-            let mut honest = LightClientStore::bootstrap(
-                case.network,
-                &case.trusted_block_root,
-                case.bootstrap.clone(),
-            )
-            .unwrap();
-            honest.process_update(u, slot).unwrap();
+            let honest = case.store_after(1);
             prop_assert_eq!(store.finalized_header(), honest.finalized_header());
             prop_assert_eq!(store.optimistic_header(), honest.optimistic_header());
         }

@@ -109,6 +109,20 @@ pub(crate) struct SyncCase {
 }
 
 impl SyncCase {
+    /// A store bootstrapped from the case and fed its first `n` updates.
+    pub(crate) fn store_after(&self, n: usize) -> lightprov_verifier::beacon::LightClientStore {
+        let mut store = lightprov_verifier::beacon::LightClientStore::bootstrap(
+            self.network,
+            &self.trusted_block_root,
+            self.bootstrap.clone(),
+        )
+        .unwrap();
+        for (u, slot) in &self.updates[..n] {
+            store.process_update(u.clone(), *slot).unwrap();
+        }
+        store
+    }
+
     pub(crate) fn load(case: &Path) -> Self {
         use lightprov_verifier::beacon::{LightClientBootstrap, LightClientUpdate};
         let meta = yaml(&case.join("meta.yaml"));
