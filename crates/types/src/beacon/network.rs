@@ -91,6 +91,11 @@ pub struct Network {
     pub forks: [ForkSchedule; 6],
     /// Its preset.
     pub preset: Preset,
+    /// `genesis_time` (Unix seconds): with `seconds_per_slot`, the current slot a client
+    /// passes to the store (the verifier itself never reads the clock).
+    pub genesis_time: u64,
+    /// Seconds per slot.
+    pub seconds_per_slot: u64,
 }
 
 const NOT_SCHEDULED: u64 = u64::MAX;
@@ -132,6 +137,8 @@ impl Network {
             at([6, 0, 0, 0], 411392),
         ],
         preset: Preset::MAINNET,
+        genesis_time: 1606824023,
+        seconds_per_slot: 12,
     };
 
     /// The Sepolia testnet.
@@ -150,6 +157,8 @@ impl Network {
             at([0x90, 0, 0, 0x75], 272640),
         ],
         preset: Preset::MAINNET,
+        genesis_time: 1655733600,
+        seconds_per_slot: 12,
     };
 
     /// The Holesky testnet.
@@ -168,6 +177,8 @@ impl Network {
             at([0x07, 0x01, 0x70, 0x00], 165120),
         ],
         preset: Preset::MAINNET,
+        genesis_time: 1695902400,
+        seconds_per_slot: 12,
     };
 
     /// The Hoodi testnet.
@@ -186,6 +197,8 @@ impl Network {
             at([0x70, 0, 0x09, 0x10], 50688),
         ],
         preset: Preset::MAINNET,
+        genesis_time: 1742213400,
+        seconds_per_slot: 12,
     };
 
     /// The minimal preset's test chain with every fork through `last` at epoch 0 and the later
@@ -207,6 +220,8 @@ impl Network {
             genesis_fork_version: [0, 0, 0, 1],
             forks,
             preset: Preset::MINIMAL,
+            genesis_time: 0,
+            seconds_per_slot: 6,
         }
     }
 
@@ -247,6 +262,13 @@ impl Network {
         }
     }
 
+    /// The slot at Unix time `now` (the genesis slot before genesis).
+    pub fn slot_at(&self, now: u64) -> Slot {
+        now.saturating_sub(self.genesis_time)
+            .checked_div(self.seconds_per_slot)
+            .unwrap_or(0)
+    }
+
     /// Whether `fork` is in force at `slot`.
     pub fn is_active(&self, fork: Fork, slot: Slot) -> bool {
         self.preset.epoch(slot) >= self.schedule(fork).epoch
@@ -274,6 +296,12 @@ mod tests {
         );
         assert_eq!(Network::MAINNET.genesis_validators_root[0], 0x4b);
         assert_eq!(Network::MAINNET.genesis_validators_root[31], 0x95);
+        // The real bootstrap's slot (period 862) began 12 s × 7,069,376 after genesis.
+        assert_eq!(
+            Network::MAINNET.slot_at(1_606_824_023 + 12 * 7_069_376),
+            7_069_376
+        );
+        assert_eq!(Network::MAINNET.slot_at(0), 0);
     }
 
     #[test]
