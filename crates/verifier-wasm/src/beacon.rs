@@ -2,7 +2,7 @@
 //! beacon block root and follows the chain through SSZ light-client updates (the Beacon API's
 //! `application/octet-stream` answers, with the fork its `Eth-Consensus-Version` names).
 
-use std::{string::String, vec::Vec};
+use std::vec::Vec;
 
 use lightprov_types::{
     DecodeError,
@@ -32,6 +32,12 @@ fn named(network: &str) -> Result<&'static Network, JsValue> {
             "expected mainnet, sepolia, holesky or hoodi",
         ))
     })
+}
+
+/// A minimal-preset chain with every fork through `last_fork` at genesis.
+fn minimal(genesis_validators_root: &[u8], last_fork: &str) -> Result<Network, JsValue> {
+    let gvr = hash32(genesis_validators_root, "genesisValidatorsRoot")?;
+    Ok(Network::minimal(gvr.0, fork(last_fork)?))
 }
 
 fn progress(p: Progress) -> u8 {
@@ -84,9 +90,12 @@ impl BeaconStore {
         fork_name: &str,
         ssz: &[u8],
     ) -> Result<BeaconStore, JsValue> {
-        let gvr = hash32(genesis_validators_root, "genesisValidatorsRoot")?;
-        let network = Network::minimal(gvr.0, fork(last_fork)?);
-        Self::start(network, trusted_block_root, fork_name, ssz)
+        Self::start(
+            minimal(genesis_validators_root, last_fork)?,
+            trusted_block_root,
+            fork_name,
+            ssz,
+        )
     }
 
     fn start(
@@ -186,21 +195,23 @@ impl BeaconStore {
         self.store.to_bytes()
     }
 
-    /// A store saved by `save` for the public network `network` (or, with
-    /// `genesisValidatorsRoot` and `lastFork`, a minimal-preset chain).
+    /// A store saved by `save`, for the public network `network`.
     #[wasm_bindgen(js_name = restore)]
-    pub fn restore(
-        network: &str,
-        genesis_validators_root: Option<Vec<u8>>,
-        last_fork: Option<String>,
+    pub fn restore(network: &str, saved: &[u8]) -> Result<BeaconStore, JsValue> {
+        Self::reopen(*named(network)?, saved)
+    }
+
+    /// A store saved by `save`, for a minimal-preset chain (as `bootstrapMinimal`).
+    #[wasm_bindgen(js_name = restoreMinimal)]
+    pub fn restore_minimal(
+        genesis_validators_root: &[u8],
+        last_fork: &str,
         saved: &[u8],
     ) -> Result<BeaconStore, JsValue> {
-        let network = match (genesis_validators_root, last_fork) {
-            (Some(gvr), Some(last)) => {
-                Network::minimal(hash32(&gvr, "genesisValidatorsRoot")?.0, fork(&last)?)
-            }
-            _ => *named(network)?,
-        };
+        Self::reopen(minimal(genesis_validators_root, last_fork)?, saved)
+    }
+
+    fn reopen(network: Network, saved: &[u8]) -> Result<BeaconStore, JsValue> {
         let store = LightClientStore::from_bytes(network, saved).map_err(|e| reject(&e))?;
         Ok(BeaconStore { store })
     }

@@ -87,7 +87,12 @@ impl Fork {
 
     /// The fork named `name`.
     pub fn from_name(name: &str) -> Option<Fork> {
-        Fork::ALL.into_iter().find(|f| f.name() == name)
+        // The names start with `a` to `f`, in the forks' order.
+        let i = name.as_bytes().first()?.checked_sub(b'a')?;
+        Fork::ALL
+            .get(usize::from(i))
+            .copied()
+            .filter(|f| f.name() == name)
     }
 
     /// Whether light-client headers of this fork carry the execution payload header.
@@ -225,6 +230,37 @@ impl Default for ExecutionPayloadHeader {
     }
 }
 
+/// Whether every byte of `parts` is zero.
+fn zero(parts: &[&[u8]]) -> bool {
+    parts.iter().all(|p| p.iter().all(|b| *b == 0))
+}
+
+impl ExecutionPayloadHeader {
+    /// Whether every field is zero (the spec's `ExecutionPayloadHeader()`).
+    pub fn is_empty(&self) -> bool {
+        self.extra_data.is_empty()
+            && (self.block_number
+                | self.gas_limit
+                | self.gas_used
+                | self.timestamp
+                | self.blob_gas_used
+                | self.excess_blob_gas)
+                == 0
+            && zero(&[
+                &self.parent_hash,
+                &self.fee_recipient,
+                &self.state_root,
+                &self.receipts_root,
+                &self.logs_bloom,
+                &self.prev_randao,
+                &self.base_fee_per_gas,
+                &self.block_hash,
+                &self.transactions_root,
+                &self.withdrawals_root,
+            ])
+    }
+}
+
 /// `LightClientHeader`: the beacon block header and, from Capella on, the execution payload
 /// header with its branch to the block body.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -252,9 +288,12 @@ impl LightClientHeader {
 
     /// Whether every field is zero (the spec's `LightClientHeader()`, in any fork's container).
     pub fn is_empty(&self) -> bool {
-        self.beacon == BeaconBlockHeader::default()
-            && self.execution == ExecutionPayloadHeader::default()
-            && self.execution_branch == [[0; 32]; EXECUTION_DEPTH]
+        let b = &self.beacon;
+        b.slot == 0
+            && b.proposer_index == 0
+            && zero(&[&b.parent_root, &b.state_root, &b.body_root])
+            && self.execution.is_empty()
+            && zero(&self.execution_branch.each_ref().map(|r| &r[..]))
     }
 }
 
@@ -278,7 +317,7 @@ impl SyncCommittee {
 
     /// Whether every key is zero.
     pub fn is_empty(&self) -> bool {
-        self.aggregate_pubkey == [0; 48] && self.pubkeys.iter().all(|k| *k == [0; 48])
+        zero(&[&self.aggregate_pubkey]) && self.pubkeys.iter().all(|k| zero(&[k]))
     }
 }
 
@@ -390,16 +429,15 @@ impl LightClientFinalityUpdate {
     /// The update the spec processes for it (no next sync committee; a zero branch of the
     /// fork's depth).
     pub fn into_update(self, committee_size: usize) -> LightClientUpdate {
-        let depth = self.attested_header.fork.sync_committee_depth();
-        LightClientUpdate {
+        let mut u = LightClientOptimisticUpdate {
             attested_header: self.attested_header,
-            next_sync_committee: SyncCommittee::empty(committee_size),
-            next_sync_committee_branch: alloc::vec![[0; 32]; depth],
-            finalized_header: self.finalized_header,
-            finality_branch: self.finality_branch,
             sync_aggregate: self.sync_aggregate,
             signature_slot: self.signature_slot,
         }
+        .into_update(committee_size);
+        u.finalized_header = self.finalized_header;
+        u.finality_branch = self.finality_branch;
+        u
     }
 }
 
@@ -548,12 +586,38 @@ mod tests {
     }
 
     #[test]
+    fn emptiness_is_every_field_zero() {
+        let mut h = LightClientHeader::empty(Fork::Deneb);
+        assert!(h.is_empty());
+        h.execution.excess_blob_gas = 1;
+        assert!(!h.is_empty());
+        h.execution.excess_blob_gas = 0;
+        h.execution.extra_data.push(0);
+        assert!(!h.is_empty());
+        h.execution.extra_data.clear();
+        h.execution_branch[3][31] = 1;
+        assert!(!h.is_empty());
+        h.execution_branch[3][31] = 0;
+        h.beacon.proposer_index = 1;
+        assert!(!h.is_empty());
+        let mut c = SyncCommittee::empty(4);
+        assert!(c.is_empty());
+        c.pubkeys[3][47] = 1;
+        assert!(!c.is_empty());
+    }
+
+    #[test]
     fn generalized_indices_are_each_forks() {
         assert_eq!(Fork::Deneb.finalized_root_gindex(), 105);
         assert_eq!(Fork::Fulu.finalized_root_gindex(), 169);
         assert_eq!(Fork::Capella.next_sync_committee_gindex(), 55);
         assert_eq!(Fork::Electra.current_sync_committee_gindex(), 86);
         assert_eq!(1 << Fork::Electra.finality_depth(), 128);
-        assert_eq!(Fork::from_name("fulu"), Some(Fork::Fulu));
+        for f in Fork::ALL {
+            assert_eq!(Fork::from_name(f.name()), Some(f));
+        }
+        assert_eq!(Fork::from_name("gloas"), None);
+        assert_eq!(Fork::from_name("altai"), None);
+        assert_eq!(Fork::from_name(""), None);
     }
 }

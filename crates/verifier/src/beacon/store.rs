@@ -122,7 +122,7 @@ fn check_header(
 ) -> Result<(), BeaconError> {
     let slot = header.beacon.slot;
     if !network.is_active(Fork::Capella, slot) {
-        if header.execution != Default::default() {
+        if !header.execution.is_empty() {
             return Err(BeaconError::UnexpectedField {
                 field: names.execution,
                 reason: "a header before Capella carries no execution payload header",
