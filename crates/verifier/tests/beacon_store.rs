@@ -12,7 +12,7 @@ mod beacon_common;
 
 use beacon_common::{SyncCase, fixtures};
 use lightprov_verifier::{
-    ErrorCode,
+    ErrorCode, Rejection,
     beacon::{
         Fork, LightClientBootstrap, LightClientFinalityUpdate, LightClientOptimisticUpdate,
         LightClientStore, LightClientUpdate, Network, Preset,
@@ -58,6 +58,10 @@ fn a_saved_store_is_refused_truncated_extended_or_for_another_network() {
     };
     let e = LightClientStore::from_bytes(sepolia, &saved).unwrap_err();
     assert_eq!(e.code(), ErrorCode::ExecutionBranchMismatch);
+    assert_eq!(
+        e.evidence().field,
+        "store.finalized_header.execution_branch"
+    );
     // The minimal preset's committees are another size.
     let minimal = Network::minimal(case.network.genesis_validators_root, Fork::Capella);
     assert!(LightClientStore::from_bytes(minimal, &saved).is_err());

@@ -52,6 +52,14 @@ const ATTESTED_HEADER: HeaderNames = HeaderNames {
     execution: "update.attested_header.execution",
     execution_branch: "update.attested_header.execution_branch",
 };
+const SAVED_FINALIZED: HeaderNames = HeaderNames {
+    execution: "store.finalized_header.execution",
+    execution_branch: "store.finalized_header.execution_branch",
+};
+const SAVED_OPTIMISTIC: HeaderNames = HeaderNames {
+    execution: "store.optimistic_header.execution",
+    execution_branch: "store.optimistic_header.execution_branch",
+};
 const FINALIZED_HEADER: HeaderNames = HeaderNames {
     execution: "update.finalized_header.execution",
     execution_branch: "update.finalized_header.execution_branch",
@@ -747,8 +755,8 @@ impl LightClientStore {
         }
         let finalized_header = r.header("store.finalized_header")?;
         let optimistic_header = r.header("store.optimistic_header")?;
-        check_header(&network, &finalized_header, BOOTSTRAP_HEADER)?;
-        check_header(&network, &optimistic_header, ATTESTED_HEADER)?;
+        check_header(&network, &finalized_header, SAVED_FINALIZED)?;
+        check_header(&network, &optimistic_header, SAVED_OPTIMISTIC)?;
         let committee_len = SyncCommittee::len(network.preset.sync_committee_size);
         let current = SyncCommittee::decode(
             r.take(committee_len)?,
