@@ -17,12 +17,8 @@ use wasm_bindgen::prelude::*;
 use crate::{decode_error, hash32, reject};
 
 fn fork(name: &str) -> Result<Fork, JsValue> {
-    Fork::from_name(name).ok_or_else(|| {
-        decode_error(&DecodeError::new(
-            "fork",
-            "expected altair, bellatrix, capella, deneb, electra or fulu",
-        ))
-    })
+    Fork::from_name(name)
+        .ok_or_else(|| decode_error(&DecodeError::new("fork", "not a fork from altair to fulu")))
 }
 
 fn named(network: &str) -> Result<&'static Network, JsValue> {

@@ -133,13 +133,13 @@ fn check_header(
         if !header.execution.is_empty() {
             return Err(BeaconError::UnexpectedField {
                 field: names.execution,
-                reason: "a header before Capella carries no execution payload header",
+                reason: "no execution data before Capella",
             });
         }
         if header.execution_branch != [[0; 32]; 4] {
             return Err(BeaconError::UnexpectedField {
                 field: names.execution_branch,
-                reason: "a header before Capella carries no execution branch",
+                reason: "no execution data before Capella",
             });
         }
         return Ok(());
@@ -172,10 +172,9 @@ fn branch(
     field: &'static str,
 ) -> Result<(), BeaconError> {
     check_normalized(leaf, nodes, gindex, root).map_err(|fault| match fault {
-        BranchFault::TooShort => BeaconError::Decode(DecodeError::new(
-            field,
-            "shorter than the branch depth of the header's fork",
-        )),
+        BranchFault::TooShort => {
+            BeaconError::Decode(DecodeError::new(field, "shorter than its depth"))
+        }
         BranchFault::NonZeroPadding => BeaconError::UnexpectedField {
             field,
             reason: "nodes above the branch's depth must be zero",
@@ -452,7 +451,7 @@ impl LightClientStore {
                 if !update.finalized_header.is_empty() {
                     return Err(BeaconError::UnexpectedField {
                         field: "update.finalized_header",
-                        reason: "the genesis checkpoint is proven by a zero root and an empty header",
+                        reason: "the genesis checkpoint's header is empty",
                     });
                 }
                 [0; 32]
@@ -530,7 +529,7 @@ impl LightClientStore {
         if !bls::verify(&signers, &signing_root, &sig) {
             return Err(BeaconError::BadSyncSignature {
                 field,
-                reason: "does not verify for the participants over the attested header",
+                reason: "does not verify over the attested header",
             });
         }
         Ok(())
