@@ -608,7 +608,8 @@ impl LightClientStore {
             return Ok(false);
         };
         if best.finalized_header.beacon.slot <= self.finalized_header.beacon.slot {
-            best.finalized_header = best.attested_header.clone();
+            // The attested header is finalized in its place (apply reads no attested header).
+            core::mem::swap(&mut best.finalized_header, &mut best.attested_header);
         }
         self.apply(best)?;
         Ok(true)
