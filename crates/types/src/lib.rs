@@ -13,12 +13,19 @@ pub mod hex;
 // and the registry that lists them. A new family is its module line and its line in FAMILIES.
 pub mod beacon;
 pub mod cole;
+pub mod forkless;
 pub mod header;
 pub mod lvmt;
 pub mod mpt;
 
 /// Every proof family, in the order documentation lists them.
-pub const FAMILIES: &[&Family] = &[&header::FAMILY, &mpt::FAMILY, &cole::FAMILY, &lvmt::FAMILY];
+pub const FAMILIES: &[&Family] = &[
+    &header::FAMILY,
+    &mpt::FAMILY,
+    &cole::FAMILY,
+    &lvmt::FAMILY,
+    &forkless::FAMILY,
+];
 
 pub use alloy_primitives::{Address, B256};
 pub use codec::DecodeError;

@@ -13,6 +13,8 @@ mod keccak;
 pub mod beacon;
 #[cfg(feature = "cole")]
 pub mod cole;
+#[cfg(feature = "forkless")]
+pub mod forkless;
 #[cfg(feature = "header")]
 pub mod header;
 #[cfg(feature = "lvmt")]
