@@ -461,7 +461,8 @@ const fn t(name: &'static str, code: E, about: &'static str) -> Tamper {
     Tamper::new(name, code, about)
 }
 
-/// The beacon family's registry entry (not yet in [`crate::FAMILIES`]).
+/// The beacon family's registry entry (in [`crate::FAMILIES`]). It has no header commitment:
+/// what it trusts is a checkpoint block root the application gives, not a field of a header.
 pub const FAMILY: Family = Family {
     name: "beacon",
     about: "a beacon block header and its execution payload header, followed from a trusted checkpoint by sync-committee signatures",
