@@ -2,7 +2,7 @@
 //! beacon block root and follows the chain through SSZ light-client updates (the Beacon API's
 //! `application/octet-stream` answers, with the fork its `Eth-Consensus-Version` names).
 
-use std::vec::Vec;
+use std::{string::String, vec::Vec};
 
 use lightprov_types::{
     DecodeError,
@@ -52,6 +52,13 @@ fn pack(network: &Network, h: &LightClientHeader) -> Vec<u8> {
     out.extend_from_slice(&h.execution.state_root);
     out.extend_from_slice(&execution_root(network, h));
     out
+}
+
+/// The public networks `bootstrap` and `restore` take, comma-separated (`mainnet,sepolia,…`):
+/// the SDK names them from here, never from a list of its own.
+#[wasm_bindgen(js_name = beaconNetworks)]
+pub fn beacon_networks() -> String {
+    Network::PUBLIC.map(|n| n.name).join(",")
 }
 
 /// A light-client store of one network.
@@ -210,6 +217,13 @@ impl BeaconStore {
     fn reopen(network: Network, saved: &[u8]) -> Result<BeaconStore, JsValue> {
         let store = LightClientStore::from_bytes(network, saved).map_err(|e| reject(&e))?;
         Ok(BeaconStore { store })
+    }
+
+    /// The slot of the store's network at Unix time `now` (seconds): the current slot the
+    /// update calls take.
+    #[wasm_bindgen(js_name = slotAt)]
+    pub fn slot_at(&self, now: u64) -> u64 {
+        self.store.network().slot_at(now)
     }
 
     /// The finalized header, packed (see the module's `pack`: slot, beacon root, block number,

@@ -225,11 +225,13 @@ impl Network {
         }
     }
 
+    /// The public networks, by which [`Network::named`] finds one.
+    pub const PUBLIC: [&'static Network; 4] =
+        [&Self::MAINNET, &Self::SEPOLIA, &Self::HOLESKY, &Self::HOODI];
+
     /// The named public network.
     pub fn named(name: &str) -> Option<&'static Network> {
-        [&Self::MAINNET, &Self::SEPOLIA, &Self::HOLESKY, &Self::HOODI]
-            .into_iter()
-            .find(|n| n.name == name)
+        Self::PUBLIC.into_iter().find(|n| n.name == name)
     }
 
     /// The schedule entry of `fork`.
