@@ -21,7 +21,7 @@ const vectorsDir = path.join(here, '..', 'vectors');
 await build({ configFile: path.join(here, 'vite.config.ts') });
 
 const vectors = [];
-for (const family of ['mpt', 'header', 'cole', 'lvmt']) {
+for (const family of ['mpt', 'header', 'cole', 'lvmt', 'beacon']) {
   for (const kind of ['valid', 'invalid']) {
     for (const f of fs.readdirSync(path.join(vectorsDir, family, kind)).sort()) {
       vectors.push([`${family}/${kind}/${f}`, JSON.parse(fs.readFileSync(path.join(vectorsDir, family, kind, f), 'utf8'))]);
