@@ -20,7 +20,7 @@
  * with the core's code and the field at fault (`update.finality_branch`); a wrong argument is a
  * `TypeError` or `RangeError` naming it.
  */
-import { uint64Arg } from '../args.js';
+import { objectArg, uint64Arg } from '../args.js';
 import { wasmCall } from '../errors.js';
 import { bytesArg, bytesToHex, hexToBytes } from '../hex.js';
 import { loadFamily, wasmOf } from '../init.js';
@@ -108,11 +108,6 @@ export function beaconNetworks(): readonly string[] {
 type Wasm = ReturnType<typeof wasmOf<'beacon'>>;
 type WasmStore = ReturnType<Wasm['BeaconStore']['bootstrap']>;
 
-function objectOf<T>(v: unknown, field: string, shape: string): T {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new TypeError(`${field}: expected ${shape}`);
-  return v as T;
-}
-
 /** A network argument as the wasm calls take it: a public name, or a minimal chain's parts. */
 function networkOf(wasm: Wasm, v: unknown): { name: string } | { gvr: Uint8Array; lastFork: string } {
   const name = typeof v === 'object' && v !== null && 'name' in v ? (v as { name: unknown }).name : v;
@@ -121,15 +116,15 @@ function networkOf(wasm: Wasm, v: unknown): { name: string } | { gvr: Uint8Array
     if (!known.includes(name)) throw new RangeError(`network: expected ${known.join(', ')} or a minimal chain, got ${JSON.stringify(name)}`);
     return { name };
   }
-  const m = objectOf<Partial<MinimalBeaconChain>>(v, 'network', "a network name or { preset: 'minimal', genesisValidatorsRoot, lastFork }");
+  const m = objectArg<Partial<MinimalBeaconChain>>(v, 'network', "a network name or { preset: 'minimal', genesisValidatorsRoot, lastFork }");
   if (m.preset !== 'minimal') throw new RangeError(`network.preset: expected 'minimal', got ${JSON.stringify(m.preset)}`);
   if (typeof m.lastFork !== 'string') throw new TypeError('network.lastFork: expected a fork name (altair … fulu)');
   return { gvr: bytesArg(m.genesisValidatorsRoot, 'network.genesisValidatorsRoot', 32), lastFork: m.lastFork };
 }
 
 /** A light-client object's fork and bytes; the bytes came from a node (bad hex: BAD_ENCODING). */
-function objectArg(v: unknown, field: string): [string, Uint8Array] {
-  const o = objectOf<Partial<BeaconObject>>(v, field, '{ fork, ssz }');
+function beaconObjectArg(v: unknown, field: string): [string, Uint8Array] {
+  const o = objectArg<Partial<BeaconObject>>(v, field, '{ fork, ssz }');
   if (typeof o.fork !== 'string') throw new TypeError(`${field}.fork: expected a fork name (altair … fulu)`);
   if (!(o.ssz instanceof Uint8Array) && typeof o.ssz !== 'string') throw new TypeError(`${field}.ssz: expected bytes or 0x-hex`);
   return [o.fork, o.ssz instanceof Uint8Array ? o.ssz : hexToBytes(o.ssz, `${field}.ssz`)];
@@ -172,11 +167,11 @@ export class BeaconStore {
    * (`SYNC_COMMITTEE_BRANCH_MISMATCH`).
    */
   static bootstrap(args: BeaconBootstrapArgs): BeaconStore {
-    const a = objectOf<Partial<BeaconBootstrapArgs>>(args, 'args', '{ network, trustedBlockRoot, bootstrap }');
+    const a = objectArg<Partial<BeaconBootstrapArgs>>(args, 'args', '{ network, trustedBlockRoot, bootstrap }');
     const wasm = wasmOf('beacon');
     const network = networkOf(wasm, a.network);
     const root = bytesArg(a.trustedBlockRoot, 'trustedBlockRoot', 32);
-    const [fork, ssz] = objectArg(a.bootstrap, 'bootstrap');
+    const [fork, ssz] = beaconObjectArg(a.bootstrap, 'bootstrap');
     return new BeaconStore(
       wasmCall(() =>
         'name' in network
@@ -208,7 +203,7 @@ export class BeaconStore {
 
   /** Checks `update`'s arguments, then hands its fork, bytes and current slot to the store. */
   #run<T>(update: BeaconUpdateArgs, call: (store: WasmStore, fork: string, ssz: Uint8Array, currentSlot: bigint) => T): T {
-    const [fork, ssz] = objectArg(update, 'update');
+    const [fork, ssz] = beaconObjectArg(update, 'update');
     const slot = this.#slot(update.currentSlot);
     return wasmCall(() => call(this.#inner, fork, ssz, slot));
   }
