@@ -5,7 +5,9 @@
 // loader (sdk/src/init.ts) reads it, so a new module needs no line in the SDK: it is a feature of
 // crates/verifier-wasm. The sizes let the loader choose between one module per family and the
 // module with every family (`all`), whichever is the smaller download for what a page asks for.
-// Usage: node scripts/wasm-manifest.mjs header mpt cole lvmt all
+// A family outside `all` (the verifier-wasm default features; `--in-all` lists them) is only
+// ever loaded from its own module.
+// Usage: node scripts/wasm-manifest.mjs --in-all header,mpt,cole,lvmt header mpt cole lvmt beacon all
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,9 +15,20 @@ import zlib from 'node:zlib';
 
 const wasmDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'sdk', 'wasm');
 const GLUE = 'lightprov_verifier_wasm';
-const modules = process.argv.slice(2);
+const args = process.argv.slice(2);
+if (args[0] !== '--in-all' || args.length < 2) {
+  console.error('wasm-manifest: expected --in-all <families of the `all` module, comma-separated> first');
+  process.exit(2);
+}
+const inAll = args[1].split(',');
+const modules = args.slice(2);
 if (!modules.includes('all') || modules.length < 2) {
   console.error('wasm-manifest: expected the family modules and `all`');
+  process.exit(2);
+}
+const unknown = inAll.filter((f) => !modules.includes(f) || f === 'all');
+if (unknown.length > 0) {
+  console.error(`wasm-manifest: --in-all names ${unknown.join(', ')}, which is not a family module`);
   process.exit(2);
 }
 for (const m of modules) {
@@ -47,6 +60,9 @@ export const GZIP_BYTES = ${JSON.stringify(sizes, null, 2)};
 /** Every family with a module of its own. */
 export const WASM_FAMILIES = ${q(families)};
 
+/** The families the module \`all\` carries too (what \`init()\` loads); the others only load by name. */
+export const IN_ALL = ${q(inAll)};
+
 /** The stable error codes of every family, in the core's order (lightprov_types::ErrorCode). */
 export const ERROR_CODES = ${q(codes)};
 
@@ -70,7 +86,7 @@ ${families.map((m) => `  ${q(m)}: typeof ${ident(m)};`).join('\n')}
 /** A family with its own wasm module. */
 export type WasmFamily = keyof WasmModules;
 
-/** A wasm module: one family's, or \`all\` (every family in one). */
+/** A wasm module: one family's, or \`all\` (every family of {@link IN_ALL} in one). */
 export type WasmModuleName = WasmFamily | 'all';
 
 /** A module's loader. */
@@ -86,6 +102,9 @@ export declare const GZIP_BYTES: Readonly<Record<WasmModuleName, number>>;
 
 /** Every family with a module of its own. */
 export declare const WASM_FAMILIES: readonly WasmFamily[];
+
+/** The families the module \`all\` carries too (what \`init()\` loads); the others only load by name. */
+export declare const IN_ALL: readonly WasmFamily[];
 
 /** The stable error codes of every family, in the core's order (lightprov_types::ErrorCode). */
 export declare const ERROR_CODES: readonly [${codes.map((c) => q(c)).join(', ')}];

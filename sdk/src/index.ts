@@ -12,7 +12,7 @@
  * Proof outlines and forgeries (for demo pages and tests) are `@lightprov/sdk/inspect`, with a
  * wasm module of their own; this entry never loads it.
  */
-export { type InitOptions, WASM_FAMILIES, type WasmFamily, type WasmModuleName, type WasmSource, init, loadFamily, modulesFor } from './init.js';
+export { IN_ALL, type InitOptions, WASM_FAMILIES, type WasmFamily, type WasmModuleName, type WasmSource, init, loadFamily, modulesFor } from './init.js';
 export { ERROR_CODES, type ErrorCode, FailoverError, NodeFaultError, RpcError, VerificationError, isVerificationError } from './errors.js';
 export {
   type AccountProofJson,

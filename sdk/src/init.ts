@@ -1,22 +1,26 @@
 /**
  * Loads the WebAssembly verifiers: one module per proof family (`header`, `mpt`, `cole`,
- * `lvmt`), each on first use and once. An app that verifies only MPT proofs downloads only the
- * MPT module (and the header module, if it follows headers with `LightClient`). A page that
- * asks for several families at once (`await init()`, or `init({ families })`) gets the module
- * with every family instead when that is the smaller download (sizes from the build).
+ * `lvmt`, `forkless`, `beacon`), each on first use and once. An app that verifies only MPT
+ * proofs downloads only the MPT module (and the header module, if it follows headers with
+ * `LightClient`). A page that asks for several families at once (`await init()`, or
+ * `init({ families })`) gets the module with every family instead when that is the smaller
+ * download (sizes from the build). A family outside that module ({@link IN_ALL}: the beacon
+ * light client, whose BLS12-381 would weigh on every page) loads from its own module, and only
+ * when named.
  *
- * `await init()` loads every family; `await init({ families: ['mpt'] })` only those named.
+ * `await init()` loads every family of {@link IN_ALL}; `await init({ families: ['mpt'] })`
+ * only those named.
  * `LightClient` loads what it needs by itself. Verification is synchronous once a family's
  * module is loaded.
  *
  * In browsers each `.wasm` file is fetched next to this module (bundlers such as Vite emit it as
  * an asset and compile it streaming); in Node it is read from disk.
  */
-import { GZIP_BYTES, LOADERS, WASM_FAMILIES, type WasmFamily, type WasmModuleName, type WasmModules } from '../wasm/modules.js';
+import { GZIP_BYTES, IN_ALL, LOADERS, WASM_FAMILIES, type WasmFamily, type WasmModuleName, type WasmModules } from '../wasm/modules.js';
 
 // The modules, their loaders and their types come from sdk/wasm/modules.js, which the build
 // writes from the features of crates/verifier-wasm: one module per family, and `all`.
-export { WASM_FAMILIES };
+export { IN_ALL, WASM_FAMILIES };
 export type { WasmFamily, WasmModuleName, WasmModules };
 
 /** What `init` accepts instead of a bundled file: a URL, a Response, bytes or a compiled module. */
@@ -24,12 +28,15 @@ export type WasmSource = URL | string | Response | BufferSource | WebAssembly.Mo
 
 /**
  * The modules to download for `families`, given those already loaded (or loading): each
- * missing family's own module, or the module with every family when that is fewer bytes.
+ * missing family's own module, or the module with every family when that is fewer bytes for
+ * those it carries; a family `all` does not carry ({@link IN_ALL}) always gets its own.
  */
 export function modulesFor(families: readonly WasmFamily[], loaded: ReadonlySet<WasmFamily> = new Set()): WasmModuleName[] {
   const missing = [...new Set(families)].filter((f) => !loaded.has(f));
-  const separate = missing.reduce((n, f) => n + GZIP_BYTES[f], 0);
-  return missing.length > 1 && GZIP_BYTES.all < separate ? ['all'] : missing;
+  const shared = missing.filter((f) => IN_ALL.includes(f));
+  const own = missing.filter((f) => !IN_ALL.includes(f));
+  const separate = shared.reduce((n, f) => n + GZIP_BYTES[f], 0);
+  return shared.length > 1 && GZIP_BYTES.all < separate ? ['all', ...own] : missing;
 }
 
 const loading = new Map<WasmFamily, Promise<void>>();
@@ -37,7 +44,7 @@ const ready: Partial<WasmModules> = {};
 
 /** Options of {@link init}. */
 export interface InitOptions {
-  /** The families to load (default: all). */
+  /** The families to load (default: those of {@link IN_ALL}). */
   families?: readonly WasmFamily[];
   /** Where to get a module's `.wasm` instead of next to this module. */
   locate?: (module: WasmModuleName) => WasmSource | undefined;
@@ -84,7 +91,7 @@ function loadFamilies(families: readonly WasmFamily[]): Promise<void> {
     return Promise.reject(e);
   }
   for (const m of modulesFor(families, new Set(loading.keys()))) {
-    loadModule(m, m === 'all' ? WASM_FAMILIES.filter((f) => !loading.has(f)) : [m]).catch(() => undefined);
+    loadModule(m, m === 'all' ? IN_ALL.filter((f) => !loading.has(f)) : [m]).catch(() => undefined);
   }
   return Promise.all(families.map((f) => loading.get(f))).then(() => undefined);
 }
@@ -97,14 +104,15 @@ export function loadFamily(family: WasmFamily): Promise<void> {
 let all: Promise<void> | undefined;
 
 /**
- * Loads the wasm modules (every family unless `families` says which). Cheap to call again:
- * `init()` returns the same promise each time until a load fails.
+ * Loads the wasm modules (every family of {@link IN_ALL} unless `families` says which; the
+ * beacon light client only when named, e.g. by `loadBeacon()` of `@lightprov/sdk/beacon`).
+ * Cheap to call again: `init()` returns the same promise each time until a load fails.
  */
 export function init(options: InitOptions = {}): Promise<void> {
   if (typeof options !== 'object' || options === null) return Promise.reject(new TypeError('options: expected { families?, locate? }'));
   if (options.locate !== undefined) locate = options.locate;
   if (options.families !== undefined) return loadFamilies(options.families);
-  all ??= loadFamilies(WASM_FAMILIES).catch((e: unknown) => {
+  all ??= loadFamilies(IN_ALL).catch((e: unknown) => {
     all = undefined;
     throw e;
   });

@@ -1,5 +1,6 @@
 // Runs the shared vectors through the SDK inside Chromium, and shows the real proofs it verified.
 import { init, verifyAccountProof } from '@lightprov/sdk';
+import { loadBeacon } from '@lightprov/sdk/beacon';
 
 import { type Vector, checkVector } from '../lib/vectors.js';
 
@@ -20,7 +21,7 @@ declare global {
 const $ = (id: string): HTMLElement => document.getElementById(id) as HTMLElement;
 
 async function main(): Promise<void> {
-  await init();
+  await Promise.all([init(), loadBeacon()]);
   const vectors = (await (await fetch('/vectors.json')).json()) as [string, Vector][];
   const r: Results = { passed: 0, failed: 0, failures: [], accounts: [] };
   for (const [name, v] of vectors) {

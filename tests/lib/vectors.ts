@@ -17,6 +17,7 @@ import {
   verifyTransactionProof,
   wordHex,
 } from '@lightprov/sdk';
+import { type BeaconHeader, type BeaconNetworkArg, type BeaconUpdateArgs, BeaconStore } from '@lightprov/sdk/beacon';
 import { type ForklessKeyArg, verifyForklessHistory, verifyForklessValue } from '@lightprov/sdk/forkless';
 
 const lvmtParams = new Map<string, LvmtParams>();
@@ -29,8 +30,36 @@ export interface Vector {
 
 const quantity = (v: bigint): string => '0x' + v.toString(16);
 
+/**
+ * A beacon vector: the bootstrap from the trusted root, then each update in order, through the
+ * SDK's `BeaconStore` (the `beacon` module must be loaded). An invalid vector must be refused at
+ * its `step` (0: the bootstrap, i + 1: update i), every step before it accepted.
+ */
+function runBeacon(v: Vector): unknown {
+  const i = v.inputs as { network: BeaconNetworkArg; trustedBlockRoot: string; bootstrap: BeaconUpdateArgs; updates: BeaconUpdateArgs[] };
+  const want = (v.expected as { step?: number }).step;
+  let step = 0;
+  let store: BeaconStore | undefined;
+  try {
+    store = BeaconStore.bootstrap({ network: i.network, trustedBlockRoot: i.trustedBlockRoot, bootstrap: i.bootstrap });
+    for (const u of i.updates) {
+      step++;
+      store.processUpdate(u);
+    }
+    const ZERO = '0x' + '00'.repeat(32);
+    const header = (h: BeaconHeader) => ({ slot: Number(h.slot), beaconRoot: h.beaconRoot, executionRoot: h.execution?.root ?? ZERO });
+    return { ok: true, finalized: header(store.finalizedHeader()), optimistic: header(store.optimisticHeader()) };
+  } catch (e) {
+    if (want !== undefined && step !== want) throw new Error(`refused at step ${step}, expected at step ${want}: ${String(e)}`);
+    throw e;
+  } finally {
+    store?.free();
+  }
+}
+
 export function run(v: Vector): unknown {
   const i = v.inputs;
+  if ('trustedBlockRoot' in i) return runBeacon(v);
   if ('lvmtRoot' in i) {
     const hex = i['params'] as string;
     let params = lvmtParams.get(hex);

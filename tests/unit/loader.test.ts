@@ -5,7 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
 
-import { WASM_FAMILIES, type WasmFamily, type WasmModuleName, init, modulesFor, verifyAccountProof } from '@lightprov/sdk';
+import { IN_ALL, WASM_FAMILIES, type WasmFamily, type WasmModuleName, init, modulesFor, verifyAccountProof } from '@lightprov/sdk';
 import { describe, expect, it } from 'vitest';
 
 import { VECTORS } from './load.js';
@@ -23,10 +23,22 @@ describe('modulesFor', () => {
     expect(modulesFor(['mpt'])).toEqual(['mpt']);
   });
 
+  // A family outside `all` (beacon) always comes in its own module, beside the choice for the
+  // others.
   it.each(subsets(WASM_FAMILIES).map((s) => [s.join('+'), s] as const))('%s: the smaller of the per-family modules and the one with all', (_name, families) => {
     const chosen = modulesFor(families);
-    expect([families, ['all']]).toContainEqual(chosen);
-    expect(bytes(chosen)).toBe(Math.min(bytes(families), bytes(['all'])));
+    const shared = families.filter((f) => IN_ALL.includes(f));
+    const own = families.filter((f) => !IN_ALL.includes(f));
+    expect([families, ['all', ...own]]).toContainEqual(chosen);
+    expect(bytes(chosen)).toBe(Math.min(bytes(shared), shared.length > 1 ? bytes(['all']) : Infinity) + bytes(own));
+  });
+
+  it('the module with every family carries all but the beacon light client, which only apps that ask for it load', () => {
+    expect([...IN_ALL].sort()).toEqual(WASM_FAMILIES.filter((f) => f !== 'beacon').sort());
+    expect(WASM_FAMILIES).toContain('beacon');
+    expect(modulesFor(['beacon'])).toEqual(['beacon']);
+    expect(modulesFor(IN_ALL)).toEqual(['all']);
+    expect(modulesFor([...IN_ALL, 'beacon'])).toEqual(['all', 'beacon']);
   });
 
   it('what is loaded already is not downloaded again', () => {

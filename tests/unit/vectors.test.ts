@@ -2,14 +2,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { ERROR_CODES, VerificationError, WASM_FAMILIES, commitmentOf, families, headerCommitments, init } from '@lightprov/sdk';
+import { loadBeacon } from '@lightprov/sdk/beacon';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import { checkVector, run } from '../lib/vectors.js';
 import { VECTORS, loadVectors, vectorCount } from './load.js';
 
-beforeAll(() => init());
+// Every family's module: init() loads those of the module with every family, the beacon light
+// client loads by name.
+beforeAll(() => Promise.all([init(), loadBeacon()]));
 // The registry comes from the wasm module: load it before the suites are declared.
-await init();
+await Promise.all([init(), loadBeacon()]);
 const FAMILIES = families();
 
 for (const family of FAMILIES.map((f) => f.name)) {

@@ -99,6 +99,29 @@ error_codes! {
     KeyPresent = "KEY_PRESENT",
     /// A history chain's links recompute to another head than the state commits: a change dropped, altered, moved to another block or of another key.
     ChainMismatch = "CHAIN_MISMATCH",
+    // The beacon family (sync-committee light client).
+    /// A bootstrap's beacon header does not hash to the trusted checkpoint block root.
+    CheckpointMismatch = "CHECKPOINT_MISMATCH",
+    /// Fewer sync committee members signed an update than the protocol's minimum.
+    LowParticipation = "LOW_PARTICIPATION",
+    /// An update's slots are out of order: not current slot ≥ signature slot > attested slot ≥ finalized slot.
+    SlotOrder = "SLOT_ORDER",
+    /// An update is signed in a sync committee period the store has no committee for, or finalizes a header of another period than the store's.
+    PeriodMismatch = "PERIOD_MISMATCH",
+    /// An update's attested header is not newer than the finalized header and it brings no next sync committee the store lacks.
+    StaleUpdate = "STALE_UPDATE",
+    /// A field the update's kind or fork must leave empty is set: a finalized header without finality branch, a next sync committee without its branch, execution data before Capella, blob gas before Deneb.
+    UnexpectedField = "UNEXPECTED_FIELD",
+    /// A finality branch does not lead from the finalized header's root to the attested header's state root.
+    FinalityBranchMismatch = "FINALITY_BRANCH_MISMATCH",
+    /// A sync committee branch does not lead from the committee's root to the header's state root (a bootstrap's current or an update's next committee).
+    SyncCommitteeBranchMismatch = "SYNC_COMMITTEE_BRANCH_MISMATCH",
+    /// An execution branch does not lead from the execution payload header's root to the beacon block's body root.
+    ExecutionBranchMismatch = "EXECUTION_BRANCH_MISMATCH",
+    /// An update's next sync committee differs from the one the store already verified for that period.
+    SyncCommitteeMismatch = "SYNC_COMMITTEE_MISMATCH",
+    /// The sync committee's aggregate signature over the attested header does not verify (other signers, another fork or network, or not a valid point).
+    BadSyncSignature = "BAD_SYNC_SIGNATURE",
 }
 
 impl fmt::Display for ErrorCode {

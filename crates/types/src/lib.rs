@@ -11,6 +11,7 @@ pub mod hex;
 
 // The proof families, one module each with the same files (`mod.rs`, `codec.rs`, `error.rs`),
 // and the registry that lists them. A new family is its module line and its line in FAMILIES.
+pub mod beacon;
 pub mod cole;
 pub mod forkless;
 pub mod header;
@@ -24,6 +25,7 @@ pub const FAMILIES: &[&Family] = &[
     &cole::FAMILY,
     &lvmt::FAMILY,
     &forkless::FAMILY,
+    &beacon::FAMILY,
 ];
 
 pub use alloy_primitives::{Address, B256};

@@ -65,6 +65,8 @@ fn pack_history(out: &mut Vec<u8>, at_lo: Option<(u64, &[u8; 32])>, versions: &[
 }
 
 // One module per proof family (its exports), behind the feature that makes its wasm module.
+#[cfg(feature = "beacon")]
+pub mod beacon;
 #[cfg(feature = "cole")]
 pub mod cole;
 #[cfg(feature = "forkless")]

@@ -9,6 +9,8 @@ extern crate alloc;
 mod family;
 mod keccak;
 
+#[cfg(feature = "beacon")]
+pub mod beacon;
 #[cfg(feature = "cole")]
 pub mod cole;
 #[cfg(feature = "forkless")]

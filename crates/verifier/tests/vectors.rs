@@ -7,6 +7,8 @@
     clippy::expect_used
 )] // a test fails loudly
 
+mod beacon_common;
+
 use std::{fs, path::PathBuf};
 
 use lightprov_types::{B256, ErrorCode, header::Header, hex, mpt::AccountProof};
@@ -233,6 +235,19 @@ fn run_forkless(i: &Value) -> Outcome {
     Ok(serde_json::json!({ "ok": true, "exists": v.exists, "value": hex::encode(&v.value) }))
 }
 
+/// A beacon vector: the bootstrap from the trusted root, then each update in order; the output
+/// is the store's finalized and optimistic headers (`{slot, beaconRoot, executionRoot}`).
+fn run_beacon(i: &Value) -> Outcome {
+    let store = beacon_common::run_vector(i)
+        .map_err(|(_, e)| (e.code(), lightprov_types::Rejection::evidence(&e).field))?;
+    let n = beacon_common::vector_network(&i["network"]);
+    Ok(serde_json::json!({
+        "ok": true,
+        "finalized": beacon_common::header_json(&n, store.finalized_header()),
+        "optimistic": beacon_common::header_json(&n, store.optimistic_header()),
+    }))
+}
+
 fn check(family: &str, run: fn(&Value) -> Outcome, pick: fn(&Value) -> bool) -> usize {
     let mut n = 0;
     for kind in ["valid", "invalid"] {
@@ -291,6 +306,27 @@ fn lvmt_vectors() {
 #[test]
 fn forkless_vectors() {
     assert!(check("forkless", run_forkless, |_| true) > 200);
+}
+
+#[test]
+fn beacon_vectors() {
+    assert_eq!(check("beacon", run_beacon, |_| true), 6 + 17);
+}
+
+/// A beacon vector runs several steps (0: the bootstrap, `i + 1`: update `i`); an invalid one
+/// names the step that must refuse it, and every step before it must pass.
+#[test]
+fn beacon_vectors_fail_at_their_step() {
+    for (name, v) in load("beacon", "invalid") {
+        let (step, _) = beacon_common::run_vector(&v["inputs"])
+            .err()
+            .unwrap_or_else(|| panic!("{name}: accepted"));
+        assert_eq!(
+            Some(step as u64),
+            v["expected"]["step"].as_u64(),
+            "{name}: step"
+        );
+    }
 }
 
 #[test]

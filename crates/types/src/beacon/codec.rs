@@ -1,0 +1,979 @@
+//! SSZ encoding and `hash_tree_root` of the light-client containers (consensus specs,
+//! `ssz/simple-serialize.md`), for every fork from Altair to Fulu.
+//!
+//! Every container here has one size or, from Capella on, a size bounded by the execution
+//! header's `extra_data` (at most 32 bytes): decoders check the exact length of each part, the
+//! offsets of variable parts (the first must end the fixed part, none may go back or past the
+//! end), and never read past the input. A sync committee's size comes from the [`Preset`]
+//! (`SYNC_COMMITTEE_SIZE`), the branch depths and the execution header's fields from the
+//! [`Fork`].
+//!
+//! Written by hand: the maintained SSZ crates of the Rust ecosystem (`ethereum_ssz` and
+//! `tree_hash`) need `std`, and these few containers are fixed enough that their codec is
+//! shorter than the glue a generic one would need.
+
+use alloc::{string::String, vec::Vec};
+
+use sha2::{Digest, Sha256};
+
+use super::{
+    BeaconBlockHeader, EXECUTION_DEPTH, ExecutionPayloadHeader, Fork, LightClientBootstrap,
+    LightClientFinalityUpdate, LightClientHeader, LightClientOptimisticUpdate, LightClientUpdate,
+    Preset, PublicKeyBytes, Root, SyncAggregate, SyncCommittee,
+};
+use crate::DecodeError;
+
+/// `MAX_EXTRA_DATA_BYTES`.
+pub const MAX_EXTRA_DATA_BYTES: usize = 32;
+
+/// Bytes of a `BeaconBlockHeader`.
+pub const BEACON_BLOCK_HEADER_LEN: usize = 112;
+
+/// SHA-256 of two chunks: an inner node of every SSZ Merkle tree.
+pub fn hash_pair(a: &Root, b: &Root) -> Root {
+    let mut h = Sha256::new();
+    h.update(a);
+    h.update(b);
+    h.finalize().into()
+}
+
+/// `merkleize(chunks, limit)`: the root of the tree over `chunks` padded with zero chunks to the
+/// next power of two of `limit` (at least the chunks' count).
+pub fn merkleize(chunks: &[Root], limit: usize) -> Root {
+    let leaves = limit.max(chunks.len()).max(1);
+    let mut depth = 0u32;
+    while (1usize << depth) < leaves {
+        depth += 1;
+    }
+    let mut layer: Vec<Root> = chunks.to_vec();
+    let mut zero = [0u8; 32];
+    for _ in 0..depth {
+        let mut next = Vec::with_capacity(layer.len().div_ceil(2));
+        let mut pairs = layer.chunks(2);
+        for pair in &mut pairs {
+            next.push(match pair {
+                [a, b] => hash_pair(a, b),
+                [a] => hash_pair(a, &zero),
+                _ => zero,
+            });
+        }
+        layer = next;
+        zero = hash_pair(&zero, &zero);
+    }
+    layer.first().copied().unwrap_or(zero)
+}
+
+/// `mix_in_length(root, length)`.
+pub fn mix_in_length(root: &Root, length: usize) -> Root {
+    let mut len = [0u8; 32];
+    if let Some(dst) = len.get_mut(..8) {
+        dst.copy_from_slice(&(length as u64).to_le_bytes());
+    }
+    hash_pair(root, &len)
+}
+
+/// The chunks of `bytes`, the last one zero-padded.
+fn pack(bytes: &[u8]) -> Vec<Root> {
+    bytes
+        .chunks(32)
+        .map(|c| {
+            let mut chunk = [0u8; 32];
+            if let Some(dst) = chunk.get_mut(..c.len()) {
+                dst.copy_from_slice(c);
+            }
+            chunk
+        })
+        .collect()
+}
+
+/// The root of a fixed-size byte vector.
+fn bytes_root(bytes: &[u8]) -> Root {
+    let chunks = pack(bytes);
+    merkleize(&chunks, chunks.len())
+}
+
+/// The root of a `uint64`.
+fn u64_root(v: u64) -> Root {
+    let mut chunk = [0u8; 32];
+    if let Some(dst) = chunk.get_mut(..8) {
+        dst.copy_from_slice(&v.to_le_bytes());
+    }
+    chunk
+}
+
+/// The root of a `Vector[Bytes32, N]` (a Merkle branch).
+pub fn branch_root(branch: &[Root]) -> Root {
+    merkleize(branch, branch.len())
+}
+
+/// The root of a compressed public key (`Bytes48`).
+pub fn pubkey_root(key: &PublicKeyBytes) -> Root {
+    bytes_root(key)
+}
+
+/// `path.name`, built only where an error names it.
+fn at(path: &str, name: &str) -> String {
+    let mut s = String::with_capacity(path.len() + 1 + name.len());
+    s.push_str(path);
+    s.push('.');
+    s.push_str(name);
+    s
+}
+
+/// A reader over a container's fixed part, made once its length is checked: reads within
+/// that length cannot fail (one error per container, not per field, keeps the decoders small).
+struct Fixed<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Fixed<'a> {
+    /// A reader of `bytes`, which must hold at least `len` bytes.
+    fn new(bytes: &'a [u8], len: usize, path: &str) -> Result<Self, DecodeError> {
+        if bytes.len() < len {
+            return Err(DecodeError::new(path, "truncated"));
+        }
+        Ok(Self { bytes, pos: 0 })
+    }
+
+    fn take(&mut self, n: usize) -> &'a [u8] {
+        let end = self.pos.saturating_add(n);
+        let out = self.bytes.get(self.pos..end).unwrap_or_default();
+        self.pos = end;
+        out
+    }
+
+    fn array<const N: usize>(&mut self) -> [u8; N] {
+        self.take(N).try_into().unwrap_or([0; N])
+    }
+
+    fn u64(&mut self) -> u64 {
+        u64::from_le_bytes(self.array())
+    }
+
+    fn offset(&mut self) -> usize {
+        u32::from_le_bytes(self.array()) as usize
+    }
+
+    fn branch(&mut self, depth: usize) -> Vec<Root> {
+        (0..depth).map(|_| self.array()).collect()
+    }
+}
+
+/// Splits `bytes` at the offsets read from its fixed part (`fixed` bytes long): the variable
+/// parts, in order. The first offset must be `fixed`, each one at or after the one before, none
+/// past the end.
+fn variable_parts<'a>(
+    bytes: &'a [u8],
+    fixed: usize,
+    offsets: &[usize],
+    path: &str,
+) -> Result<Vec<&'a [u8]>, DecodeError> {
+    if offsets.first().is_some_and(|o| *o != fixed) {
+        return Err(DecodeError::new(
+            path,
+            "the first offset does not end the fixed part",
+        ));
+    }
+    let mut parts = Vec::with_capacity(offsets.len());
+    for (i, start) in offsets.iter().enumerate() {
+        let end = offsets.get(i + 1).copied().unwrap_or(bytes.len());
+        let part = bytes
+            .get(*start..end)
+            .ok_or_else(|| DecodeError::new(path, "offset out of order or past the end"))?;
+        parts.push(part);
+    }
+    Ok(parts)
+}
+
+fn expect_len(bytes: &[u8], len: usize, path: &str) -> Result<(), DecodeError> {
+    match bytes.len().cmp(&len) {
+        core::cmp::Ordering::Equal => Ok(()),
+        core::cmp::Ordering::Less => Err(DecodeError::new(path, "truncated")),
+        core::cmp::Ordering::Greater => Err(DecodeError::new(path, "trailing bytes")),
+    }
+}
+
+fn put_offset(out: &mut Vec<u8>, offset: usize) {
+    out.extend_from_slice(&(offset as u32).to_le_bytes());
+}
+
+fn put_branch(out: &mut Vec<u8>, branch: &[Root]) {
+    for node in branch {
+        out.extend_from_slice(node);
+    }
+}
+
+impl BeaconBlockHeader {
+    /// Decodes the 112 SSZ bytes of a header.
+    pub fn decode(bytes: &[u8], path: &str) -> Result<Self, DecodeError> {
+        expect_len(bytes, BEACON_BLOCK_HEADER_LEN, path)?;
+        let mut r = Fixed::new(bytes, BEACON_BLOCK_HEADER_LEN, path)?;
+        Ok(Self {
+            slot: r.u64(),
+            proposer_index: r.u64(),
+            parent_root: r.array(),
+            state_root: r.array(),
+            body_root: r.array(),
+        })
+    }
+
+    /// Appends the SSZ encoding.
+    pub fn encode_to(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.slot.to_le_bytes());
+        out.extend_from_slice(&self.proposer_index.to_le_bytes());
+        out.extend_from_slice(&self.parent_root);
+        out.extend_from_slice(&self.state_root);
+        out.extend_from_slice(&self.body_root);
+    }
+
+    /// `hash_tree_root`: the beacon block root.
+    pub fn hash_tree_root(&self) -> Root {
+        merkleize(
+            &[
+                u64_root(self.slot),
+                u64_root(self.proposer_index),
+                self.parent_root,
+                self.state_root,
+                self.body_root,
+            ],
+            8,
+        )
+    }
+}
+
+/// The execution payload header's container in `fork`: Bellatrix's (also what the Altair and
+/// Bellatrix light-client containers would hold), Capella's, or Deneb's (Electra and Fulu keep it).
+pub const fn payload_fork(fork: Fork) -> Fork {
+    match fork {
+        Fork::Altair | Fork::Bellatrix => Fork::Bellatrix,
+        Fork::Capella => Fork::Capella,
+        Fork::Deneb | Fork::Electra | Fork::Fulu => Fork::Deneb,
+    }
+}
+
+impl ExecutionPayloadHeader {
+    /// Bytes of the fixed part in `fork`'s container.
+    pub const fn fixed_len(fork: Fork) -> usize {
+        match payload_fork(fork) {
+            Fork::Capella => 568,
+            Fork::Bellatrix => 536,
+            _ => 584,
+        }
+    }
+
+    /// Decodes `fork`'s `ExecutionPayloadHeader`.
+    pub fn decode(bytes: &[u8], fork: Fork, path: &str) -> Result<Self, DecodeError> {
+        let layout = payload_fork(fork);
+        let fixed = Self::fixed_len(layout);
+        if bytes.len() > fixed + MAX_EXTRA_DATA_BYTES {
+            return Err(DecodeError::new(path, "longer than its container allows"));
+        }
+        let mut r = Fixed::new(bytes, fixed, path)?;
+        let mut h = Self {
+            parent_hash: r.array(),
+            fee_recipient: r.array(),
+            state_root: r.array(),
+            receipts_root: r.array(),
+            logs_bloom: r.array(),
+            prev_randao: r.array(),
+            block_number: r.u64(),
+            gas_limit: r.u64(),
+            gas_used: r.u64(),
+            timestamp: r.u64(),
+            ..Self::default()
+        };
+        let extra_offset = r.offset();
+        h.base_fee_per_gas = r.array();
+        h.block_hash = r.array();
+        h.transactions_root = r.array();
+        if layout >= Fork::Capella {
+            h.withdrawals_root = r.array();
+        }
+        if layout >= Fork::Deneb {
+            h.blob_gas_used = r.u64();
+            h.excess_blob_gas = r.u64();
+        }
+        let parts = variable_parts(bytes, fixed, &[extra_offset], path)?;
+        let extra = parts.first().copied().unwrap_or_default();
+        if extra.len() > MAX_EXTRA_DATA_BYTES {
+            return Err(DecodeError::new(
+                at(path, "extra_data"),
+                "longer than 32 bytes",
+            ));
+        }
+        h.extra_data = extra.to_vec();
+        Ok(h)
+    }
+
+    /// Appends the SSZ encoding of `fork`'s container.
+    pub fn encode_to(&self, fork: Fork, out: &mut Vec<u8>) {
+        let layout = payload_fork(fork);
+        out.extend_from_slice(&self.parent_hash);
+        out.extend_from_slice(&self.fee_recipient);
+        out.extend_from_slice(&self.state_root);
+        out.extend_from_slice(&self.receipts_root);
+        out.extend_from_slice(&self.logs_bloom);
+        out.extend_from_slice(&self.prev_randao);
+        for v in [
+            self.block_number,
+            self.gas_limit,
+            self.gas_used,
+            self.timestamp,
+        ] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        put_offset(out, Self::fixed_len(layout));
+        out.extend_from_slice(&self.base_fee_per_gas);
+        out.extend_from_slice(&self.block_hash);
+        out.extend_from_slice(&self.transactions_root);
+        if layout >= Fork::Capella {
+            out.extend_from_slice(&self.withdrawals_root);
+        }
+        if layout >= Fork::Deneb {
+            out.extend_from_slice(&self.blob_gas_used.to_le_bytes());
+            out.extend_from_slice(&self.excess_blob_gas.to_le_bytes());
+        }
+        out.extend_from_slice(&self.extra_data);
+    }
+
+    /// `hash_tree_root` as `fork`'s container.
+    pub fn hash_tree_root(&self, fork: Fork) -> Root {
+        let layout = payload_fork(fork);
+        let mut fee = [0u8; 32];
+        if let Some(dst) = fee.get_mut(..20) {
+            dst.copy_from_slice(&self.fee_recipient);
+        }
+        let extra = mix_in_length(
+            &merkleize(&pack(&self.extra_data), 1),
+            self.extra_data.len(),
+        );
+        let mut leaves = Vec::with_capacity(17);
+        leaves.extend_from_slice(&[
+            self.parent_hash,
+            fee,
+            self.state_root,
+            self.receipts_root,
+            bytes_root(&self.logs_bloom),
+            self.prev_randao,
+            u64_root(self.block_number),
+            u64_root(self.gas_limit),
+            u64_root(self.gas_used),
+            u64_root(self.timestamp),
+            extra,
+            self.base_fee_per_gas,
+            self.block_hash,
+            self.transactions_root,
+        ]);
+        if layout >= Fork::Capella {
+            leaves.push(self.withdrawals_root);
+        }
+        if layout >= Fork::Deneb {
+            leaves.push(u64_root(self.blob_gas_used));
+            leaves.push(u64_root(self.excess_blob_gas));
+        }
+        merkleize(&leaves, leaves.len())
+    }
+}
+
+impl LightClientHeader {
+    /// Bytes of the fixed part of `fork`'s container.
+    const fn fixed_len(fork: Fork) -> usize {
+        if fork.has_execution() {
+            BEACON_BLOCK_HEADER_LEN + 4 + 32 * EXECUTION_DEPTH
+        } else {
+            BEACON_BLOCK_HEADER_LEN
+        }
+    }
+
+    /// Whether `fork`'s container has a variable size.
+    const fn is_variable(fork: Fork) -> bool {
+        fork.has_execution()
+    }
+
+    /// Decodes `fork`'s `LightClientHeader`.
+    pub fn decode(bytes: &[u8], fork: Fork, path: &str) -> Result<Self, DecodeError> {
+        if !fork.has_execution() {
+            return Ok(Self {
+                beacon: BeaconBlockHeader::decode(bytes, &at(path, "beacon"))?,
+                ..Self::empty(fork)
+            });
+        }
+        let fixed = Self::fixed_len(fork);
+        let mut r = Fixed::new(bytes, fixed, path)?;
+        let beacon =
+            BeaconBlockHeader::decode(r.take(BEACON_BLOCK_HEADER_LEN), &at(path, "beacon"))?;
+        let offset = r.offset();
+        let mut execution_branch = [[0u8; 32]; EXECUTION_DEPTH];
+        for node in &mut execution_branch {
+            *node = r.array();
+        }
+        let parts = variable_parts(bytes, fixed, &[offset], path)?;
+        let execution = ExecutionPayloadHeader::decode(
+            parts.first().copied().unwrap_or_default(),
+            fork,
+            &at(path, "execution"),
+        )?;
+        Ok(Self {
+            fork,
+            beacon,
+            execution,
+            execution_branch,
+        })
+    }
+
+    /// Appends the SSZ encoding.
+    pub fn encode_to(&self, out: &mut Vec<u8>) {
+        self.beacon.encode_to(out);
+        if self.fork.has_execution() {
+            put_offset(out, Self::fixed_len(self.fork));
+            put_branch(out, &self.execution_branch);
+            self.execution.encode_to(self.fork, out);
+        }
+    }
+
+    /// The SSZ encoding.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.encode_to(&mut out);
+        out
+    }
+
+    /// `hash_tree_root` of the light-client header (not the beacon block root: that is
+    /// `self.beacon.hash_tree_root()`).
+    pub fn hash_tree_root(&self) -> Root {
+        if !self.fork.has_execution() {
+            return self.beacon.hash_tree_root();
+        }
+        merkleize(
+            &[
+                self.beacon.hash_tree_root(),
+                self.execution.hash_tree_root(self.fork),
+                branch_root(&self.execution_branch),
+            ],
+            4,
+        )
+    }
+}
+
+impl SyncCommittee {
+    /// Bytes of a committee of `size` members.
+    pub const fn len(size: usize) -> usize {
+        48 * size + 48
+    }
+
+    /// Decodes a committee of `preset.sync_committee_size` members.
+    pub fn decode(bytes: &[u8], preset: &Preset, path: &str) -> Result<Self, DecodeError> {
+        let size = preset.sync_committee_size;
+        expect_len(bytes, Self::len(size), path)?;
+        let mut r = Fixed::new(bytes, Self::len(size), path)?;
+        let pubkeys = (0..size).map(|_| r.array::<48>()).collect();
+        Ok(Self {
+            pubkeys,
+            aggregate_pubkey: r.array(),
+        })
+    }
+
+    /// Appends the SSZ encoding.
+    pub fn encode_to(&self, out: &mut Vec<u8>) {
+        for k in &self.pubkeys {
+            out.extend_from_slice(k);
+        }
+        out.extend_from_slice(&self.aggregate_pubkey);
+    }
+
+    /// `hash_tree_root`.
+    pub fn hash_tree_root(&self) -> Root {
+        let keys: Vec<Root> = self.pubkeys.iter().map(pubkey_root).collect();
+        merkleize(
+            &[
+                merkleize(&keys, keys.len()),
+                pubkey_root(&self.aggregate_pubkey),
+            ],
+            2,
+        )
+    }
+}
+
+impl SyncAggregate {
+    /// Bytes of the aggregate of a committee of `size` members.
+    pub const fn len(size: usize) -> usize {
+        size.div_ceil(8) + 96
+    }
+
+    /// Decodes the aggregate of a committee of `preset.sync_committee_size` members.
+    pub fn decode(bytes: &[u8], preset: &Preset, path: &str) -> Result<Self, DecodeError> {
+        let size = preset.sync_committee_size;
+        expect_len(bytes, Self::len(size), path)?;
+        let mut r = Fixed::new(bytes, Self::len(size), path)?;
+        let bits = r.take(size.div_ceil(8));
+        Ok(Self {
+            sync_committee_bits: bits.to_vec(),
+            sync_committee_signature: r.array(),
+        })
+    }
+
+    /// Appends the SSZ encoding.
+    pub fn encode_to(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.sync_committee_bits);
+        out.extend_from_slice(&self.sync_committee_signature);
+    }
+
+    /// `hash_tree_root`.
+    pub fn hash_tree_root(&self) -> Root {
+        let bits = pack(&self.sync_committee_bits);
+        merkleize(
+            &[
+                merkleize(&bits, bits.len()),
+                bytes_root(&self.sync_committee_signature),
+            ],
+            2,
+        )
+    }
+}
+
+/// One field of a container, for [`split`]: its fixed size, or variable (a header from Capella
+/// on).
+#[derive(Clone, Copy)]
+enum Part {
+    Fixed(usize),
+    Header,
+}
+
+/// Splits a container into its fields' bytes, reading the offsets of variable fields.
+fn split<'a>(
+    bytes: &'a [u8],
+    fork: Fork,
+    parts: &[Part],
+    path: &str,
+) -> Result<Vec<&'a [u8]>, DecodeError> {
+    let header_len = LightClientHeader::fixed_len(fork);
+    let variable = LightClientHeader::is_variable(fork);
+    let size = |p: &Part| match p {
+        Part::Fixed(n) => *n,
+        Part::Header if variable => 4,
+        Part::Header => header_len,
+    };
+    let fixed: usize = parts.iter().map(size).sum();
+    let mut r = Fixed::new(bytes, fixed, path)?;
+    let mut out = Vec::with_capacity(parts.len());
+    let mut offsets = Vec::new();
+    for p in parts {
+        if variable && matches!(p, Part::Header) {
+            offsets.push(r.offset());
+            out.push(&[][..]);
+        } else {
+            out.push(r.take(size(p)));
+        }
+    }
+    if !variable {
+        expect_len(bytes, fixed, path)?;
+        return Ok(out);
+    }
+    let mut var = variable_parts(bytes, fixed, &offsets, path)?.into_iter();
+    for (p, slot) in parts.iter().zip(out.iter_mut()) {
+        if matches!(p, Part::Header) {
+            *slot = var.next().unwrap_or_default();
+        }
+    }
+    Ok(out)
+}
+
+/// Writes a container: fixed fields in place, headers (variable from Capella on) by offset.
+fn join(fork: Fork, fields: &[Field<'_>]) -> Vec<u8> {
+    let mut out = Vec::new();
+    if !fork.has_execution() {
+        for f in fields {
+            f.write(&mut out);
+        }
+        return out;
+    }
+    let fixed: usize = fields
+        .iter()
+        .map(|f| match f {
+            Field::Header(_) => 4,
+            Field::Bytes(b) => b.len(),
+        })
+        .sum();
+    let mut tail = Vec::new();
+    for f in fields {
+        match f {
+            Field::Header(h) => {
+                put_offset(&mut out, fixed + tail.len());
+                h.encode_to(&mut tail);
+            }
+            Field::Bytes(b) => out.extend_from_slice(b),
+        }
+    }
+    out.extend_from_slice(&tail);
+    out
+}
+
+enum Field<'a> {
+    Header(&'a LightClientHeader),
+    Bytes(Vec<u8>),
+}
+
+impl Field<'_> {
+    fn write(&self, out: &mut Vec<u8>) {
+        match self {
+            Field::Header(h) => h.encode_to(out),
+            Field::Bytes(b) => out.extend_from_slice(b),
+        }
+    }
+}
+
+fn committee_bytes(c: &SyncCommittee) -> Vec<u8> {
+    let mut v = Vec::with_capacity(48 * (c.pubkeys.len() + 1));
+    c.encode_to(&mut v);
+    v
+}
+
+fn aggregate_bytes(a: &SyncAggregate) -> Vec<u8> {
+    let mut v = Vec::new();
+    a.encode_to(&mut v);
+    v
+}
+
+fn branch_bytes(b: &[Root]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(32 * b.len());
+    put_branch(&mut v, b);
+    v
+}
+
+fn read_branch(bytes: &[u8], depth: usize, path: &str) -> Result<Vec<Root>, DecodeError> {
+    expect_len(bytes, 32 * depth, path)?;
+    Ok(Fixed::new(bytes, 32 * depth, path)?.branch(depth))
+}
+
+fn read_slot(bytes: &[u8], path: &str) -> Result<u64, DecodeError> {
+    expect_len(bytes, 8, path)?;
+    Ok(Fixed::new(bytes, 8, path)?.u64())
+}
+
+/// The field at `i` of a split container (present by construction).
+fn nth<'a>(parts: &[&'a [u8]], i: usize) -> &'a [u8] {
+    parts.get(i).copied().unwrap_or_default()
+}
+
+impl LightClientBootstrap {
+    /// Decodes `fork`'s `LightClientBootstrap`.
+    pub fn decode(bytes: &[u8], fork: Fork, preset: &Preset) -> Result<Self, DecodeError> {
+        let path = "bootstrap";
+        let depth = fork.sync_committee_depth();
+        let parts = split(
+            bytes,
+            fork,
+            &[
+                Part::Header,
+                Part::Fixed(SyncCommittee::len(preset.sync_committee_size)),
+                Part::Fixed(32 * depth),
+            ],
+            path,
+        )?;
+        Ok(Self {
+            header: LightClientHeader::decode(nth(&parts, 0), fork, "bootstrap.header")?,
+            current_sync_committee: SyncCommittee::decode(
+                nth(&parts, 1),
+                preset,
+                "bootstrap.current_sync_committee",
+            )?,
+            current_sync_committee_branch: read_branch(
+                nth(&parts, 2),
+                depth,
+                "bootstrap.current_sync_committee_branch",
+            )?,
+        })
+    }
+
+    /// The SSZ encoding (of its header's fork).
+    pub fn encode(&self) -> Vec<u8> {
+        join(
+            self.header.fork,
+            &[
+                Field::Header(&self.header),
+                Field::Bytes(committee_bytes(&self.current_sync_committee)),
+                Field::Bytes(branch_bytes(&self.current_sync_committee_branch)),
+            ],
+        )
+    }
+
+    /// `hash_tree_root`.
+    pub fn hash_tree_root(&self) -> Root {
+        merkleize(
+            &[
+                self.header.hash_tree_root(),
+                self.current_sync_committee.hash_tree_root(),
+                branch_root(&self.current_sync_committee_branch),
+            ],
+            4,
+        )
+    }
+}
+
+impl LightClientUpdate {
+    /// Decodes `fork`'s `LightClientUpdate`.
+    pub fn decode(bytes: &[u8], fork: Fork, preset: &Preset) -> Result<Self, DecodeError> {
+        let size = preset.sync_committee_size;
+        let parts = split(
+            bytes,
+            fork,
+            &[
+                Part::Header,
+                Part::Fixed(SyncCommittee::len(size)),
+                Part::Fixed(32 * fork.sync_committee_depth()),
+                Part::Header,
+                Part::Fixed(32 * fork.finality_depth()),
+                Part::Fixed(SyncAggregate::len(size)),
+                Part::Fixed(8),
+            ],
+            "update",
+        )?;
+        Ok(Self {
+            attested_header: LightClientHeader::decode(
+                nth(&parts, 0),
+                fork,
+                "update.attested_header",
+            )?,
+            next_sync_committee: SyncCommittee::decode(
+                nth(&parts, 1),
+                preset,
+                "update.next_sync_committee",
+            )?,
+            next_sync_committee_branch: read_branch(
+                nth(&parts, 2),
+                fork.sync_committee_depth(),
+                "update.next_sync_committee_branch",
+            )?,
+            finalized_header: LightClientHeader::decode(
+                nth(&parts, 3),
+                fork,
+                "update.finalized_header",
+            )?,
+            finality_branch: read_branch(
+                nth(&parts, 4),
+                fork.finality_depth(),
+                "update.finality_branch",
+            )?,
+            sync_aggregate: SyncAggregate::decode(nth(&parts, 5), preset, "update.sync_aggregate")?,
+            signature_slot: read_slot(nth(&parts, 6), "update.signature_slot")?,
+        })
+    }
+
+    /// The SSZ encoding (of its attested header's fork).
+    pub fn encode(&self) -> Vec<u8> {
+        join(
+            self.attested_header.fork,
+            &[
+                Field::Header(&self.attested_header),
+                Field::Bytes(committee_bytes(&self.next_sync_committee)),
+                Field::Bytes(branch_bytes(&self.next_sync_committee_branch)),
+                Field::Header(&self.finalized_header),
+                Field::Bytes(branch_bytes(&self.finality_branch)),
+                Field::Bytes(aggregate_bytes(&self.sync_aggregate)),
+                Field::Bytes(self.signature_slot.to_le_bytes().to_vec()),
+            ],
+        )
+    }
+
+    /// `hash_tree_root`.
+    pub fn hash_tree_root(&self) -> Root {
+        merkleize(
+            &[
+                self.attested_header.hash_tree_root(),
+                self.next_sync_committee.hash_tree_root(),
+                branch_root(&self.next_sync_committee_branch),
+                self.finalized_header.hash_tree_root(),
+                branch_root(&self.finality_branch),
+                self.sync_aggregate.hash_tree_root(),
+                u64_root(self.signature_slot),
+            ],
+            8,
+        )
+    }
+}
+
+impl LightClientFinalityUpdate {
+    /// Decodes `fork`'s `LightClientFinalityUpdate`.
+    pub fn decode(bytes: &[u8], fork: Fork, preset: &Preset) -> Result<Self, DecodeError> {
+        let parts = split(
+            bytes,
+            fork,
+            &[
+                Part::Header,
+                Part::Header,
+                Part::Fixed(32 * fork.finality_depth()),
+                Part::Fixed(SyncAggregate::len(preset.sync_committee_size)),
+                Part::Fixed(8),
+            ],
+            "finality_update",
+        )?;
+        Ok(Self {
+            attested_header: LightClientHeader::decode(
+                nth(&parts, 0),
+                fork,
+                "finality_update.attested_header",
+            )?,
+            finalized_header: LightClientHeader::decode(
+                nth(&parts, 1),
+                fork,
+                "finality_update.finalized_header",
+            )?,
+            finality_branch: read_branch(
+                nth(&parts, 2),
+                fork.finality_depth(),
+                "finality_update.finality_branch",
+            )?,
+            sync_aggregate: SyncAggregate::decode(
+                nth(&parts, 3),
+                preset,
+                "finality_update.sync_aggregate",
+            )?,
+            signature_slot: read_slot(nth(&parts, 4), "finality_update.signature_slot")?,
+        })
+    }
+
+    /// The SSZ encoding.
+    pub fn encode(&self) -> Vec<u8> {
+        join(
+            self.attested_header.fork,
+            &[
+                Field::Header(&self.attested_header),
+                Field::Header(&self.finalized_header),
+                Field::Bytes(branch_bytes(&self.finality_branch)),
+                Field::Bytes(aggregate_bytes(&self.sync_aggregate)),
+                Field::Bytes(self.signature_slot.to_le_bytes().to_vec()),
+            ],
+        )
+    }
+
+    /// `hash_tree_root`.
+    pub fn hash_tree_root(&self) -> Root {
+        merkleize(
+            &[
+                self.attested_header.hash_tree_root(),
+                self.finalized_header.hash_tree_root(),
+                branch_root(&self.finality_branch),
+                self.sync_aggregate.hash_tree_root(),
+                u64_root(self.signature_slot),
+            ],
+            8,
+        )
+    }
+}
+
+impl LightClientOptimisticUpdate {
+    /// Decodes `fork`'s `LightClientOptimisticUpdate`.
+    pub fn decode(bytes: &[u8], fork: Fork, preset: &Preset) -> Result<Self, DecodeError> {
+        let parts = split(
+            bytes,
+            fork,
+            &[
+                Part::Header,
+                Part::Fixed(SyncAggregate::len(preset.sync_committee_size)),
+                Part::Fixed(8),
+            ],
+            "optimistic_update",
+        )?;
+        Ok(Self {
+            attested_header: LightClientHeader::decode(
+                nth(&parts, 0),
+                fork,
+                "optimistic_update.attested_header",
+            )?,
+            sync_aggregate: SyncAggregate::decode(
+                nth(&parts, 1),
+                preset,
+                "optimistic_update.sync_aggregate",
+            )?,
+            signature_slot: read_slot(nth(&parts, 2), "optimistic_update.signature_slot")?,
+        })
+    }
+
+    /// The SSZ encoding.
+    pub fn encode(&self) -> Vec<u8> {
+        join(
+            self.attested_header.fork,
+            &[
+                Field::Header(&self.attested_header),
+                Field::Bytes(aggregate_bytes(&self.sync_aggregate)),
+                Field::Bytes(self.signature_slot.to_le_bytes().to_vec()),
+            ],
+        )
+    }
+
+    /// `hash_tree_root`.
+    pub fn hash_tree_root(&self) -> Root {
+        merkleize(
+            &[
+                self.attested_header.hash_tree_root(),
+                self.sync_aggregate.hash_tree_root(),
+                u64_root(self.signature_slot),
+            ],
+            4,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merkleize_pads_with_zero_subtrees() {
+        let a = [1u8; 32];
+        let z = [0u8; 32];
+        assert_eq!(merkleize(&[a], 1), a);
+        assert_eq!(merkleize(&[a], 2), hash_pair(&a, &z));
+        assert_eq!(
+            merkleize(&[a], 4),
+            hash_pair(&hash_pair(&a, &z), &hash_pair(&z, &z))
+        );
+        assert_eq!(merkleize(&[], 2), hash_pair(&z, &z));
+    }
+
+    #[test]
+    fn worked_example_of_docs_proofs_md() {
+        let bytes = ::hex::decode(
+            "1000000000000000\
+             2500000000000000\
+             5d73a3ff836ece90d81ab395b970c56ec848e5d9fc6438d801aca923edf74c7c\
+             0135e35e66c418262757703722f873ecd70ce73c5d56e299b94a59bdf469e5b7\
+             2fafb34536be96df08cae9d40b7ad736ea5499ccdd0cd4fd9431a008bc347a6e",
+        )
+        .unwrap();
+        let h = BeaconBlockHeader::decode(&bytes, "header").unwrap();
+        assert_eq!((h.slot, h.proposer_index), (16, 37));
+        assert_eq!(
+            ::hex::encode(h.hash_tree_root()),
+            "640977acd146f22cf29725695aa2f0fb7198f44ebd1547d239d3f3e6386dcb87"
+        );
+        let mut out = Vec::new();
+        h.encode_to(&mut out);
+        assert_eq!(out, bytes);
+    }
+
+    #[test]
+    fn update_decoder_rejects_offsets_that_do_not_end_the_fixed_part() {
+        let preset = Preset::MINIMAL;
+        let h = LightClientHeader::empty(Fork::Capella);
+        let u = LightClientOptimisticUpdate {
+            attested_header: h,
+            sync_aggregate: SyncAggregate {
+                sync_committee_bits: alloc::vec![0; 4],
+                sync_committee_signature: [0; 96],
+            },
+            signature_slot: 1,
+        };
+        let mut bytes = u.encode();
+        assert_eq!(
+            LightClientOptimisticUpdate::decode(&bytes, Fork::Capella, &preset).as_ref(),
+            Ok(&u)
+        );
+        if let Some(b) = bytes.first_mut() {
+            *b = b.wrapping_add(1);
+        }
+        let e = LightClientOptimisticUpdate::decode(&bytes, Fork::Capella, &preset);
+        assert_eq!(e.map_err(|e| e.field), Err("optimistic_update".into()));
+    }
+}

@@ -1,0 +1,241 @@
+//! The beacon module's exports: a sync-committee light-client store that starts from a trusted
+//! beacon block root and follows the chain through SSZ light-client updates (the Beacon API's
+//! `application/octet-stream` answers, with the fork its `Eth-Consensus-Version` names).
+
+use std::{string::String, vec::Vec};
+
+use lightprov_types::{
+    DecodeError,
+    beacon::{
+        BeaconError, Fork, LightClientBootstrap, LightClientFinalityUpdate, LightClientHeader,
+        LightClientOptimisticUpdate, LightClientUpdate, Network, Preset,
+    },
+};
+use lightprov_verifier::beacon::{LightClientStore, Progress, execution_root};
+use wasm_bindgen::prelude::*;
+
+use crate::{decode_error, hash32, reject};
+
+fn fork(name: &str) -> Result<Fork, JsValue> {
+    Fork::from_name(name)
+        .ok_or_else(|| decode_error(&DecodeError::new("fork", "not a fork from altair to fulu")))
+}
+
+fn named(network: &str) -> Result<&'static Network, JsValue> {
+    Network::named(network).ok_or_else(|| {
+        decode_error(&DecodeError::new(
+            "network",
+            "expected mainnet, sepolia, holesky or hoodi",
+        ))
+    })
+}
+
+/// A minimal-preset chain with every fork through `last_fork` at genesis.
+fn minimal(genesis_validators_root: &[u8], last_fork: &str) -> Result<Network, JsValue> {
+    let gvr = hash32(genesis_validators_root, "genesisValidatorsRoot")?;
+    Ok(Network::minimal(gvr.0, fork(last_fork)?))
+}
+
+fn progress(p: Progress) -> u8 {
+    u8::from(p.applied) | (u8::from(p.optimistic) << 1)
+}
+
+/// A header packed for JS: `slot(u64) ‖ beaconRoot(32) ‖ blockNumber(u64) ‖ blockHash(32) ‖
+/// stateRoot(32) ‖ executionRoot(32)`, big-endian integers; the execution fields are zero
+/// before Capella.
+fn pack(network: &Network, h: &LightClientHeader) -> Vec<u8> {
+    let mut out = Vec::with_capacity(144);
+    out.extend_from_slice(&h.beacon.slot.to_be_bytes());
+    out.extend_from_slice(&h.beacon.hash_tree_root());
+    out.extend_from_slice(&h.execution.block_number.to_be_bytes());
+    out.extend_from_slice(&h.execution.block_hash);
+    out.extend_from_slice(&h.execution.state_root);
+    out.extend_from_slice(&execution_root(network, h));
+    out
+}
+
+/// The public networks `bootstrap` and `restore` take, comma-separated (`mainnet,sepolia,…`):
+/// the SDK names them from here, never from a list of its own.
+#[wasm_bindgen(js_name = beaconNetworks)]
+pub fn beacon_networks() -> String {
+    Network::PUBLIC.map(|n| n.name).join(",")
+}
+
+/// A light-client store of one network.
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct BeaconStore {
+    store: LightClientStore,
+}
+
+#[wasm_bindgen]
+impl BeaconStore {
+    /// Starts from a bootstrap (SSZ of `fork`'s container) whose header must hash to
+    /// `trustedBlockRoot`. `network` is `mainnet`, `sepolia`, `holesky` or `hoodi`.
+    #[wasm_bindgen(js_name = bootstrap)]
+    pub fn bootstrap(
+        network: &str,
+        trusted_block_root: &[u8],
+        fork_name: &str,
+        ssz: &[u8],
+    ) -> Result<BeaconStore, JsValue> {
+        let network = *named(network)?;
+        Self::start(network, trusted_block_root, fork_name, ssz)
+    }
+
+    /// As `bootstrap`, for a minimal-preset chain (a simulated sync committee) with every fork
+    /// through `lastFork` at genesis.
+    #[wasm_bindgen(js_name = bootstrapMinimal)]
+    pub fn bootstrap_minimal(
+        genesis_validators_root: &[u8],
+        last_fork: &str,
+        trusted_block_root: &[u8],
+        fork_name: &str,
+        ssz: &[u8],
+    ) -> Result<BeaconStore, JsValue> {
+        Self::start(
+            minimal(genesis_validators_root, last_fork)?,
+            trusted_block_root,
+            fork_name,
+            ssz,
+        )
+    }
+
+    fn start(
+        network: Network,
+        trusted_block_root: &[u8],
+        fork_name: &str,
+        ssz: &[u8],
+    ) -> Result<BeaconStore, JsValue> {
+        let root = hash32(trusted_block_root, "trustedBlockRoot")?;
+        let b = LightClientBootstrap::decode(ssz, fork(fork_name)?, &network.preset)
+            .map_err(|e| decode_error(&e))?;
+        let store = LightClientStore::bootstrap(network, &root.0, b).map_err(|e| reject(&e))?;
+        Ok(BeaconStore { store })
+    }
+
+    /// Decodes `ssz` as `fork_name`'s container with `decode` and hands it to `f`.
+    fn with<T, R>(
+        &mut self,
+        fork_name: &str,
+        ssz: &[u8],
+        decode: fn(&[u8], Fork, &Preset) -> Result<T, DecodeError>,
+        f: impl FnOnce(&mut LightClientStore, T) -> Result<R, BeaconError>,
+    ) -> Result<R, JsValue> {
+        let preset = self.store.network().preset;
+        let value = decode(ssz, fork(fork_name)?, &preset).map_err(|e| decode_error(&e))?;
+        f(&mut self.store, value).map_err(|e| reject(&e))
+    }
+
+    /// Processes a `LightClientUpdate`; returns bit 0 set if the finalized header moved (or
+    /// the next committee was learned), bit 1 if the optimistic header moved.
+    #[wasm_bindgen(js_name = processUpdate)]
+    pub fn process_update(
+        &mut self,
+        fork_name: &str,
+        ssz: &[u8],
+        current_slot: u64,
+    ) -> Result<u8, JsValue> {
+        self.with(fork_name, ssz, LightClientUpdate::decode, |s, u| {
+            s.process_update(u, current_slot).map(progress)
+        })
+    }
+
+    /// Checks a `LightClientUpdate` against the store without applying it (the store only
+    /// keeps the committee's decompressed keys).
+    #[wasm_bindgen(js_name = validateUpdate)]
+    pub fn validate_update(
+        &mut self,
+        fork_name: &str,
+        ssz: &[u8],
+        current_slot: u64,
+    ) -> Result<(), JsValue> {
+        self.with(fork_name, ssz, LightClientUpdate::decode, |s, u| {
+            s.validate_update(&u, current_slot)
+        })
+    }
+
+    /// Processes a `LightClientFinalityUpdate` (as `processUpdate`).
+    #[wasm_bindgen(js_name = processFinalityUpdate)]
+    pub fn process_finality_update(
+        &mut self,
+        fork_name: &str,
+        ssz: &[u8],
+        current_slot: u64,
+    ) -> Result<u8, JsValue> {
+        self.with(fork_name, ssz, LightClientFinalityUpdate::decode, |s, u| {
+            s.process_finality_update(u, current_slot).map(progress)
+        })
+    }
+
+    /// Processes a `LightClientOptimisticUpdate` (as `processUpdate`).
+    #[wasm_bindgen(js_name = processOptimisticUpdate)]
+    pub fn process_optimistic_update(
+        &mut self,
+        fork_name: &str,
+        ssz: &[u8],
+        current_slot: u64,
+    ) -> Result<u8, JsValue> {
+        self.with(
+            fork_name,
+            ssz,
+            LightClientOptimisticUpdate::decode,
+            |s, u| s.process_optimistic_update(u, current_slot).map(progress),
+        )
+    }
+
+    /// Applies the best update after a period without finality; whether it applied one.
+    #[wasm_bindgen(js_name = forceUpdate)]
+    pub fn force_update(&mut self, current_slot: u64) -> Result<bool, JsValue> {
+        self.store
+            .force_update(current_slot)
+            .map_err(|e| reject(&e))
+    }
+
+    /// The store as bytes, to keep across restarts (`restore` takes them back).
+    #[wasm_bindgen(js_name = save)]
+    pub fn save(&self) -> Vec<u8> {
+        self.store.to_bytes()
+    }
+
+    /// A store saved by `save`, for the public network `network`.
+    #[wasm_bindgen(js_name = restore)]
+    pub fn restore(network: &str, saved: &[u8]) -> Result<BeaconStore, JsValue> {
+        Self::reopen(*named(network)?, saved)
+    }
+
+    /// A store saved by `save`, for a minimal-preset chain (as `bootstrapMinimal`).
+    #[wasm_bindgen(js_name = restoreMinimal)]
+    pub fn restore_minimal(
+        genesis_validators_root: &[u8],
+        last_fork: &str,
+        saved: &[u8],
+    ) -> Result<BeaconStore, JsValue> {
+        Self::reopen(minimal(genesis_validators_root, last_fork)?, saved)
+    }
+
+    fn reopen(network: Network, saved: &[u8]) -> Result<BeaconStore, JsValue> {
+        let store = LightClientStore::from_bytes(network, saved).map_err(|e| reject(&e))?;
+        Ok(BeaconStore { store })
+    }
+
+    /// The slot of the store's network at Unix time `now` (seconds): the current slot the
+    /// update calls take.
+    #[wasm_bindgen(js_name = slotAt)]
+    pub fn slot_at(&self, now: u64) -> u64 {
+        self.store.network().slot_at(now)
+    }
+
+    /// The finalized header, packed (see the module's `pack`: slot, beacon root, block number,
+    /// block hash, execution state root, execution root).
+    #[wasm_bindgen(js_name = finalizedHeader)]
+    pub fn finalized_header(&self) -> Vec<u8> {
+        pack(self.store.network(), self.store.finalized_header())
+    }
+
+    /// The optimistic header, packed as `finalizedHeader`.
+    #[wasm_bindgen(js_name = optimisticHeader)]
+    pub fn optimistic_header(&self) -> Vec<u8> {
+        pack(self.store.network(), self.store.optimistic_header())
+    }
+}
