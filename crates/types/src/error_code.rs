@@ -90,6 +90,11 @@ error_codes! {
     TransactionHashMismatch = "TRANSACTION_HASH_MISMATCH",
     /// The receipt proven at a transaction's index does not go with it: one of the two is absent while the other is present, or their EIP-2718 types differ.
     ReceiptMismatch = "RECEIPT_MISMATCH",
+    // Merkle Bucket Tree (mbt).
+    /// A proof is made under other tree parameters than the trusted ones (MBT: bucket bits and fanout).
+    ParamsMismatch = "PARAMS_MISMATCH",
+    /// A bucket in a proof lists an entry whose key belongs to another bucket.
+    BucketMismatch = "BUCKET_MISMATCH",
 }
 
 impl fmt::Display for ErrorCode {

@@ -14,6 +14,7 @@ pub mod hex;
 pub mod cole;
 pub mod header;
 pub mod lvmt;
+pub mod mbt;
 pub mod mpt;
 
 /// Every proof family, in the order documentation lists them.
