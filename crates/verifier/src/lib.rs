@@ -15,6 +15,8 @@ pub mod cole;
 pub mod header;
 #[cfg(feature = "lvmt")]
 pub mod lvmt;
+#[cfg(feature = "mbt")]
+pub mod mbt;
 #[cfg(feature = "mpt")]
 pub mod mpt;
 #[cfg(feature = "header")]
