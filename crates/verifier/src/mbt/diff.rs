@@ -13,7 +13,7 @@
 use alloc::{format, vec::Vec};
 
 use lightprov_types::{
-    B256, Word,
+    B256, DecodeError, Word,
     mbt::{DiffNode, DiffProof, Entry, MbtError, MbtParams, hash},
 };
 
@@ -73,8 +73,16 @@ fn walk(
     field: &str,
     changes: &mut Vec<Change>,
 ) -> Result<(B256, B256), MbtError> {
+    // The decoder gives only this shape; a proof built in memory is held to it too.
+    let at_buckets = level >= p.depth();
+    let shape = |reason| Err(MbtError::Decode(DecodeError::new(field, reason)));
     match node {
         DiffNode::Same(h) => Ok((*h, *h)),
+        DiffNode::Inner(_) if at_buckets => shape("an inner node at the buckets' level"),
+        DiffNode::Inner(c) if c.len() != usize::from(p.fanout()) => {
+            shape("an inner node of another width than the fanout")
+        }
+        DiffNode::Bucket { .. } if !at_buckets => shape("a bucket above the buckets' level"),
         DiffNode::Inner(children) => {
             let mut olds = Vec::with_capacity(children.len());
             let mut news = Vec::with_capacity(children.len());

@@ -16,8 +16,8 @@
 use alloc::{format, vec::Vec};
 
 use lightprov_types::{
-    B256, Word,
-    mbt::{HistoryProof, MbtError, MbtParams, hash},
+    B256, DecodeError, Word,
+    mbt::{HistoryProof, MAX_HISTORY_BLOCKS, MbtError, MbtParams, hash},
 };
 
 use super::{bucket_hash, bucket_of, check_depth, check_params, lookup};
@@ -134,8 +134,16 @@ pub fn verify_history_proof(
             found: (p.lo, p.hi),
         });
     }
-    // The decoder bounds the range to 1024 blocks.
-    let blocks = (p.hi - p.lo + 1) as usize;
+    // The decoder bounds the range to 1024 blocks; a proof built in memory is held to it too.
+    let blocks = match p.hi.checked_sub(p.lo) {
+        Some(d) if d < MAX_HISTORY_BLOCKS => (d + 1) as usize,
+        _ => {
+            return Err(MbtError::Decode(DecodeError::new(
+                "hi",
+                "a range of 1 to 1024 blocks",
+            )));
+        }
+    };
     if t.roots.len() != blocks {
         let covered = q.lo.saturating_add(t.roots.len() as u64).saturating_sub(1);
         return Err(MbtError::RangeMismatch {
@@ -146,7 +154,14 @@ pub fn verify_history_proof(
     let depth = check_depth(params, p.levels.len())?;
     let bucket = bucket_of(params, &q.key);
     let mut levels = Vec::with_capacity(p.levels.len());
+    let fanout = usize::from(params.fanout());
     for (l, nodes) in p.levels.iter().enumerate() {
+        if let Some(i) = nodes.iter().position(|n| n.len() != fanout) {
+            return Err(MbtError::Decode(DecodeError::new(
+                format!("levels[{l}][{i}]"),
+                "a node of another width than the fanout",
+            )));
+        }
         // `l < depth ≤ 24`.
         let level = l as u8;
         levels.push(index_level(

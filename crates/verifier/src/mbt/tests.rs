@@ -913,3 +913,83 @@ fn history_checks_key_parameters_levels_and_entries() {
     let e = history_check(&crowded_models, &unsorted, &k, 0).unwrap_err();
     assert_eq!(code(&e), ErrorCode::ResultsOutOfOrder);
 }
+
+// ---- proofs built in memory, not decoded, are held to the decoder's shape ----
+
+#[test]
+fn proofs_built_in_memory_of_a_shape_no_decoder_gives_are_refused() {
+    let p = params(4, 3);
+    let (a, b) = two_versions(p);
+    let t = diff_trusted(&a, &b);
+    // Inner nodes nested far below the buckets' level (the level counter would overflow).
+    let mut deep = DiffNode::Same(B256::ZERO);
+    for _ in 0..300 {
+        deep = DiffNode::Inner(vec![
+            deep,
+            DiffNode::Same(B256::ZERO),
+            DiffNode::Same(B256::ZERO),
+        ]);
+    }
+    let e = verify_diff_proof(
+        &t,
+        &DiffProof {
+            params: p,
+            root: deep,
+        },
+    )
+    .unwrap_err();
+    assert_eq!(code(&e), ErrorCode::BadEncoding);
+    let narrow = DiffProof {
+        params: p,
+        root: DiffNode::Inner(vec![DiffNode::Same(B256::ZERO)]),
+    };
+    assert_eq!(
+        code(&verify_diff_proof(&t, &narrow).unwrap_err()),
+        ErrorCode::BadEncoding
+    );
+    let high_bucket = DiffProof {
+        params: p,
+        root: DiffNode::Bucket {
+            old: vec![],
+            new: vec![],
+        },
+    };
+    assert_eq!(
+        code(&verify_diff_proof(&t, &high_bucket).unwrap_err()),
+        ErrorCode::BadEncoding
+    );
+
+    let models = versions(p, 3);
+    let roots: Vec<B256> = models.iter().map(Model::root).collect();
+    let ht = HistoryTrusted {
+        params: p,
+        roots: &roots,
+    };
+    let mut backwards = history(&models, &key(5), 0);
+    (backwards.lo, backwards.hi) = (2, 0);
+    let q = HistoryQuery {
+        key: key(5),
+        lo: 2,
+        hi: 0,
+    };
+    assert_eq!(
+        code(&verify_history_proof(&ht, &q, &backwards).unwrap_err()),
+        ErrorCode::BadEncoding
+    );
+    let mut wide = history(&models, &key(5), 0);
+    wide.levels[1][0].push(B256::ZERO);
+    let q = HistoryQuery {
+        key: key(5),
+        lo: 0,
+        hi: 2,
+    };
+    assert_eq!(
+        code(&verify_history_proof(&ht, &q, &wide).unwrap_err()),
+        ErrorCode::BadEncoding
+    );
+
+    let mut few = a.prove(&key(1));
+    few.levels[0].pop();
+    let e = verify_proof(&p, &a.root(), &key(1), &few).unwrap_err();
+    assert_eq!(code(&e), ErrorCode::BadEncoding);
+}

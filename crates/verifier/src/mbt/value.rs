@@ -11,7 +11,7 @@
 use alloc::{format, vec::Vec};
 
 use lightprov_types::{
-    B256, Word,
+    B256, DecodeError, Word,
     mbt::{MbtError, MbtParams, MbtProof, hash},
 };
 
@@ -69,6 +69,14 @@ pub fn verify_proof(
         });
     }
     check_depth(params, p.levels.len())?;
+    // The decoder gives `m − 1` siblings per level; a proof built in memory is held to it too.
+    let siblings = usize::from(params.fanout()) - 1;
+    if let Some(l) = p.levels.iter().position(|s| s.len() != siblings) {
+        return Err(MbtError::Decode(DecodeError::new(
+            format!("levels[{l}]"),
+            "another number of siblings than the fanout less one",
+        )));
+    }
     let bucket = bucket_of(params, key);
     let mut h = bucket_hash(params, bucket, &p.entries, |i| format!("entries[{i}]"))?;
     let mut children: Vec<B256> = Vec::with_capacity(usize::from(params.fanout()));
