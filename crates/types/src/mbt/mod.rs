@@ -163,7 +163,7 @@ pub const FAMILY: Family = Family {
         ),
         t(
             "history-root-dropped",
-            E::RootMismatch,
+            E::NodeHashMismatch,
             "the root node of a block left out",
         ),
         t(
@@ -190,3 +190,26 @@ pub const FAMILY: Family = Family {
         t("trailing-byte", E::BadEncoding, "a byte appended"),
     ],
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // `FAMILIES` does not list the family yet, so the registry's own checks do not reach it.
+    #[test]
+    fn tamper_classes_are_unique_and_answer_codes_of_the_family() {
+        for (i, t) in FAMILY.tampers.iter().enumerate() {
+            assert!(
+                FAMILY.tampers.iter().take(i).all(|o| o.name != t.name),
+                "{}",
+                t.name
+            );
+            assert!(FAMILY.codes.contains(&t.code), "{}", t.name);
+        }
+        for (i, c) in FAMILY.codes.iter().enumerate() {
+            assert!(!FAMILY.codes.iter().take(i).any(|o| o == c), "{c}");
+        }
+        // mbtRoot follows the three extraData commitments of the registered families.
+        assert_eq!(MBT_ROOT.offset, crate::family::EXTRA_COMMITMENTS_LEN);
+    }
+}
