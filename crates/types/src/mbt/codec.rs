@@ -698,3 +698,71 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod worked_example {
+    use super::*;
+
+    /// The worked example of docs/proofs.md: two buckets under one binary node (b = 1, m = 2),
+    /// one key holding 5; its bucket is bucket 1 (keccak256 of the key starts with bit 1), and
+    /// its sibling is the empty bucket.
+    fn proof() -> (MbtProof, B256) {
+        let p = MbtParams::new(1, 2).unwrap();
+        let key = B256::repeat_byte(0x11);
+        let mut five = [0u8; 32];
+        five[31] = 5;
+        let entries = vec![Entry { key, value: five }];
+        let bucket = p.bucket_of(&key);
+        let mut children = vec![hash::empty_bucket(&p); 2];
+        children[bucket as usize] = hash::bucket(&p, bucket, &entries);
+        let root = hash::inner(&p, 0, children.iter());
+        let proof = MbtProof {
+            params: p,
+            key,
+            entries,
+            levels: vec![vec![hash::empty_bucket(&p)]],
+        };
+        (proof, root)
+    }
+
+    #[test]
+    fn worked_example_of_docs_proofs_md() {
+        let (proof, root) = proof();
+        let p = proof.params;
+        let hex = |b: &[u8]| {
+            b.iter()
+                .map(|x| alloc::format!("{x:02x}"))
+                .collect::<alloc::string::String>()
+        };
+        let bytes = proof.encode();
+        assert_eq!(p.bucket_of(&proof.key), 1);
+        assert_eq!(
+            alloc::format!("{}", hash::empty_bucket(&p)),
+            "0x5a2f68bca079bac13db8022b00332297877a21ed2e8a69873969e68b7d13b29f"
+        );
+        assert_eq!(
+            alloc::format!("{}", hash::bucket(&p, 1, &proof.entries)),
+            "0xf02836ae466c5a005ad2f086c005fa6a04060bce8ee1182bdabba71ade0dbac3"
+        );
+        assert_eq!(
+            alloc::format!("{root}"),
+            "0x07b2a7a31b857ca7b66d378bf8a9ff6e152d3c7ed518c897e7a6f5153c57cbd4"
+        );
+        assert_eq!(bytes.len(), 136);
+        assert_eq!(
+            hex(&bytes[..39]),
+            alloc::format!("010102{}00000001", "11".repeat(32))
+        );
+        assert_eq!(
+            hex(&bytes[39..]),
+            alloc::format!(
+                "{}{}01{}",
+                "11".repeat(32),
+                "0".repeat(62) + "05",
+                "5a2f68bca079bac13db8022b00332297877a21ed2e8a69873969e68b7d13b29f"
+            )
+        );
+        assert_eq!(MbtProof::decode(&bytes).unwrap(), proof);
+    }
+}

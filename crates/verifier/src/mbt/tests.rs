@@ -993,3 +993,23 @@ fn proofs_built_in_memory_of_a_shape_no_decoder_gives_are_refused() {
     let e = verify_proof(&p, &a.root(), &key(1), &few).unwrap_err();
     assert_eq!(code(&e), ErrorCode::BadEncoding);
 }
+
+#[test]
+fn worked_example_of_docs_proofs_md_verifies() {
+    let hex = "0101021111111111111111111111111111111111111111111111111111111111111111000000011111111111111111111111111111111111111111111111111111111111111111000000000000000000000000000000000000000000000000000000000000000501\
+               5a2f68bca079bac13db8022b00332297877a21ed2e8a69873969e68b7d13b29f";
+    let bytes = lightprov_types::hex::data(&alloc::format!("0x{hex}"), "proof").unwrap();
+    let root: B256 = "0x07b2a7a31b857ca7b66d378bf8a9ff6e152d3c7ed518c897e7a6f5153c57cbd4"
+        .parse()
+        .unwrap();
+    let key = B256::repeat_byte(0x11);
+    let mut five = [0u8; 32];
+    five[31] = 5;
+    assert_eq!(
+        verify(&params(1, 2), &root, &key, &bytes).unwrap(),
+        Some(five)
+    );
+    // The same bytes prove nothing under other parameters.
+    let e = verify(&params(1, 3), &root, &key, &bytes).unwrap_err();
+    assert_eq!(code(&e), ErrorCode::ParamsMismatch);
+}
