@@ -138,6 +138,31 @@ fn blocks_apply_in_order_only() {
     assert!(matches!(e.root_at(2), Err(MbtEngineError::UnknownBlock(2))));
 }
 
+#[test]
+fn a_damaged_node_is_refused_not_proven_from() {
+    use lightprov_engine_api::kv::{FjallStore, KvStore};
+    let dir = tempfile::tempdir().unwrap();
+    let k = keccak256([1u8]);
+    let root = {
+        let mut e = open(dir.path());
+        e.apply(0, &[(k, [5; 32]), (keccak256([2u8]), [6; 32])])
+            .unwrap()
+    };
+    {
+        let store = FjallStore::open(dir.path()).unwrap();
+        let mut record = store.get("mbt_nodes", root.as_slice()).unwrap().unwrap();
+        let last = record.len() - 1;
+        record[last] ^= 1;
+        store
+            .write(vec![("mbt_nodes", root.to_vec(), Some(record))])
+            .unwrap();
+    }
+    let e = open(dir.path());
+    assert_eq!(e.root_at(0).unwrap(), root);
+    assert!(matches!(e.get_at(&k, 0), Err(MbtEngineError::Corrupt(_))));
+    assert!(matches!(e.prove_at(&k, 0), Err(MbtEngineError::Corrupt(_))));
+}
+
 // ---- crash recovery: a child process commits blocks until it is killed ----
 
 const CRASH_DIR: &str = "MBT_CRASH_DIR";

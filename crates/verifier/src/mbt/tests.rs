@@ -526,6 +526,32 @@ proptest! {
 
 // ---- diff proofs ----
 
+proptest! {
+    // Each case builds a few small trees: fewer cases.
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn flipping_any_bit_of_a_diff_or_history_proof_is_rejected(
+        at in any::<prop::sample::Index>(),
+        bit in 0u8..8,
+    ) {
+        let p = params(4, 3);
+        let (a, b) = two_versions(p);
+        let mut bytes = a.diff(&b).encode();
+        let i = at.index(bytes.len());
+        bytes[i] ^= 1 << bit;
+        prop_assert!(verify_diff(&diff_trusted(&a, &b), &bytes).is_err());
+        let models = versions(p, 5);
+        let roots: Vec<B256> = models.iter().map(Model::root).collect();
+        let mut bytes = history(&models, &key(5), 0).encode();
+        let i = at.index(bytes.len());
+        bytes[i] ^= 1 << bit;
+        let t = HistoryTrusted { params: p, roots: &roots };
+        let q = HistoryQuery { key: key(5), lo: 0, hi: 4 };
+        prop_assert!(verify_history(&t, &q, &bytes).is_err());
+    }
+}
+
 fn diff_trusted(a: &Model, b: &Model) -> DiffTrusted {
     DiffTrusted {
         params: a.p,
