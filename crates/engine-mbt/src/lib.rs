@@ -285,7 +285,8 @@ impl MbtEngine {
                     }
                 }
                 let h = hash::bucket(p, *bucket, &entries);
-                if !entries.is_empty() {
+                // A node already stored (the writes changed nothing) is not written again.
+                if h != *old && !entries.is_empty() {
                     fresh.push((h, Node::Bucket(entries)));
                 }
                 h
@@ -309,7 +310,7 @@ impl MbtEngine {
                     rest = after;
                 }
                 let h = hash::inner(p, level, children.iter());
-                if h != self.empty_at(level) {
+                if h != *old && h != self.empty_at(level) {
                     fresh.push((h, Node::Inner(children)));
                 }
                 h
