@@ -112,6 +112,12 @@ fn history_proofs_give_the_value_at_every_block() {
 }
 
 #[test]
+fn the_engine_can_be_shared_between_threads() {
+    fn shared<T: Send + Sync>() {}
+    shared::<MbtEngine>();
+}
+
+#[test]
 fn a_store_of_other_parameters_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     drop(open(dir.path()));

@@ -714,7 +714,7 @@ mod worked_example {
         five[31] = 5;
         let entries = vec![Entry { key, value: five }];
         let bucket = p.bucket_of(&key);
-        let mut children = vec![hash::empty_bucket(&p); 2];
+        let mut children = [hash::empty_bucket(&p); 2];
         children[bucket as usize] = hash::bucket(&p, bucket, &entries);
         let root = hash::inner(&p, 0, children.iter());
         let proof = MbtProof {
