@@ -65,8 +65,8 @@ const fn t(name: &'static str, code: E, about: &'static str) -> Tamper {
     Tamper::new(name, code, about)
 }
 
-/// The Merkle Bucket Tree's root after the block: extraData bytes 96..128 of a lightprov chain.
-pub const MBT_ROOT: Commitment = Commitment::at("mbtRoot", HeaderField::ExtraData, 96);
+/// The Merkle Bucket Tree's root after the block: extraData bytes 128..160 of a lightprov chain.
+pub const MBT_ROOT: Commitment = Commitment::at("mbtRoot", HeaderField::ExtraData, 128);
 
 /// The mbt family's registry entry (not yet in [`crate::FAMILIES`]).
 pub const FAMILY: Family = Family {
@@ -209,7 +209,7 @@ mod tests {
         for (i, c) in FAMILY.codes.iter().enumerate() {
             assert!(!FAMILY.codes.iter().take(i).any(|o| o == c), "{c}");
         }
-        // mbtRoot follows the three extraData commitments of the registered families.
+        // mbtRoot follows the four extraData commitments of the registered families.
         assert_eq!(MBT_ROOT.offset, crate::family::EXTRA_COMMITMENTS_LEN);
     }
 }
