@@ -70,6 +70,8 @@ export interface VerifiedHistory {
   stateKey: string;
   /** The caller's `StateKey`, when given (MPT needs the account it names). */
   key?: StateKey;
+  /** MBT: the `mbtRoot` of every block of the range, from the verified headers, in order. */
+  blockRoots?: readonly string[];
 }
 
 /** The verified changes between two blocks, with what it took to verify them. */

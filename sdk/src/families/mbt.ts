@@ -11,7 +11,6 @@
 import { blockNumberArg } from '../args.js';
 import { commitmentOf } from '../commitments.js';
 import { NodeFaultError, RpcError, wasmCall } from '../errors.js';
-import type { VerifiedHeader } from '../header.js';
 import { bigIntToBytes, bytesArg, bytesToHex, hexToBigInt, hexToBytes } from '../hex.js';
 import { changesFromValues } from '../history.js';
 import { loadFamily, wasmOf } from '../init.js';
@@ -166,6 +165,11 @@ function answerParams(method: string, raw: Record<string, unknown>): MbtParams {
   return { bucketBits: n('bucketBits'), fanout: n('fanout') };
 }
 
+/** The parameters of the answer an mbt history was verified from. */
+export function mbtHistoryParams(h: VerifiedHistory): MbtParams {
+  return answerParams('lightprov_getHistory', (h.raw ?? {}) as Record<string, unknown>);
+}
+
 const hex = (v: bigint) => '0x' + v.toString(16);
 
 async function call(ctx: FamilyContext, e: Endpoint, method: string, params: unknown[]) {
@@ -174,14 +178,10 @@ async function call(ctx: FamilyContext, e: Endpoint, method: string, params: unk
   return { raw, params: answerParams(method, raw), proof: hexToBytes(raw['proof'], 'proof') };
 }
 
-/** The history of `stateKey` over `from..=to`, checked against the headers of every block. */
-function checkHistory(headers: readonly VerifiedHeader[], stateKey: string, from: bigint, to: bigint, params: MbtParams, proof: unknown): bigint[] {
-  const roots = headers.map((h) => mbtRootOf(h.extraData));
+/** The history of `stateKey` over `from..=to`, checked against the root of every block. */
+function checkHistory(roots: readonly string[], stateKey: string, from: bigint, to: bigint, params: MbtParams, proof: unknown): bigint[] {
   return verifyMbtHistory({ proof: proof as string | Uint8Array, stateKey, fromBlock: from, toBlock: to, roots, params });
 }
-
-/** What the mbt reader keeps of a history to re-verify it: the roots and the parameters. */
-const histories = new WeakMap<VerifiedHistory, { headers: readonly VerifiedHeader[]; params: MbtParams }>();
 
 /** The mbt family's reader: fetch → verify against the block's own root → typed result. */
 export const mbt: Family = {
@@ -207,11 +207,11 @@ export const mbt: Family = {
     await loadFamily('mbt');
     const { raw, anchor, proof } = await historyAnswer(ctx, e, stateKey, from, to, 'mbt');
     const params = answerParams('lightprov_getHistory', raw as Record<string, unknown>);
-    const headers = await ctx.chain.headersIn(e, from, to);
+    const blockRoots = (await ctx.chain.headersIn(e, from, to)).map((h) => mbtRootOf(h.extraData));
     const t0 = performance.now();
-    const values = checkHistory(headers, stateKey, from, to, params, proof);
+    const values = checkHistory(blockRoots, stateKey, from, to, params, proof);
     const verifyMs = performance.now() - t0;
-    const h: VerifiedHistory = {
+    return {
       points: changesFromValues(values, from),
       scheme: 'mbt',
       fromBlock: from,
@@ -222,17 +222,15 @@ export const mbt: Family = {
       raw,
       stateKey,
       ...(key ? { key } : {}),
+      blockRoots,
     };
-    histories.set(h, { headers, params });
-    return h;
   },
   historyProof(h) {
     return answerProof(h, 'MBT');
   },
   reverify(_ctx, h, proof) {
-    const kept = histories.get(h);
-    if (!kept) throw new TypeError('h: not a history this client verified by the mbt scheme');
-    checkHistory(kept.headers, h.stateKey, h.fromBlock, h.toBlock, kept.params, proof);
+    if (!h.blockRoots) throw new TypeError('history: an mbt history carries the root of every block of its range (blockRoots)');
+    checkHistory(h.blockRoots, h.stateKey, h.fromBlock, h.toBlock, mbtHistoryParams(h), proof);
   },
   async diff(ctx, e, from, to): Promise<VerifiedDiff> {
     await loadFamily('mbt');
