@@ -93,6 +93,15 @@ pub struct MbtEngine {
     /// Every block's root, block 0 first.
     roots: Vec<B256>,
     cache: Mutex<HashMap<B256, Arc<Node>>>,
+    /// A block taken in memory by [`MbtEngine::stage`], not yet durable.
+    staged: Option<Staged>,
+}
+
+/// A staged block: its number, root and the nodes it adds.
+struct Staged {
+    number: u64,
+    root: B256,
+    fresh: Vec<(B256, Node)>,
 }
 
 impl std::fmt::Debug for MbtEngine {
@@ -150,6 +159,7 @@ impl MbtEngine {
             empty: hash::empty_levels(&params),
             roots,
             cache: Mutex::new(HashMap::new()),
+            staged: None,
         })
     }
 
@@ -218,8 +228,19 @@ impl MbtEngine {
 
     /// Applies block `number`'s writes to state keys, in order (a later write to the same key
     /// wins; zero deletes), and makes the block durable — its new nodes and its root in one
-    /// atomic batch — before returning its root.
+    /// atomic batch — before returning its root: [`MbtEngine::stage`] then
+    /// [`MbtEngine::commit`].
     pub fn apply(&mut self, number: u64, writes: &[(B256, Word)]) -> Result<B256> {
+        let root = self.stage(number, writes)?;
+        self.commit()?;
+        Ok(root)
+    }
+
+    /// Takes block `number`'s writes in memory and returns its root; nothing reaches the store
+    /// until [`MbtEngine::commit`], and reads and proofs see the blocks before it. A block
+    /// staged before and not committed is dropped; a refused block leaves nothing staged.
+    pub fn stage(&mut self, number: u64, writes: &[(B256, Word)]) -> Result<B256> {
+        self.staged = None;
         let expected = self.blocks();
         if number != expected {
             return Err(MbtEngineError::NotNextBlock {
@@ -242,6 +263,25 @@ impl MbtEngine {
         };
         let mut fresh = Vec::new();
         let root = self.update(&old, 0, 0, &changes, &mut fresh)?;
+        self.staged = Some(Staged {
+            number,
+            root,
+            fresh,
+        });
+        Ok(root)
+    }
+
+    /// Makes the staged block durable: its new nodes and its root in one atomic batch. Without
+    /// a staged block, nothing to do. On failure the block is dropped (stage it again).
+    pub fn commit(&mut self) -> Result<()> {
+        let Some(Staged {
+            number,
+            root,
+            fresh,
+        }) = self.staged.take()
+        else {
+            return Ok(());
+        };
         let mut batch: Vec<BatchOp> = fresh
             .iter()
             .map(|(h, n)| (NODES, h.to_vec(), Some(n.encode())))
@@ -252,7 +292,12 @@ impl MbtEngine {
             self.remember(h, Arc::new(n));
         }
         self.roots.push(root);
-        Ok(root)
+        Ok(())
+    }
+
+    /// Drops the staged block, if any.
+    pub fn discard(&mut self) {
+        self.staged = None;
     }
 
     /// The new hash of the node `old` (node `index` of `level`) after `changes`, which all fall

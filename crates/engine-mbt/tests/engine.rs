@@ -144,6 +144,41 @@ fn blocks_apply_in_order_only() {
     assert!(matches!(e.root_at(2), Err(MbtEngineError::UnknownBlock(2))));
 }
 
+/// A staged block is in memory only: reads see the blocks before it, a discarded one or one
+/// never committed is gone after reopening, and the next block takes its number.
+#[test]
+fn a_staged_block_reaches_the_store_only_when_committed() {
+    let dir = tempfile::tempdir().unwrap();
+    let clean_dir = tempfile::tempdir().unwrap();
+    let mut clean = open(clean_dir.path());
+    let w = |b: u8| vec![(keccak256([b]), B256::with_last_byte(b + 1).0)];
+    let mut e = open(dir.path());
+    e.apply(0, &w(0)).unwrap();
+    clean.apply(0, &w(0)).unwrap();
+    let staged = e.stage(1, &w(9)).unwrap();
+    assert_eq!(e.blocks(), 1);
+    assert_eq!(e.get_at(&keccak256([9]), 0).unwrap(), [0; 32]);
+    assert!(matches!(e.root_at(1), Err(MbtEngineError::UnknownBlock(1))));
+    e.discard();
+    e.commit().unwrap(); // nothing staged: nothing written
+    assert_eq!(e.blocks(), 1);
+    // Staged and never committed: gone once the engine is reopened.
+    e.stage(1, &w(9)).unwrap();
+    drop(e);
+    let mut e = open(dir.path());
+    assert_eq!(e.blocks(), 1);
+    let root = e.stage(1, &w(1)).unwrap();
+    assert_ne!(root, staged);
+    e.commit().unwrap();
+    assert_eq!(root, clean.apply(1, &w(1)).unwrap());
+    assert_eq!(e.root_at(1).unwrap(), root);
+    // A refused block leaves nothing staged behind it.
+    e.stage(2, &w(2)).unwrap();
+    assert!(e.stage(5, &w(5)).is_err());
+    e.commit().unwrap();
+    assert_eq!(e.blocks(), 2);
+}
+
 #[test]
 fn a_damaged_node_is_refused_not_proven_from() {
     use lightprov_engine_api::kv::{FjallStore, KvStore};
