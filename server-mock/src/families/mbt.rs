@@ -158,7 +158,7 @@ impl Engine for Mbt {
 
     fn commit(&mut self) -> anyhow::Result<()> {
         if let Err(e) = self.engine_mut()?.commit() {
-            // The store may hold part of nothing: reopen it from what it holds.
+            // The batch is atomic: reopen from what the store holds (the block is not in it).
             self.reopen()?;
             return Err(e.into());
         }
