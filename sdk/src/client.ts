@@ -17,8 +17,8 @@ import { type BlockTag, blockNumberArg, blockTagArg, objectArg, stateKeyArg, uin
 import { HeaderChain, type HeaderProgress, type Trust, anchorArg } from './chain.js';
 import { type Eip1193Options, type Eip1193Provider, eip1193 } from './eip1193.js';
 import { type NodeFaultError, VerificationError, wasmCall } from './errors.js';
-import { commitmentsOf, historyProof, historyReader, valueReader } from './families/index.js';
-import type { FamilyContext, HistoryScheme, ValueScheme, VerifiedHistory, VerifiedValue } from './families/family.js';
+import { commitmentsOf, diffReader, historyProof, historyReader, valueReader } from './families/index.js';
+import type { DiffScheme, FamilyContext, HistoryScheme, ValueScheme, VerifiedDiff, VerifiedHistory, VerifiedValue } from './families/family.js';
 import { type VerifiedAccount, fetchAccount } from './families/mpt.js';
 import type { VerifiedHeader } from './header.js';
 import { bigIntToBytes, bytesArg, bytesToHex, hexToBytes, slotToHex } from './hex.js';
@@ -31,7 +31,7 @@ import { Transport } from './transport.js';
 export type { BlockTag } from './args.js';
 export type { HeaderProgress, Trust } from './chain.js';
 export type { Eip1193Options, Eip1193Provider } from './eip1193.js';
-export type { HistoryProof, HistoryScheme, ValueScheme, VerifiedHistory, VerifiedValue } from './families/family.js';
+export type { DiffScheme, HistoryProof, HistoryScheme, ValueScheme, VerifiedDiff, VerifiedHistory, VerifiedValue } from './families/family.js';
 
 export interface LightClientOptions {
   /** JSON-RPC URLs, tried in order. */
@@ -74,6 +74,12 @@ export interface HistoryQuery {
   toBlock?: bigint | number | 'latest';
   /** `cole` / `cole-star` / `lvmt`: one provenance proof; `mpt`: one `eth_getProof` per block. */
   scheme: HistoryScheme;
+}
+
+/** What {@link LightClient.getDiff} asks for. */
+export interface DiffQuery {
+  /** `mbt` (default): one Merkle Bucket Tree diff proof against both blocks' `mbtRoot`. */
+  scheme?: DiffScheme;
 }
 
 /** Chain data is verified before it is returned; see the module documentation. */
@@ -206,6 +212,25 @@ export class LightClient {
       if (from > to) throw new RangeError(`fromBlock ${from} is after toBlock ${to}`);
       return reader.history!(this.ctx, e, stateKey, k, from, to, q.scheme);
     });
+  }
+
+  /**
+   * Every state key whose value differs between `fromBlock` and `toBlock`, with its value in
+   * each (0: absent), verified against both blocks' headers. Needs a node that serves the
+   * scheme's diff proofs (`lightprov_getMbtDiff`).
+   *
+   * @example
+   * const { changes } = await client.getDiff(10, 20);
+   */
+  async getDiff(fromBlock: bigint | number, toBlock: bigint | number, query: DiffQuery = {}): Promise<VerifiedDiff> {
+    const q = objectArg<DiffQuery>(query, 'query', '{ scheme }');
+    const scheme = q.scheme ?? 'mbt';
+    const reader = diffReader(scheme);
+    this.chain.requireCommitments(scheme, commitmentsOf(reader.name));
+    const from = blockNumberArg(fromBlock, 'fromBlock');
+    const to = blockNumberArg(toBlock, 'toBlock');
+    if (from > to) throw new RangeError(`fromBlock ${from} is after toBlock ${to}`);
+    return this.net.withFailover((e) => reader.diff!(this.ctx, e, from, to, scheme));
   }
 
   /**

@@ -31,6 +31,7 @@ import { cole } from './inspect/cole.js';
 import { forkless } from './inspect/forkless.js';
 import type { FamilyInspector, Forgery, ForgeryKind, ForgeryOption, ProofOutline } from './inspect/inspector.js';
 import { lvmt } from './inspect/lvmt.js';
+import { mbt } from './inspect/mbt.js';
 import { mpt } from './inspect/mpt.js';
 
 export type { FamilyInspector, Forgery, ForgeryKind, ForgeryOption, ProofNode, ProofOutline, RootCheck } from './inspect/inspector.js';
@@ -38,10 +39,11 @@ export { loadInspector } from './inspect/inspector.js';
 export { outlineColeProof } from './inspect/cole.js';
 export { type ForklessOutlineArgs, outlineForklessProof } from './inspect/forkless.js';
 export { outlineLvmtHistory, outlineLvmtProof } from './inspect/lvmt.js';
+export { type MbtHistoryOutlineArgs, type MbtOutlineArgs, outlineMbtHistory, outlineMbtProof } from './inspect/mbt.js';
 export { outlineMptProof } from './inspect/mpt.js';
 
 /** Every family's inspector (a room each, `inspect/<family>.ts`). Adding a family here is one line. */
-export const INSPECTORS = [cole, lvmt, forkless, mpt] as const;
+export const INSPECTORS = [cole, lvmt, forkless, mbt, mpt] as const;
 
 /** Families the inspector draws and forges. */
 export type InspectedFamily = (typeof INSPECTORS)[number]['family'];
@@ -89,11 +91,13 @@ export async function outlineHistory(h: VerifiedHistory, proof?: unknown): Promi
  *   `structure-dropped`.
  * - LVMT (`proof`: a proof or a history; `aux`: an older proof or history of the same key for
  *   `stale-tuple`): `value-changed`, `stale-tuple`, `level-dropped`.
+ * - MBT (`proof`: wire bytes): `value-changed`, `entry-dropped`, `entries-swapped` (value
+ *   proofs), `history-node-duplicated`, `history-nodes-reordered` (history proofs).
  * - MPT (`proof`: `eth_getProof` JSON, returned as a new object): `account-truncated`,
  *   `wrong-balance`, `account-flipped-byte-in-last-node`.
  */
 export function forgeProof(args: { family: 'mpt'; kind: ForgeryKind; proof: AccountProofJson | unknown }): Promise<Forgery<AccountProofJson>>;
-export function forgeProof(args: { family: 'cole' | 'cole-star' | 'lvmt'; kind: ForgeryKind; proof: Uint8Array | string; aux?: Uint8Array | string }): Promise<Forgery<Uint8Array>>;
+export function forgeProof(args: { family: 'cole' | 'cole-star' | 'lvmt' | 'forkless' | 'mbt'; kind: ForgeryKind; proof: Uint8Array | string; aux?: Uint8Array | string }): Promise<Forgery<Uint8Array>>;
 export function forgeProof(args: { family: ForgeFamily; kind: ForgeryKind; proof: unknown; aux?: Uint8Array | string }): Promise<Forgery>;
 export async function forgeProof(args: { family: ForgeFamily; kind: ForgeryKind; proof: unknown; aux?: Uint8Array | string }): Promise<Forgery> {
   const { kind, proof, aux } = args;

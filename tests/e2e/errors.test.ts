@@ -67,7 +67,7 @@ describe('clear errors', () => {
     const c = await LightClient.connect({ rpc: node.url, trust: trust() });
     const e = await rejection(c.getHistory(stateKeys.balance(node.accounts[0]!.address), { fromBlock: 0, scheme: 'amt' as never }));
     expect(e).toBeInstanceOf(TypeError);
-    expect(String(e)).toMatch(/^TypeError: scheme: expected 'cole', 'cole-star', 'lvmt', 'forkless', 'mpt', got amt/);
+    expect(String(e)).toMatch(/^TypeError: scheme: expected 'cole', 'cole-star', 'lvmt', 'forkless', 'mbt', 'mpt', got amt/);
   });
 
   it('a wrong genesis hash: RpcError -32001 at connect, naming trust.genesisHash and the node', async () => {

@@ -19,6 +19,7 @@ import {
 } from '@lightprov/sdk';
 import { type BeaconHeader, type BeaconNetworkArg, type BeaconUpdateArgs, BeaconStore } from '@lightprov/sdk/beacon';
 import { type ForklessKeyArg, verifyForklessHistory, verifyForklessValue } from '@lightprov/sdk/forkless';
+import { verifyMbtDiff, verifyMbtHistory, verifyMbtValue } from '@lightprov/sdk/mbt';
 
 const lvmtParams = new Map<string, LvmtParams>();
 
@@ -83,6 +84,24 @@ export function run(v: Vector): unknown {
     }
     const v = verifyForklessValue(base);
     return { ok: true, exists: v.exists, value: word(v.value) };
+  }
+  if ('bucketBits' in i) {
+    // mbt: absent (zero) is null.
+    const params = { bucketBits: i['bucketBits'] as number, fanout: i['fanout'] as number };
+    const word = (v: bigint) => (v === 0n ? null : wordHex(v));
+    const proof = i['proof'] as string;
+    if (i['kind'] === 'diff') {
+      const changes = verifyMbtDiff({ proof, oldRoot: i['oldRoot'] as string, newRoot: i['newRoot'] as string, params });
+      return { ok: true, changes: changes.map((c) => ({ stateKey: c.stateKey, old: word(c.old), new: word(c.new) })) };
+    }
+    if (i['kind'] === 'history') {
+      const values = verifyMbtHistory({ proof, stateKey: i['stateKey'] as string, fromBlock: BigInt(i['fromBlock'] as string), toBlock: BigInt(i['toBlock'] as string), roots: i['roots'] as string[], params });
+      return { ok: true, values: values.map(word) };
+    }
+    const claim = i['value'];
+    const claimed = claim === undefined ? {} : { claimed: claim === null ? 0n : BigInt(claim as string) };
+    const v = verifyMbtValue({ proof, stateKey: i['stateKey'] as string, mbtRoot: i['root'] as string, params, ...claimed });
+    return { ok: true, value: word(v.value) };
   }
   if ('coleRoot' in i) {
     const h = verifyColeHistory({

@@ -32,6 +32,7 @@ import {
   outlineForklessProof,
   outlineHistory,
   outlineLvmtHistory,
+  outlineMbtHistory,
   outlineMptProof,
 } from '@lightprov/sdk/inspect';
 import { describe, expect, it } from 'vitest';
@@ -138,7 +139,22 @@ function forklessCases(): Case[] {
     });
 }
 
-const CASES: Case[] = [...coleCases(), ...lvmtCases(), ...forklessCases(), ...mptCases()];
+function mbtCases(): Case[] {
+  return loadVectors('mbt', 'valid')
+    .filter(([, v]) => v.inputs['kind'] === 'history')
+    .map(([name, v]) => {
+      const i = v.inputs as Record<string, unknown>;
+      const [fromBlock, toBlock] = [BigInt(i['fromBlock'] as string), BigInt(i['toBlock'] as string)];
+      const roots = i['roots'] as string[];
+      const raw = { block: `0x${toBlock.toString(16)}`, bucketBits: i['bucketBits'], fanout: i['fanout'], proof: i['proof'] };
+      const anchor = header({ mbtRoot: roots[roots.length - 1] as string }, toBlock);
+      const h = history({ scheme: 'mbt', fromBlock, toBlock, anchor, raw, stateKey: i['stateKey'] as string, blockRoots: roots });
+      const typed = (p: unknown) => outlineMbtHistory({ proof: p as string, roots });
+      return { name, family: 'mbt', h, ctx: context(), typed };
+    });
+}
+
+const CASES: Case[] = [...coleCases(), ...lvmtCases(), ...forklessCases(), ...mbtCases(), ...mptCases()];
 
 /** The code `f` throws, or `accepted`. */
 function code(f: () => unknown): string {

@@ -61,6 +61,11 @@ fn lvmt() {
 }
 
 #[test]
+fn mbt() {
+    run("mbt", 3000);
+}
+
+#[test]
 fn params() {
     run("params", 100);
 }
@@ -101,7 +106,9 @@ fn regression_vectors_carry_the_input() {
             let back = match name {
                 "header" => Header::from_json(&inputs["header"]).unwrap().rlp().unwrap(),
                 "params" => hex::data(inputs["params"].as_str().unwrap(), "p").unwrap(),
-                "cole" | "lvmt" => hex::data(inputs["proof"].as_str().unwrap(), "p").unwrap(),
+                "cole" | "lvmt" | "forkless" | "mbt" => {
+                    hex::data(inputs["proof"].as_str().unwrap(), "p").unwrap()
+                }
                 _ if inputs["proof"].is_object() => {
                     AccountProof::from_json(&inputs["proof"]).unwrap().encode()
                 }

@@ -8,6 +8,7 @@ use serde::Serialize;
 pub mod cole;
 pub mod forkless;
 pub mod lvmt;
+pub mod mbt;
 pub mod mpt;
 #[cfg(feature = "wasm")]
 pub mod wasm;
@@ -149,6 +150,10 @@ pub enum Family {
     Lvmt,
     /// An LVMT history proof.
     LvmtHistory,
+    /// A Merkle Bucket Tree proof of a key's value or absence at one block.
+    Mbt,
+    /// A Merkle Bucket Tree history proof.
+    MbtHistory,
     /// An `eth_getProof` answer.
     Mpt,
 }

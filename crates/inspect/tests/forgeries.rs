@@ -14,7 +14,7 @@
 mod common;
 
 use common::{Vector, valid};
-use lightprov_inspect::{ForgeError, Forged, cole, forkless, lvmt};
+use lightprov_inspect::{ForgeError, Forged, cole, forkless, lvmt, mbt};
 use lightprov_types::{
     ErrorCode,
     lvmt::{Kind, LvmtHistory, LvmtProof},
@@ -52,6 +52,7 @@ fn every_forgery_is_a_registry_tamper_class() {
         (&lightprov_types::cole::FAMILY, cole::FORGERIES),
         (&lightprov_types::lvmt::FAMILY, lvmt::FORGERIES),
         (&lightprov_types::forkless::FAMILY, forkless::FORGERIES),
+        (&lightprov_types::mbt::FAMILY, mbt::FORGERIES),
     ] {
         assert!(!kinds.is_empty());
         for kind in kinds {
@@ -416,5 +417,115 @@ fn forkless_forgeries_are_rejected_by_the_verifier_with_their_class_code() {
     }
     for kind in forkless::FORGERIES {
         assert!(made.get(kind).is_some_and(|n| *n > 0), "{kind}: {made:?}");
+    }
+}
+
+fn mbt_roots(v: &Vector) -> Vec<lightprov_types::B256> {
+    v.inputs["roots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            lightprov_types::B256::from_slice(
+                &lightprov_types::hex::data(r.as_str().unwrap(), "root").unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn mbt_verify(v: &Vector, proof: &[u8]) -> Result<(), ErrorCode> {
+    use lightprov_types::mbt::MbtParams;
+    use lightprov_verifier::mbt::{HistoryQuery, HistoryTrusted, verify, verify_history};
+    let p = MbtParams::new(
+        v.inputs["bucketBits"].as_u64().unwrap() as u8,
+        v.inputs["fanout"].as_u64().unwrap() as u8,
+    )
+    .unwrap();
+    let key = v.b256("stateKey");
+    match v.str("kind") {
+        "value" => verify(&p, &v.b256("root"), &key, proof).map(|_| ()),
+        _ => {
+            let roots = mbt_roots(v);
+            let t = HistoryTrusted {
+                params: p,
+                roots: &roots,
+            };
+            let q = HistoryQuery {
+                key,
+                lo: v.num("fromBlock"),
+                hi: v.num("toBlock"),
+            };
+            verify_history(&t, &q, proof).map(|_| ())
+        }
+    }
+    .map_err(|e| e.code())
+}
+
+/// Each forgery of each honest value and history proof is rejected by the verifier, against the
+/// real roots, with the code the inspector announced; the honest outlines match every root, a
+/// value forgery's recomputed root does not, and a diff proof is no proof the inspector forges.
+#[test]
+fn mbt_forgeries_are_rejected_by_the_verifier_with_their_class_code() {
+    let mut made = std::collections::BTreeMap::<&str, usize>::new();
+    for v in valid("mbt", "") {
+        let proof = v.bytes("proof");
+        if v.str("kind") == "diff" {
+            for kind in mbt::FORGERIES {
+                assert!(
+                    matches!(mbt::forge(kind, &proof), Err(ForgeError::Decode(_))),
+                    "{} {kind}",
+                    v.name
+                );
+            }
+            continue;
+        }
+        assert_eq!(
+            mbt_verify(&v, &proof),
+            Ok(()),
+            "{}: the honest proof",
+            v.name
+        );
+        let outline = |p: &[u8]| {
+            if v.str("kind") == "value" {
+                mbt::outline_value(&v.b256("root"), p)
+            } else {
+                mbt::outline_history(&mbt_roots(&v), p)
+            }
+        };
+        let o = outline(&proof).unwrap();
+        assert!(o.root.matches, "{}: {:?}", v.name, o.roots);
+        assert!(o.roots.iter().all(|r| r.matches), "{}", v.name);
+        for kind in mbt::FORGERIES {
+            let f = match mbt::forge(kind, &proof) {
+                Ok(f) => f,
+                Err(ForgeError::NotApplicable(_)) => continue,
+                Err(e) => panic!("{} {kind}: {e}", v.name),
+            };
+            answered(&lightprov_types::mbt::FAMILY, kind, &f, &v.name);
+            assert_ne!(f.proof, proof, "{} {kind}", v.name);
+            assert_eq!(
+                mbt_verify(&v, &f.proof),
+                Err(f.code),
+                "{} {kind}: {}",
+                v.name,
+                f.description
+            );
+            if f.code == ErrorCode::RootMismatch {
+                assert!(
+                    !outline(&f.proof).unwrap().root.matches,
+                    "{} {kind}",
+                    v.name
+                );
+            }
+            *made.entry(kind).or_default() += 1;
+        }
+    }
+    for kind in mbt::FORGERIES {
+        assert!(made.get(kind).is_some_and(|n| *n > 0), "{kind}: {made:?}");
+    }
+    // Kinds outside the family's registry, or not forged, are not applicable.
+    let any = valid("mbt", "value-present")[0].bytes("proof");
+    for kind in ["bogus", "link-dropped", "other-params"] {
+        assert!(not_applicable(&mbt::forge(kind, &any)), "{kind}");
     }
 }

@@ -122,6 +122,11 @@ error_codes! {
     SyncCommitteeMismatch = "SYNC_COMMITTEE_MISMATCH",
     /// The sync committee's aggregate signature over the attested header does not verify (other signers, another fork or network, or not a valid point).
     BadSyncSignature = "BAD_SYNC_SIGNATURE",
+    // Merkle Bucket Tree (mbt).
+    /// A proof is made under other tree parameters than the trusted ones (MBT: bucket bits and fanout).
+    ParamsMismatch = "PARAMS_MISMATCH",
+    /// A bucket in a proof lists an entry whose key belongs to another bucket.
+    BucketMismatch = "BUCKET_MISMATCH",
 }
 
 impl fmt::Display for ErrorCode {

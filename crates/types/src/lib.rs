@@ -16,6 +16,7 @@ pub mod cole;
 pub mod forkless;
 pub mod header;
 pub mod lvmt;
+pub mod mbt;
 pub mod mpt;
 
 /// Every proof family, in the order documentation lists them.
@@ -26,6 +27,7 @@ pub const FAMILIES: &[&Family] = &[
     &lvmt::FAMILY,
     &forkless::FAMILY,
     &beacon::FAMILY,
+    &mbt::FAMILY,
 ];
 
 pub use alloy_primitives::{Address, B256};

@@ -75,5 +75,7 @@ pub mod forkless;
 pub mod header;
 #[cfg(feature = "lvmt")]
 pub mod lvmt;
+#[cfg(feature = "mbt")]
+pub mod mbt;
 #[cfg(feature = "mpt")]
 pub mod mpt;

@@ -248,6 +248,77 @@ fn run_beacon(i: &Value) -> Outcome {
     }))
 }
 
+fn run_mbt(i: &Value) -> Outcome {
+    use lightprov_types::{
+        Rejection, Word,
+        mbt::{MbtError, MbtParams},
+    };
+    use lightprov_verifier::mbt::{
+        DiffTrusted, HistoryQuery, HistoryTrusted, verify, verify_diff, verify_history,
+        verify_value,
+    };
+    let err = |e: MbtError| (e.code(), e.evidence().field);
+    // Absent (zero) is `null` in the vectors.
+    let word = |w: &Word| {
+        if *w == [0; 32] {
+            Value::Null
+        } else {
+            Value::String(hex::encode(w))
+        }
+    };
+    let block = |f: &str| hex::u64(i[f].as_str().unwrap(), f).unwrap();
+    let p = MbtParams::new(
+        i["bucketBits"].as_u64().unwrap() as u8,
+        i["fanout"].as_u64().unwrap() as u8,
+    )
+    .unwrap();
+    let proof = hex::data(i["proof"].as_str().unwrap(), "proof").unwrap();
+    match i["kind"].as_str().unwrap() {
+        "value" => {
+            let (root, key) = (b256(&i["root"]), b256(&i["stateKey"]));
+            let found = verify(&p, &root, &key, &proof).map_err(err)?;
+            if let Some(claimed) = i.get("value") {
+                let claimed = claimed.as_str().map(|s| hex::word(s, "value").unwrap());
+                verify_value(&p, &root, &key, claimed.as_ref(), &proof).map_err(err)?;
+            }
+            Ok(serde_json::json!({ "ok": true, "value": word(&found.unwrap_or([0; 32])) }))
+        }
+        "diff" => {
+            let t = DiffTrusted {
+                params: p,
+                old_root: b256(&i["oldRoot"]),
+                new_root: b256(&i["newRoot"]),
+            };
+            let changes = verify_diff(&t, &proof).map_err(err)?;
+            Ok(serde_json::json!({
+                "ok": true,
+                "changes": changes.iter().map(|c| serde_json::json!({
+                    "stateKey": hex::encode(c.key.as_slice()),
+                    "old": word(&c.old),
+                    "new": word(&c.new),
+                })).collect::<Vec<_>>(),
+            }))
+        }
+        "history" => {
+            let roots: Vec<B256> = i["roots"].as_array().unwrap().iter().map(b256).collect();
+            let t = HistoryTrusted {
+                params: p,
+                roots: &roots,
+            };
+            let q = HistoryQuery {
+                key: b256(&i["stateKey"]),
+                lo: block("fromBlock"),
+                hi: block("toBlock"),
+            };
+            let h = verify_history(&t, &q, &proof).map_err(err)?;
+            Ok(
+                serde_json::json!({ "ok": true, "values": h.values.iter().map(word).collect::<Vec<_>>() }),
+            )
+        }
+        k => panic!("unknown mbt vector kind {k}"),
+    }
+}
+
 fn check(family: &str, run: fn(&Value) -> Outcome, pick: fn(&Value) -> bool) -> usize {
     let mut n = 0;
     for kind in ["valid", "invalid"] {
@@ -327,6 +398,11 @@ fn beacon_vectors_fail_at_their_step() {
             "{name}: step"
         );
     }
+}
+
+#[test]
+fn mbt_vectors() {
+    assert!(check("mbt", run_mbt, |_| true) > 35);
 }
 
 #[test]

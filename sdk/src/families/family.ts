@@ -12,10 +12,13 @@ import type { StateKey, Version } from '../history.js';
 import type { Endpoint, Transport } from '../transport.js';
 
 /** The schemes a history can be proven by. */
-export type HistoryScheme = 'cole' | 'cole-star' | 'lvmt' | 'forkless' | 'mpt';
+export type HistoryScheme = 'cole' | 'cole-star' | 'lvmt' | 'forkless' | 'mbt' | 'mpt';
 
 /** The schemes a single value can be proven by. */
-export type ValueScheme = 'lvmt' | 'forkless' | 'mpt';
+export type ValueScheme = 'lvmt' | 'forkless' | 'mbt' | 'mpt';
+
+/** The schemes the changes between two blocks can be proven by. */
+export type DiffScheme = 'mbt';
 
 /** How a page names a scheme. */
 export interface SchemeInfo {
@@ -31,7 +34,8 @@ export interface VerifiedValue {
   value: bigint;
   /**
    * LVMT: whether the key was ever written by `block`; forkless: whether it has a record (was
-   * ever written, possibly to zero). MPT cannot tell a zero from absence.
+   * ever written, possibly to zero); MBT: whether its bucket holds it at `block` (a key written
+   * to zero is deleted). MPT cannot tell a zero from absence.
    */
   present?: boolean;
   /** LVMT: the key's version (writes so far) and the block that wrote the value. */
@@ -66,6 +70,22 @@ export interface VerifiedHistory {
   stateKey: string;
   /** The caller's `StateKey`, when given (MPT needs the account it names). */
   key?: StateKey;
+  /** MBT: the `mbtRoot` of every block of the range, from the verified headers, in order. */
+  blockRoots?: readonly string[];
+}
+
+/** The verified changes between two blocks, with what it took to verify them. */
+export interface VerifiedDiff {
+  /** Every state key whose value differs between the two blocks (0: absent), as the proof orders them. */
+  changes: { stateKey: string; old: bigint; new: bigint }[];
+  scheme: DiffScheme;
+  fromBlock: bigint;
+  toBlock: bigint;
+  /** The headers of `fromBlock` and `toBlock`, whose roots the proof was checked against. */
+  anchors: [VerifiedHeader, VerifiedHeader];
+  proofBytes: number;
+  verifyMs: number;
+  raw: unknown;
 }
 
 /**
@@ -101,6 +121,8 @@ export interface Family {
   readonly name: string;
   readonly valueSchemes: readonly ValueScheme[];
   readonly historySchemes: readonly HistoryScheme[];
+  /** The schemes it proves the changes between two blocks by, if any. */
+  readonly diffSchemes?: readonly DiffScheme[];
   /** A short label and a one-line account of each of its schemes, for pages that list them. */
   readonly describe: Readonly<Partial<Record<HistoryScheme, SchemeInfo>>>;
   value?(ctx: FamilyContext, e: Endpoint, stateKey: string, key: StateKey | undefined, block: BlockTag): Promise<VerifiedValue>;
@@ -126,6 +148,8 @@ export interface Family {
    * (wasm module, LVMT parameters) was loaded when the history was verified.
    */
   reverify?(ctx: FamilyContext, h: VerifiedHistory, proof: unknown): void;
+  /** The changes between blocks `from` and `to` (`from ≤ to`), verified against both headers. */
+  diff?(ctx: FamilyContext, e: Endpoint, from: bigint, to: bigint, scheme: DiffScheme): Promise<VerifiedDiff>;
 }
 
 /**

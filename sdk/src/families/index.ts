@@ -12,12 +12,13 @@ import type { ErrorCode } from '../errors.js';
 import { wasmOf } from '../init.js';
 import { cole } from './cole.js';
 import { forkless } from './forkless.js';
-import type { Family, HistoryProof, HistoryScheme, ValueScheme, VerifiedHistory } from './family.js';
+import type { DiffScheme, Family, HistoryProof, HistoryScheme, ValueScheme, VerifiedHistory } from './family.js';
 import { lvmt } from './lvmt.js';
+import { mbt } from './mbt.js';
 import { mpt } from './mpt.js';
 
 /** The SDK's family readers (the MPT baseline last, as pages list the schemes). */
-export const READERS: readonly Family[] = [cole, lvmt, forkless, mpt];
+export const READERS: readonly Family[] = [cole, lvmt, forkless, mbt, mpt];
 
 /** Every scheme a history can be proven by, with its family and how to name it. */
 export function historySchemes(): { id: HistoryScheme; family: string; label: string; what: string }[] {
@@ -37,6 +38,13 @@ export function valueReader(scheme: unknown): Family {
 export function historyReader(scheme: unknown): Family {
   const f = READERS.find((r) => r.historySchemes.includes(scheme as HistoryScheme));
   if (!f) throw new TypeError(`scheme: expected ${READERS.flatMap((r) => r.historySchemes).map((s) => `'${s}'`).join(', ')}, got ${String(scheme)}`);
+  return f;
+}
+
+/** The reader that answers the changes between two blocks by `scheme`. */
+export function diffReader(scheme: unknown): Family {
+  const f = READERS.find((r) => r.diffSchemes?.includes(scheme as DiffScheme));
+  if (!f) throw new TypeError(`scheme: expected ${READERS.flatMap((r) => r.diffSchemes ?? []).map((s) => `'${s}'`).join(' or ')}, got ${String(scheme)}`);
   return f;
 }
 

@@ -37,7 +37,7 @@ export interface RootCheck {
 
 /** A proof drawn as a tree. */
 export interface ProofOutline {
-  family: 'cole' | 'cole-star' | 'forkless' | 'lvmt' | 'lvmt-history' | 'mpt';
+  family: 'cole' | 'cole-star' | 'forkless' | 'lvmt' | 'lvmt-history' | 'mbt' | 'mbt-history' | 'mpt';
   /** Size of the proof's wire encoding (for MPT: the packed form of docs/proofs.md). */
   bytes: number;
   tree: ProofNode;
@@ -73,7 +73,11 @@ export type ForgeryKind =
   | 'chain-cut'
   | 'link-block-shifted'
   | 'page-moved'
-  | 'bucket-entry-dropped';
+  | 'bucket-entry-dropped'
+  | 'entry-dropped'
+  | 'entries-swapped'
+  | 'history-node-duplicated'
+  | 'history-nodes-reordered';
 
 /** A forged proof, what was done to it, and the code our verifier rejects it with. */
 export interface Forgery<P = Uint8Array | AccountProofJson> {

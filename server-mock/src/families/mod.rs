@@ -19,9 +19,10 @@ use crate::{chain::Chain, rpc::Node};
 pub mod cole;
 pub mod forkless;
 pub mod lvmt;
+pub mod mbt;
 
 /// Every room, in the order the node feeds them a block.
-pub const ROOMS: &[Room] = &[cole::ROOM, lvmt::ROOM, forkless::ROOM];
+pub const ROOMS: &[Room] = &[cole::ROOM, lvmt::ROOM, forkless::ROOM, mbt::ROOM];
 
 /// Every room's command-line flags (flattened into the node's own).
 #[derive(Clone, Debug, clap::Args)]
@@ -36,6 +37,9 @@ pub struct Flags {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub forkless: forkless::Flags,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub mbt: mbt::Flags,
 }
 
 /// A block's writes, in the order the block made them (a later write wins), by typed key (the

@@ -18,7 +18,7 @@ const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..',
 const jsonAt = process.argv.indexOf('--json');
 const jsonOut = jsonAt > 0 ? process.argv[jsonAt + 1] : undefined;
 // The families of the module with every family (verifier-wasm's default features).
-const FAMILIES = ['header', 'mpt', 'cole', 'lvmt', 'forkless'];
+const FAMILIES = ['header', 'mpt', 'cole', 'lvmt', 'forkless', 'mbt'];
 // The sizes before the verifier was split per family (one module per feature set), raised once
 // by what transaction proofs by block and index add (verifyTransactionProof: the
 // TransactionProof decoder, the pair's checks, their errors with evidence; two error codes and

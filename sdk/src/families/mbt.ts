@@ -1,0 +1,243 @@
+/**
+ * Merkle Bucket Tree (mbt) proofs: a state key's value or absence at a block, the changes
+ * between two blocks, and a key's value after every block of a range. The tree keeps every
+ * version, so each proof is checked against the `mbtRoot` of the block it is about (a history
+ * against the root of every block of its range), never against the node's head.
+ *
+ * The tree's parameters (`bucketBits`, `fanout`) are inside every hash of the tree, so a proof
+ * made under other parameters than the root's fails with `ROOT_MISMATCH`: the reader takes them
+ * from the node's answer.
+ */
+import { blockNumberArg } from '../args.js';
+import { commitmentOf } from '../commitments.js';
+import { NodeFaultError, RpcError, wasmCall } from '../errors.js';
+import { bigIntToBytes, bytesArg, bytesToHex, hexToBigInt, hexToBytes } from '../hex.js';
+import { changesFromValues } from '../history.js';
+import { loadFamily, wasmOf } from '../init.js';
+import type { Endpoint } from '../transport.js';
+import { type Family, type FamilyContext, type VerifiedDiff, type VerifiedHistory, type VerifiedValue, answerProof, historyAnswer } from './family.js';
+
+/** The tree's parameters: `2^bucketBits` buckets under a `fanout`-ary tree. */
+export interface MbtParams {
+  bucketBits: number;
+  fanout: number;
+}
+
+/** A verified mbt value. */
+export interface MbtValue {
+  /** Whether the key has an entry in its bucket (absent keys read as 0). */
+  present: boolean;
+  value: bigint;
+}
+
+/** One key whose value differs between two blocks (0: absent in that block). */
+export interface MbtChange {
+  /** The state key (32-byte hex). */
+  stateKey: string;
+  old: bigint;
+  new: bigint;
+}
+
+/** An mbt value proof and what it is checked against (see {@link verifyMbtValue}). */
+export interface MbtProofArgs {
+  proof: string | Uint8Array;
+  stateKey: string | Uint8Array;
+  /** The `mbtRoot` of the block the value is asked at. */
+  mbtRoot: string | Uint8Array;
+  params: MbtParams;
+  /** The value the caller holds (0n: absent), checked against the proven one (`VALUE_MISMATCH`). */
+  claimed?: bigint;
+}
+
+/** An mbt diff proof and the two roots it is checked against (see {@link verifyMbtDiff}). */
+export interface MbtDiffArgs {
+  proof: string | Uint8Array;
+  /** The older block's `mbtRoot`. */
+  oldRoot: string | Uint8Array;
+  /** The newer block's `mbtRoot`. */
+  newRoot: string | Uint8Array;
+  params: MbtParams;
+}
+
+/** An mbt history proof and the roots it is checked against (see {@link verifyMbtHistory}). */
+export interface MbtHistoryArgs {
+  proof: string | Uint8Array;
+  stateKey: string | Uint8Array;
+  fromBlock: bigint | number;
+  toBlock: bigint | number;
+  /** The `mbtRoot` of every block `fromBlock..=toBlock`, in order. */
+  roots: readonly (string | Uint8Array)[];
+  params: MbtParams;
+}
+
+function paramsArg(p: unknown): [number, number] {
+  if (typeof p !== 'object' || p === null) throw new TypeError('params: expected { bucketBits, fanout }');
+  const { bucketBits, fanout } = p as Record<string, unknown>;
+  for (const [field, v] of [['params.bucketBits', bucketBits], ['params.fanout', fanout]] as const) {
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 255) throw new TypeError(`${field}: expected an integer from 0 to 255, got ${String(v)}`);
+  }
+  return [bucketBits as number, fanout as number];
+}
+
+function claimedArg(v: unknown): Uint8Array {
+  if (typeof v !== 'bigint' || v < 0n || v >= 1n << 256n) throw new TypeError(`claimed: expected a bigint from 0 to 2^256 − 1, got ${String(v)}`);
+  return bigIntToBytes(v, 32);
+}
+
+const proofArg = (p: unknown) => (p instanceof Uint8Array ? p : hexToBytes(p, 'proof'));
+
+function word(b: Uint8Array, at: number): bigint {
+  let v = 0n;
+  for (let i = 0; i < 32; i++) v = (v << 8n) | BigInt(b[at + i] ?? 0);
+  return v;
+}
+
+function count(b: Uint8Array): number {
+  return new DataView(b.buffer, b.byteOffset, 4).getUint32(0, false);
+}
+
+/**
+ * Verifies an mbt proof of a state key's value (as `lightprov_getMbtProof` returns it) against
+ * the `mbtRoot` of the block asked. Synchronous after `await init()`.
+ */
+export function verifyMbtValue(args: MbtProofArgs): MbtValue {
+  const [b, m] = paramsArg(args.params);
+  const root = bytesArg(args.mbtRoot, 'mbtRoot', 32);
+  const key = bytesArg(args.stateKey, 'stateKey', 32);
+  const proof = proofArg(args.proof);
+  const claimed = args.claimed === undefined ? undefined : claimedArg(args.claimed);
+  const wasm = wasmOf('mbt');
+  const out = wasmCall(() => wasm.verifyMbtValue(b, m, root, key, proof, claimed));
+  return { present: out[0] === 1, value: word(out, 1) };
+}
+
+/**
+ * Verifies an mbt diff proof (as `lightprov_getMbtDiff` returns it): every state key whose value
+ * differs between the blocks of `oldRoot` and `newRoot`, by bucket then key.
+ */
+export function verifyMbtDiff(args: MbtDiffArgs): MbtChange[] {
+  const [b, m] = paramsArg(args.params);
+  const oldRoot = bytesArg(args.oldRoot, 'oldRoot', 32);
+  const newRoot = bytesArg(args.newRoot, 'newRoot', 32);
+  const proof = proofArg(args.proof);
+  const wasm = wasmOf('mbt');
+  const out = wasmCall(() => wasm.verifyMbtDiff(b, m, oldRoot, newRoot, proof));
+  const changes: MbtChange[] = [];
+  for (let i = 0, n = count(out); i < n; i++) {
+    const at = 4 + i * 96;
+    changes.push({ stateKey: bytesToHex(out.subarray(at, at + 32)), old: word(out, at + 32), new: word(out, at + 64) });
+  }
+  return changes;
+}
+
+/**
+ * Verifies an mbt history proof (the `mbt` scheme of `lightprov_getHistory`): the key's value
+ * after every block of `fromBlock..=toBlock` (0: absent), checked against each block's root.
+ */
+export function verifyMbtHistory(args: MbtHistoryArgs): bigint[] {
+  const [b, m] = paramsArg(args.params);
+  const key = bytesArg(args.stateKey, 'stateKey', 32);
+  const lo = blockNumberArg(args.fromBlock, 'fromBlock');
+  const hi = blockNumberArg(args.toBlock, 'toBlock');
+  if (!Array.isArray(args.roots)) throw new TypeError('roots: expected an array of 32-byte roots');
+  const roots = new Uint8Array(args.roots.length * 32);
+  args.roots.forEach((r, i) => roots.set(bytesArg(r, `roots[${i}]`, 32), i * 32));
+  const proof = proofArg(args.proof);
+  const wasm = wasmOf('mbt');
+  const out = wasmCall(() => wasm.verifyMbtHistory(b, m, roots, key, lo, hi, proof));
+  const values: bigint[] = [];
+  for (let i = 0, n = count(out); i < n; i++) values.push(word(out, 4 + i * 32));
+  return values;
+}
+
+/** The `mbtRoot` held in a header's extraData (where: the core's commitment table). */
+export function mbtRootOf(extraData: string): string {
+  return commitmentOf({ extraData }, 'mbtRoot');
+}
+
+/** The parameters a node's answer claims (checked by the verifier against the root). */
+function answerParams(method: string, raw: Record<string, unknown>): MbtParams {
+  const n = (f: string) => {
+    const v = raw[f];
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 255) throw new RpcError(method, -1, `malformed response: ${f}`);
+    return v;
+  };
+  return { bucketBits: n('bucketBits'), fanout: n('fanout') };
+}
+
+/** The parameters of the answer an mbt history was verified from. */
+export function mbtHistoryParams(h: VerifiedHistory): MbtParams {
+  return answerParams('lightprov_getHistory', (h.raw ?? {}) as Record<string, unknown>);
+}
+
+const hex = (v: bigint) => '0x' + v.toString(16);
+
+async function call(ctx: FamilyContext, e: Endpoint, method: string, params: unknown[]) {
+  const raw = (await ctx.net.call(e, method, params)) as Record<string, unknown> | null;
+  if (typeof raw !== 'object' || raw === null) throw new RpcError(method, -1, 'malformed response');
+  return { raw, params: answerParams(method, raw), proof: hexToBytes(raw['proof'], 'proof') };
+}
+
+/** The history of `stateKey` over `from..=to`, checked against the root of every block. */
+function checkHistory(roots: readonly string[], stateKey: string, from: bigint, to: bigint, params: MbtParams, proof: unknown): bigint[] {
+  return verifyMbtHistory({ proof: proof as string | Uint8Array, stateKey, fromBlock: from, toBlock: to, roots, params });
+}
+
+/** The mbt family's reader: fetch → verify against the block's own root → typed result. */
+export const mbt: Family = {
+  name: 'mbt',
+  valueSchemes: ['mbt'],
+  historySchemes: ['mbt'],
+  diffSchemes: ['mbt'],
+  describe: {
+    mbt: { label: 'MBT', what: "the key's bucket and its path in each block's Merkle Bucket Tree, against that block's mbtRoot" },
+  },
+  async value(ctx, e, stateKey, _key, block): Promise<VerifiedValue> {
+    await loadFamily('mbt');
+    const anchor = await ctx.chain.headerAt(e, block);
+    const method = 'lightprov_getMbtProof';
+    const { raw, params, proof } = await call(ctx, e, method, [stateKey, hex(anchor.number)]);
+    const at = hexToBigInt(raw['block'], 'block', 'network', 64);
+    if (at !== anchor.number) throw new NodeFaultError(method, e.url, `the proof is of block ${at}, not block ${anchor.number} as asked`);
+    const t0 = performance.now();
+    const v = verifyMbtValue({ proof, stateKey, mbtRoot: mbtRootOf(anchor.extraData), params });
+    return { value: v.value, present: v.present, scheme: 'mbt', block: anchor.number, anchor, proofBytes: proof.length, verifyMs: performance.now() - t0, raw };
+  },
+  async history(ctx, e, stateKey, key, from, to): Promise<VerifiedHistory> {
+    await loadFamily('mbt');
+    const { raw, anchor, proof } = await historyAnswer(ctx, e, stateKey, from, to, 'mbt');
+    const params = answerParams('lightprov_getHistory', raw as Record<string, unknown>);
+    const blockRoots = (await ctx.chain.headersIn(e, from, to)).map((h) => mbtRootOf(h.extraData));
+    const t0 = performance.now();
+    const values = checkHistory(blockRoots, stateKey, from, to, params, proof);
+    const verifyMs = performance.now() - t0;
+    return {
+      points: changesFromValues(values, from),
+      scheme: 'mbt',
+      fromBlock: from,
+      toBlock: to,
+      anchor,
+      proofBytes: proof.length,
+      verifyMs,
+      raw,
+      stateKey,
+      ...(key ? { key } : {}),
+      blockRoots,
+    };
+  },
+  historyProof(h) {
+    return answerProof(h, 'MBT');
+  },
+  reverify(_ctx, h, proof) {
+    if (!h.blockRoots) throw new TypeError('history: an mbt history carries the root of every block of its range (blockRoots)');
+    checkHistory(h.blockRoots, h.stateKey, h.fromBlock, h.toBlock, mbtHistoryParams(h), proof);
+  },
+  async diff(ctx, e, from, to): Promise<VerifiedDiff> {
+    await loadFamily('mbt');
+    const [older, newer] = await Promise.all([ctx.chain.headerAt(e, from), ctx.chain.headerAt(e, to)]);
+    const { raw, params, proof } = await call(ctx, e, 'lightprov_getMbtDiff', [hex(from), hex(to)]);
+    const t0 = performance.now();
+    const changes = verifyMbtDiff({ proof, oldRoot: mbtRootOf(older.extraData), newRoot: mbtRootOf(newer.extraData), params });
+    return { changes, scheme: 'mbt', fromBlock: from, toBlock: to, anchors: [older, newer], proofBytes: proof.length, verifyMs: performance.now() - t0, raw };
+  },
+};
