@@ -35,8 +35,11 @@ const FAMILIES = ['header', 'mpt', 'cole', 'lvmt', 'forkless', 'mbt'];
 // Both raised by the beacon family, which is in neither module but whose eleven error codes
 // every module carries (the code strings every rejection can name) and whose registry entry
 // (17 tamper classes) the header code exports: the MPT module measured 26,629 B, the one with
-// every family 216,950 B (+1,245 B), each rounded up to the next 100 B.
-const BUDGET = { mptOnly: 26_700, allFamilies: 217_000, beacon: 60_000 };
+// every family 216,950 B (+1,245 B), each rounded up to the next 100 B. The one with every
+// family raised again by the mbt family (its verifier: values and absence by whole bucket,
+// diffs of two trees, histories from a node set, with their errors and evidence; two error
+// codes and 23 tamper classes in the registry): +17,746 B (216,950 → 234,696), rounded up.
+const BUDGET = { mptOnly: 26_700, allFamilies: 234_700, beacon: 60_000 };
 
 function measure(module, name = 'lightprov_verifier_wasm_bg.wasm') {
   const file = path.join(root, 'sdk', 'wasm', module, name);
