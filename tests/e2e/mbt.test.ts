@@ -4,7 +4,10 @@
  * histories agree with the MPT baseline, a diff between two blocks names exactly the keys whose
  * values moved, and a forged history proof is caught.
  */
-import { LightClient, RpcError, type StateKey, historyProof, init, stateKeys } from '@lightprov/sdk';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { LightClient, NodeFaultError, RpcError, type StateKey, VerificationError, historyProof, init, stateKeys } from '@lightprov/sdk';
 import { forgeProof, outlineHistory } from '@lightprov/sdk/inspect';
 import { keccak256, toBeHex } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,9 +33,38 @@ afterAll(async () => {
 const trust = (n: RunningNode) => ({ genesisHash: n.genesisHash, signers: [n.signer] });
 const record = (k: number): StateKey => stateKeys.storage(KVSTORE, keccak256(toBeHex(k, 8)));
 
-async function client() {
-  return LightClient.connect({ rpc: node.url, trust: trust(node) });
+async function client(url = node.url) {
+  return LightClient.connect({ rpc: url, trust: trust(node) });
 }
+
+type Answer = { block: string; proof: string } & Record<string, unknown>;
+
+/** A proxy to the node that rewrites the answers of `method` with `lie`. */
+async function lyingProxy(method: string, lie: (a: Answer) => Answer): Promise<{ url: string; close(): void }> {
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      void (async () => {
+        const reqs = JSON.parse(body) as { method: string } | { method: string }[];
+        const r = await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        const answers = (await r.json()) as { result?: unknown } | { result?: unknown }[];
+        const list = Array.isArray(answers) ? answers : [answers];
+        const asked = Array.isArray(reqs) ? reqs : [reqs];
+        list.forEach((a, i) => {
+          if (asked[i]?.method === method && a.result) a.result = lie(a.result as Answer);
+        });
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify(answers));
+      })();
+    });
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+}
+
+/** `hex` with its last byte flipped. */
+const flipLast = (hex: string) => hex.slice(0, -2) + (parseInt(hex.slice(-2), 16) ^ 1).toString(16).padStart(2, '0');
 
 describe('mbt against lightprov-node', () => {
   it('proves values at any block against that block, as eth_getProof does, and absence', async () => {
@@ -82,6 +114,26 @@ describe('mbt against lightprov-node', () => {
     }
     expect((await c.getDiff(5n, 5n)).changes).toEqual([]);
     await expect(c.getDiff(9n, 6n)).rejects.toThrow(RangeError);
+  });
+
+  it('catches a node that alters a proof, or answers for another block than asked', async () => {
+    const key = record(1);
+    const altered = await lyingProxy('lightprov_getMbtProof', (a) => ({ ...a, proof: flipLast(a.proof) }));
+    const e = await rejection((await client(altered.url)).getValue(key, { scheme: 'mbt', block: 11n }));
+    altered.close();
+    expect(e).toBeInstanceOf(VerificationError);
+    const older = await lyingProxy('lightprov_getMbtProof', (a) => ({ ...a, block: '0x3' }));
+    const f = await rejection((await client(older.url)).getValue(key, { scheme: 'mbt', block: 11n }));
+    older.close();
+    expect(f).toBeInstanceOf(NodeFaultError);
+    const history = await lyingProxy('lightprov_getHistory', (a) => ({ ...a, proof: flipLast(a.proof) }));
+    const g = await rejection((await client(history.url)).getHistory(key, { scheme: 'mbt', fromBlock: 2, toBlock: 12 }));
+    history.close();
+    expect(g).toBeInstanceOf(VerificationError);
+    const diff = await lyingProxy('lightprov_getMbtDiff', (a) => ({ ...a, bucketBits: 6 }));
+    const d = (await rejection((await client(diff.url)).getDiff(6n, 9n))) as VerificationError;
+    diff.close();
+    expect(d.code).toBe('PARAMS_MISMATCH');
   });
 
   it('refuses malformed calls with the field at fault', async () => {

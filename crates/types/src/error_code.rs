@@ -93,7 +93,7 @@ error_codes! {
     // The forkless family.
     /// A proof opens a record at or beyond the number of records its file commits.
     RecordOutOfRange = "RECORD_OUT_OF_RANGE",
-    /// An entry of a key index's bucket belongs to another bucket than the one its key hashes to.
+    /// An entry of a bucket (a forkless key index's, an MBT bucket) belongs to another bucket than the one its key hashes to.
     WrongBucket = "WRONG_BUCKET",
     /// An absence proof's bucket holds the key it claims absent.
     KeyPresent = "KEY_PRESENT",
@@ -125,8 +125,6 @@ error_codes! {
     // Merkle Bucket Tree (mbt).
     /// A proof is made under other tree parameters than the trusted ones (MBT: bucket bits and fanout).
     ParamsMismatch = "PARAMS_MISMATCH",
-    /// A bucket in a proof lists an entry whose key belongs to another bucket.
-    BucketMismatch = "BUCKET_MISMATCH",
 }
 
 impl fmt::Display for ErrorCode {

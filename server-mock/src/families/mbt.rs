@@ -208,7 +208,7 @@ fn answer(node: &Node, engine: &MbtEngine, block: u64, proof: &[u8]) -> Value {
 
 fn history(q: &HistoryQuery<'_>) -> Result<Value, ErrorObjectOwned> {
     let engine = mbt_of(q.chain)?;
-    if q.to - q.from >= MAX_HISTORY_BLOCKS {
+    if q.to.saturating_sub(q.from) >= MAX_HISTORY_BLOCKS {
         return Err(invalid(
             "toBlock",
             format!("an mbt history proof covers at most {MAX_HISTORY_BLOCKS} blocks"),

@@ -122,7 +122,7 @@ impl MbtError {
             Self::TooFewLevels { .. } => ErrorCode::TruncatedProof,
             Self::TooManyLevels { .. } | Self::UnusedNode { .. } => ErrorCode::ExtraNodes,
             Self::EntriesOutOfOrder { .. } => ErrorCode::ResultsOutOfOrder,
-            Self::ForeignEntry { .. } => ErrorCode::BucketMismatch,
+            Self::ForeignEntry { .. } => ErrorCode::WrongBucket,
             Self::ValueMismatch { .. } => ErrorCode::ValueMismatch,
             Self::DuplicateNode { .. } => ErrorCode::DuplicateNode,
             Self::NodesOutOfOrder { .. } => ErrorCode::NodesOutOfOrder,

@@ -81,7 +81,7 @@ pub const FAMILY: Family = Family {
         E::TruncatedProof,
         E::ExtraNodes,
         E::ResultsOutOfOrder,
-        E::BucketMismatch,
+        E::WrongBucket,
         E::ValueMismatch,
         E::DuplicateNode,
         E::NodesOutOfOrder,
@@ -121,7 +121,7 @@ pub const FAMILY: Family = Family {
         ),
         t(
             "foreign-entry",
-            E::BucketMismatch,
+            E::WrongBucket,
             "an entry of another bucket listed in the key's",
         ),
         t("other-key", E::KeyMismatch, "checked for another state key"),

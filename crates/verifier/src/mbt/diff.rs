@@ -4,7 +4,7 @@
 //! The proof is one tree walked in both versions at once: a subtree the same in both blocks is
 //! one hash, an inner node that differs gives its `m` children, a bucket that differs gives all
 //! its entries in each block. The verifier rebuilds both roots from it — every bucket's entries
-//! strictly increasing and of that bucket (`RESULTS_OUT_OF_ORDER`, `BUCKET_MISMATCH`), the bucket
+//! strictly increasing and of that bucket (`RESULTS_OUT_OF_ORDER`, `WRONG_BUCKET`), the bucket
 //! index taken from its position — and checks them against the two trusted roots, old first
 //! (`ROOT_MISMATCH`). The changes are not the prover's list: they are read off the buckets that
 //! differ, so a change left out (its bucket sent as one hash) or added (an entry the block does

@@ -7,7 +7,7 @@
 //! `RANGE_MISMATCH`); it has the tree's depth of levels (`TRUNCATED_PROOF`, `EXTRA_NODES`); the
 //! verifier hashes every node itself, at its level, and each level's nodes (and the buckets) are
 //! strictly increasing by hash (`DUPLICATE_NODE`, `NODES_OUT_OF_ORDER`), every bucket's entries
-//! strictly increasing and of the key's bucket (`RESULTS_OUT_OF_ORDER`, `BUCKET_MISMATCH`); then
+//! strictly increasing and of the key's bucket (`RESULTS_OUT_OF_ORDER`, `WRONG_BUCKET`); then
 //! each block's path is followed from its trusted root, taking in every node the slot the key's
 //! bucket index gives, down to an empty subtree or a bucket — a hash the set lacks fails
 //! (`NODE_HASH_MISMATCH`); finally every node of the set must lie on some block's path

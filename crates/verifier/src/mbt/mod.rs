@@ -8,7 +8,7 @@
 //! verifier computes the key's bucket (the top `b` bits of keccak256(stateKey)) and the slot of
 //! the path in every inner node itself, rebuilds each bucket's hash from *all* its entries —
 //! strictly increasing by key (`RESULTS_OUT_OF_ORDER`), each of this bucket
-//! (`BUCKET_MISMATCH`) — and hashes every inner node over exactly `m` slots, so no child
+//! (`WRONG_BUCKET`) — and hashes every inner node over exactly `m` slots, so no child
 //! position, bucket index or entry count is taken from the prover. It returns an error, never a
 //! default root or value, when a check fails.
 

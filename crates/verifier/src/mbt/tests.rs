@@ -411,7 +411,7 @@ fn rejects_entry_of_another_bucket() {
     });
     proof.entries.sort();
     let e = check(&p, &m, &proof).unwrap_err();
-    assert_eq!(code(&e), ErrorCode::BucketMismatch);
+    assert_eq!(code(&e), ErrorCode::WrongBucket);
     let MbtError::ForeignEntry {
         expected, found, ..
     } = e
@@ -455,7 +455,7 @@ fn rejects_proof_under_other_parameters() {
                 ErrorCode::RootMismatch
                     | ErrorCode::TruncatedProof
                     | ErrorCode::ExtraNodes
-                    | ErrorCode::BucketMismatch
+                    | ErrorCode::WrongBucket
                     | ErrorCode::BadEncoding
             ),
             "{e:?}"
@@ -746,7 +746,7 @@ fn diff_checks_bucket_entries_and_parameters() {
     });
     old.sort();
     let e = verify_diff(&t, &foreign.encode()).unwrap_err();
-    assert_eq!(code(&e), ErrorCode::BucketMismatch);
+    assert_eq!(code(&e), ErrorCode::WrongBucket);
     let (a2, b2) = (
         Model::new(params(4, 2), &a.kv),
         Model::new(params(4, 2), &b.kv),

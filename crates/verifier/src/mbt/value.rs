@@ -3,7 +3,7 @@
 //! Checks, in order: the proof decodes (`BAD_ENCODING`); it is made under the trusted parameters
 //! (`PARAMS_MISMATCH`) for the asked key (`KEY_MISMATCH`); it has exactly the tree's depth of
 //! inner levels (`TRUNCATED_PROOF`, `EXTRA_NODES`); the bucket's entries are strictly increasing
-//! and each of the key's bucket (`RESULTS_OUT_OF_ORDER`, `BUCKET_MISMATCH`); the root rebuilt
+//! and each of the key's bucket (`RESULTS_OUT_OF_ORDER`, `WRONG_BUCKET`); the root rebuilt
 //! from the bucket up — the path's slot in each node computed from the bucket index — is the
 //! trusted one (`ROOT_MISMATCH`). The key's value is then its entry's, or absent when the full
 //! bucket lacks it.
