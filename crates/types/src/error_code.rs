@@ -90,6 +90,19 @@ error_codes! {
     TransactionHashMismatch = "TRANSACTION_HASH_MISMATCH",
     /// The receipt proven at a transaction's index does not go with it: one of the two is absent while the other is present, or their EIP-2718 types differ.
     ReceiptMismatch = "RECEIPT_MISMATCH",
+    // POS-Tree (pattern-oriented split tree).
+    /// An inner node's separator keys (its children's largest keys) are not strictly increasing.
+    SeparatorsOutOfOrder = "SEPARATORS_OUT_OF_ORDER",
+    /// A leaf's entries are not strictly increasing by key (its first entry included).
+    EntriesOutOfOrder = "ENTRIES_OUT_OF_ORDER",
+    /// A node's largest key differs from the separator its parent holds for it.
+    SeparatorMismatch = "SEPARATOR_MISMATCH",
+    /// A node's smallest key is not above the separator before it in its parent: it holds keys of its left neighbour's range.
+    ChildOutOfRange = "CHILD_OUT_OF_RANGE",
+    /// A subtree a diff proof prunes in one version is not pruned in the other, so changes inside it would go unseen.
+    UnmatchedSubtree = "UNMATCHED_SUBTREE",
+    /// A history proof's node set holds a node that no block's path uses.
+    UnusedNode = "UNUSED_NODE",
 }
 
 impl fmt::Display for ErrorCode {

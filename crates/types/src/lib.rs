@@ -15,6 +15,7 @@ pub mod cole;
 pub mod header;
 pub mod lvmt;
 pub mod mpt;
+pub mod pos;
 
 /// Every proof family, in the order documentation lists them.
 pub const FAMILIES: &[&Family] = &[&header::FAMILY, &mpt::FAMILY, &cole::FAMILY, &lvmt::FAMILY];

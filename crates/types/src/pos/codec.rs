@@ -1,0 +1,568 @@
+//! POS-Tree nodes and proofs on the wire: encoders, strict decoders with size caps, and the
+//! node hash. The grammar is in the [module docs](super).
+
+use alloc::{format, vec::Vec};
+
+use sha2::{Digest, Sha256};
+
+use crate::{
+    B256, DecodeError, Word,
+    codec::{Reader, Writer},
+};
+
+/// The one wire version of every POS proof.
+pub const VERSION: u8 = 1;
+/// Most entries a node may hold (the split rule's hard cap): 16 KiB of entries.
+pub const MAX_NODE_ENTRIES: usize = 256;
+/// The highest level a node may have (a tree of at most 33 levels).
+pub const MAX_LEVEL: u8 = 32;
+/// Bytes of one entry: a key (or separator) and a value (or child hash).
+pub const ENTRY_LEN: usize = 64;
+/// Most blocks one history proof covers.
+pub const MAX_HISTORY_BLOCKS: u64 = 4096;
+/// Most items of a history proof's node set.
+pub const MAX_HISTORY_ITEMS: usize = 16_384;
+/// Most entries of all the nodes of a history proof's set together, after patches are applied
+/// (16 MiB): a patch is a few bytes on the wire but a whole node in memory.
+pub const MAX_HISTORY_ENTRIES: usize = 1 << 18;
+
+const TAG_LEAF: u8 = 0x00;
+const TAG_INNER: u8 = 0x01;
+
+const TREE_PRUNED: u8 = 0x00;
+const TREE_LEAF: u8 = 0x01;
+const TREE_INNER: u8 = 0x02;
+
+const ITEM_FULL: u8 = 0x00;
+const ITEM_PATCH: u8 = 0x01;
+
+/// One entry of a node: `(key, value)` in a leaf, `(separator, child hash)` in an inner node.
+pub type Entry = (B256, Word);
+
+/// One node: a leaf (`level` 0, state entries) or an inner node (`level` ≥ 1, one
+/// `(largest key of the child, child hash)` pair per child).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Node {
+    /// 0 for a leaf; a child is one level below its parent.
+    pub level: u8,
+    /// Entries in strictly increasing key order (in an honest tree).
+    pub entries: Vec<Entry>,
+}
+
+/// SHA-256 of a node's encoding, without building it.
+pub fn hash_node(level: u8, entries: &[Entry]) -> B256 {
+    let mut h = Sha256::new();
+    let n = u16::try_from(entries.len())
+        .unwrap_or(u16::MAX)
+        .to_be_bytes();
+    if level == 0 {
+        h.update([TAG_LEAF]);
+    } else {
+        h.update([TAG_INNER, level]);
+    }
+    h.update(n);
+    for (k, v) in entries {
+        h.update(k.as_slice());
+        h.update(v);
+    }
+    B256::from(<[u8; 32]>::from(h.finalize()))
+}
+
+/// The root of the empty tree: the hash of the leaf of no entries. It is not zero, and only an
+/// absence proof made of that one leaf verifies against it.
+pub fn empty_root() -> B256 {
+    hash_node(0, &[])
+}
+
+impl Node {
+    /// A leaf of `entries`.
+    pub const fn leaf(entries: Vec<Entry>) -> Self {
+        Self { level: 0, entries }
+    }
+
+    /// Whether it is a leaf.
+    pub const fn is_leaf(&self) -> bool {
+        self.level == 0
+    }
+
+    /// Its hash (SHA-256 of its encoding).
+    pub fn hash(&self) -> B256 {
+        hash_node(self.level, &self.entries)
+    }
+
+    /// Its largest key: the separator its parent holds for it.
+    pub fn max_key(&self) -> Option<&B256> {
+        self.entries.last().map(|(k, _)| k)
+    }
+
+    /// Its smallest key.
+    pub fn min_key(&self) -> Option<&B256> {
+        self.entries.first().map(|(k, _)| k)
+    }
+
+    /// Child `i`'s hash (an inner node's).
+    pub fn child(&self, i: usize) -> Option<B256> {
+        self.entries.get(i).map(|(_, h)| B256::from(*h))
+    }
+
+    /// Bytes of its encoding.
+    pub fn encoded_len(&self) -> usize {
+        let head = if self.level == 0 { 3 } else { 4 };
+        head + ENTRY_LEN * self.entries.len()
+    }
+
+    /// Appends its encoding.
+    pub fn encode_to(&self, w: &mut Writer) {
+        if self.level == 0 {
+            w.raw(&[TAG_LEAF]);
+        } else {
+            w.raw(&[TAG_INNER, self.level]);
+        }
+        write_entries(w, &self.entries);
+    }
+
+    /// Its encoding (also its hash preimage, and how the engine stores it).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = Writer::default();
+        self.encode_to(&mut w);
+        w.out
+    }
+
+    /// Reads one node.
+    pub fn decode_from(r: &mut Reader<'_>, field: &str) -> Result<Self, DecodeError> {
+        let level = match r.u8(field)? {
+            TAG_LEAF => 0,
+            TAG_INNER => {
+                let level = r.u8(field)?;
+                if level == 0 || level > MAX_LEVEL {
+                    return Err(DecodeError::new(field, "inner node level not in 1..=32"));
+                }
+                level
+            }
+            _ => return Err(DecodeError::new(field, "unknown node tag")),
+        };
+        let entries = read_entries(r, level, field)?;
+        Ok(Self { level, entries })
+    }
+
+    /// Decodes exactly one node.
+    pub fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes);
+        let n = Self::decode_from(&mut r, "node")?;
+        r.finish("node")?;
+        Ok(n)
+    }
+}
+
+fn write_entries(w: &mut Writer, entries: &[Entry]) {
+    let n = u16::try_from(entries.len()).unwrap_or(u16::MAX);
+    w.raw(&n.to_be_bytes());
+    for (k, v) in entries {
+        w.raw(k.as_slice());
+        w.raw(v);
+    }
+}
+
+/// Checks an entry count against the cap and the bytes left, before anything is allocated.
+fn check_count(r: &Reader<'_>, n: usize, per: usize, field: &str) -> Result<(), DecodeError> {
+    if n > MAX_NODE_ENTRIES {
+        return Err(DecodeError::new(field, "more than 256 entries"));
+    }
+    if n.saturating_mul(per) > r.remaining() {
+        return Err(DecodeError::new(field, "input ends early"));
+    }
+    Ok(())
+}
+
+/// Checks what every node's entries must satisfy to be encodable: an inner node has at least
+/// one child, a leaf no zero value (a zero value is a deleted key, never stored).
+fn check_entries(level: u8, entries: &[Entry], field: &str) -> Result<(), DecodeError> {
+    if level > 0 && entries.is_empty() {
+        return Err(DecodeError::new(field, "inner node without children"));
+    }
+    if entries.len() > MAX_NODE_ENTRIES {
+        return Err(DecodeError::new(field, "more than 256 entries"));
+    }
+    if level == 0 && entries.iter().any(|(_, v)| *v == [0; 32]) {
+        return Err(DecodeError::new(
+            field,
+            "zero value in a leaf (deleted keys are not stored)",
+        ));
+    }
+    Ok(())
+}
+
+fn read_entries(r: &mut Reader<'_>, level: u8, field: &str) -> Result<Vec<Entry>, DecodeError> {
+    let n = usize::from(r.u16(field)?);
+    check_count(r, n, ENTRY_LEN, field)?;
+    let mut entries = Vec::with_capacity(n);
+    for _ in 0..n {
+        let k = B256::from(r.array::<32>(field)?);
+        entries.push((k, r.array::<32>(field)?));
+    }
+    check_entries(level, &entries, field)?;
+    Ok(entries)
+}
+
+fn version(r: &mut Reader<'_>) -> Result<(), DecodeError> {
+    if r.u8("version")? != VERSION {
+        return Err(DecodeError::new("version", "unknown version"));
+    }
+    Ok(())
+}
+
+/// The path of one key, root first: proves its value or its absence at one block.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PathProof {
+    /// The nodes from the root down to the leaf.
+    pub nodes: Vec<Node>,
+}
+
+impl PathProof {
+    /// The wire bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = Writer::default();
+        w.raw(&[VERSION, u8::try_from(self.nodes.len()).unwrap_or(u8::MAX)]);
+        for n in &self.nodes {
+            n.encode_to(&mut w);
+        }
+        w.out
+    }
+
+    /// Decodes the wire bytes (at most 33 nodes, one per level).
+    pub fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes);
+        version(&mut r)?;
+        let count = r.u8("count")?;
+        if count == 0 || count > MAX_LEVEL + 1 {
+            return Err(DecodeError::new("count", "not in 1..=33 nodes"));
+        }
+        let nodes = (0..count)
+            .map(|i| Node::decode_from(&mut r, &format!("nodes[{i}]")))
+            .collect::<Result<_, _>>()?;
+        r.finish("nodes")?;
+        Ok(Self { nodes })
+    }
+}
+
+/// A partial tree: revealed nodes with their children inline, and subtrees pruned to their
+/// hash. Range and diff proofs are made of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tree {
+    /// A subtree given by its hash.
+    Pruned(B256),
+    /// A leaf, whole.
+    Leaf(Vec<Entry>),
+    /// An inner node, with each child's separator and (partial) subtree.
+    Inner {
+        /// Its level (≥ 1).
+        level: u8,
+        /// `(separator, subtree)` per child.
+        children: Vec<(B256, Tree)>,
+    },
+}
+
+impl Tree {
+    /// Appends its encoding.
+    pub fn encode_to(&self, w: &mut Writer) {
+        match self {
+            Self::Pruned(h) => {
+                w.raw(&[TREE_PRUNED]);
+                w.raw(h.as_slice());
+            }
+            Self::Leaf(entries) => {
+                w.raw(&[TREE_LEAF]);
+                write_entries(w, entries);
+            }
+            Self::Inner { level, children } => {
+                let n = u16::try_from(children.len()).unwrap_or(u16::MAX);
+                w.raw(&[TREE_INNER, *level]);
+                w.raw(&n.to_be_bytes());
+                for (sep, child) in children {
+                    w.raw(sep.as_slice());
+                    child.encode_to(w);
+                }
+            }
+        }
+    }
+
+    /// Reads one partial tree whose root may be at most at level `max_level` (children are
+    /// below their parent, so recursion is at most 33 deep).
+    pub fn decode_from(
+        r: &mut Reader<'_>,
+        max_level: u8,
+        field: &str,
+    ) -> Result<Self, DecodeError> {
+        match r.u8(field)? {
+            TREE_PRUNED => Ok(Self::Pruned(B256::from(r.array::<32>(field)?))),
+            TREE_LEAF => Ok(Self::Leaf(read_entries(r, 0, field)?)),
+            TREE_INNER => {
+                let level = r.u8(field)?;
+                if level == 0 || level > max_level {
+                    return Err(DecodeError::new(
+                        field,
+                        "inner node level not above its children's or above 32",
+                    ));
+                }
+                let n = usize::from(r.u16(field)?);
+                // A child is at least a separator and a pruned hash.
+                check_count(r, n, 65, field)?;
+                if n == 0 {
+                    return Err(DecodeError::new(field, "inner node without children"));
+                }
+                let mut children = Vec::with_capacity(n);
+                for i in 0..n {
+                    let sep = B256::from(r.array::<32>(field)?);
+                    let child = Self::decode_from(r, level - 1, &format!("{field}.{i}"))?;
+                    children.push((sep, child));
+                }
+                Ok(Self::Inner { level, children })
+            }
+            _ => Err(DecodeError::new(field, "unknown tree tag")),
+        }
+    }
+
+    /// Its root's level, if it is revealed.
+    pub fn level(&self) -> Option<u8> {
+        match self {
+            Self::Pruned(_) => None,
+            Self::Leaf(_) => Some(0),
+            Self::Inner { level, .. } => Some(*level),
+        }
+    }
+}
+
+/// Every entry of a key range `[lo, hi]` at one block, complete.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RangeProof {
+    /// The tree, revealed exactly where the range's keys can be.
+    pub tree: Tree,
+}
+
+impl RangeProof {
+    /// The wire bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        encode_trees(&[&self.tree])
+    }
+
+    /// Decodes the wire bytes.
+    pub fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
+        let [tree] = decode_trees(bytes, ["tree"])?;
+        Ok(Self { tree })
+    }
+}
+
+/// `VERSION ‖ tree*`.
+fn encode_trees(trees: &[&Tree]) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.raw(&[VERSION]);
+    for t in trees {
+        t.encode_to(&mut w);
+    }
+    w.out
+}
+
+/// Reads `VERSION ‖ tree*N`, the trees named `names`, and nothing after.
+fn decode_trees<const N: usize>(bytes: &[u8], names: [&str; N]) -> Result<[Tree; N], DecodeError> {
+    let mut r = Reader::new(bytes);
+    version(&mut r)?;
+    let mut trees = Vec::with_capacity(N);
+    for name in names {
+        trees.push(Tree::decode_from(&mut r, MAX_LEVEL, name)?);
+    }
+    r.finish("proof")?;
+    trees
+        .try_into()
+        .map_err(|_| DecodeError::new("proof", "tree count"))
+}
+
+/// Every key whose value differs between two blocks, complete: both trees, pruned to the same
+/// subtrees.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DiffProof {
+    /// The tree at the first block.
+    pub old: Tree,
+    /// The tree at the second block.
+    pub new: Tree,
+}
+
+impl DiffProof {
+    /// The wire bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        encode_trees(&[&self.old, &self.new])
+    }
+
+    /// Decodes the wire bytes.
+    pub fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
+        let [old, new] = decode_trees(bytes, ["old", "new"])?;
+        Ok(Self { old, new })
+    }
+}
+
+/// One item of a history proof's node set.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HistoryItem {
+    /// A node in full.
+    Full(Node),
+    /// The node of an earlier item with its middle entries replaced: its first `prefix` and last
+    /// `suffix` entries kept, `mid` between them. One changed child hash costs 64 bytes, not a
+    /// whole node.
+    Patch {
+        /// The earlier item.
+        base: u32,
+        /// Entries kept from the base's start.
+        prefix: u16,
+        /// Entries kept from the base's end.
+        suffix: u16,
+        /// The entries between.
+        mid: Vec<Entry>,
+    },
+}
+
+/// One key's paths at every block of `from..=to`, as one node set in which a node shared by
+/// several blocks' paths is sent once (and a node that differs from an earlier one a little is
+/// sent as a patch of it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HistoryProof {
+    /// The first block.
+    pub from: u64,
+    /// The last block.
+    pub to: u64,
+    /// The node set.
+    pub items: Vec<HistoryItem>,
+}
+
+impl HistoryProof {
+    /// The wire bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = Writer::default();
+        w.raw(&[VERSION]);
+        w.raw(&self.from.to_be_bytes());
+        w.raw(&self.to.to_be_bytes());
+        w.raw(
+            &u32::try_from(self.items.len())
+                .unwrap_or(u32::MAX)
+                .to_be_bytes(),
+        );
+        for item in &self.items {
+            match item {
+                HistoryItem::Full(n) => {
+                    w.raw(&[ITEM_FULL]);
+                    n.encode_to(&mut w);
+                }
+                HistoryItem::Patch {
+                    base,
+                    prefix,
+                    suffix,
+                    mid,
+                } => {
+                    w.raw(&[ITEM_PATCH]);
+                    w.raw(&base.to_be_bytes());
+                    w.raw(&prefix.to_be_bytes());
+                    w.raw(&suffix.to_be_bytes());
+                    write_entries(&mut w, mid);
+                }
+            }
+        }
+        w.out
+    }
+
+    /// Decodes the wire bytes (patches are not applied: see [`HistoryProof::nodes`]).
+    pub fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes);
+        version(&mut r)?;
+        let from = r.u64("from")?;
+        let to = r.u64("to")?;
+        if to < from || to - from >= MAX_HISTORY_BLOCKS {
+            return Err(DecodeError::new("to", "not within 4096 blocks from `from`"));
+        }
+        let count = r.u32("count")? as usize;
+        // An item is at least 4 bytes (a leaf of no entries, tagged).
+        if count > MAX_HISTORY_ITEMS || count.saturating_mul(4) > r.remaining() {
+            return Err(DecodeError::new("count", "too many items for the input"));
+        }
+        let mut items = Vec::with_capacity(count);
+        for i in 0..count {
+            let field = format!("items[{i}]");
+            let item = match r.u8(&field)? {
+                ITEM_FULL => HistoryItem::Full(Node::decode_from(&mut r, &field)?),
+                ITEM_PATCH => {
+                    let base = r.u32(&field)?;
+                    if base as usize >= i {
+                        return Err(DecodeError::new(field, "patch of a later item"));
+                    }
+                    let prefix = r.u16(&field)?;
+                    let suffix = r.u16(&field)?;
+                    let n = usize::from(r.u16(&field)?);
+                    check_count(&r, n, ENTRY_LEN, &field)?;
+                    let mut mid = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        let k = B256::from(r.array::<32>(&field)?);
+                        mid.push((k, r.array::<32>(&field)?));
+                    }
+                    HistoryItem::Patch {
+                        base,
+                        prefix,
+                        suffix,
+                        mid,
+                    }
+                }
+                _ => return Err(DecodeError::new(field, "unknown item tag")),
+            };
+            items.push(item);
+        }
+        r.finish("items")?;
+        Ok(Self { from, to, items })
+    }
+
+    /// The node set with every patch applied, in item order.
+    pub fn nodes(&self) -> Result<Vec<Node>, DecodeError> {
+        let mut nodes: Vec<Node> = Vec::with_capacity(self.items.len());
+        let mut total = 0usize;
+        for (i, item) in self.items.iter().enumerate() {
+            let field = format!("items[{i}]");
+            let node = match item {
+                HistoryItem::Full(n) => n.clone(),
+                HistoryItem::Patch {
+                    base,
+                    prefix,
+                    suffix,
+                    mid,
+                } => {
+                    let b = nodes
+                        .get(*base as usize)
+                        .ok_or_else(|| DecodeError::new(field.as_str(), "patch of a later item"))?;
+                    let (p, s) = (usize::from(*prefix), usize::from(*suffix));
+                    let len = b.entries.len();
+                    let (Some(head), Some(tail)) = (
+                        b.entries.get(..p),
+                        len.checked_sub(s).and_then(|at| b.entries.get(at..)),
+                    ) else {
+                        return Err(DecodeError::new(field, "patch keeps more than its base"));
+                    };
+                    if p + s > len {
+                        return Err(DecodeError::new(field, "patch keeps more than its base"));
+                    }
+                    let mut entries = Vec::with_capacity(p + mid.len() + s);
+                    entries.extend_from_slice(head);
+                    entries.extend_from_slice(mid);
+                    entries.extend_from_slice(tail);
+                    check_entries(b.level, &entries, &field)?;
+                    Node {
+                        level: b.level,
+                        entries,
+                    }
+                }
+            };
+            total = total.saturating_add(node.entries.len());
+            if total > MAX_HISTORY_ENTRIES {
+                return Err(DecodeError::new(
+                    field,
+                    "more than 2^18 entries in the node set",
+                ));
+            }
+            nodes.push(node);
+        }
+        Ok(nodes)
+    }
+}

@@ -1,0 +1,85 @@
+//! Where a POS-Tree cuts a level into nodes (paper §3.4.3; docs/proofs.md "POS-Tree").
+//!
+//! A level is a sorted sequence of entries (state entries at level 0, `(separator, child)` pairs
+//! above). It is cut into nodes from left to right: a node ends after an entry when
+//! [`SplitRule::cuts_after`] says so, and the last node ends with the level. A cut depends only
+//! on the entry's key, its level and how many entries the node holds so far, so the cuts left of
+//! any point depend only on the entries left of it: re-chunking after a change can start at the
+//! start of the node the change falls in and stop as soon as a new cut falls on an old node's
+//! end (the boundaries have resynchronised). The tree is then a function of its key set alone.
+//!
+//! Verifiers never evaluate the rule: soundness rests on the hashes and the separators. The
+//! decoders only cap a node at [`crate::pos::MAX_NODE_ENTRIES`].
+
+use sha2::{Digest, Sha256};
+
+use crate::B256;
+
+/// Domain tag of the boundary test's preimage.
+const BOUNDARY_TAG: u8 = 0x10;
+
+/// How a level is cut into nodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SplitRule {
+    /// Content-defined: a node ends after an entry whose key `k` gives
+    /// `u32(SHA-256(0x10 ‖ level ‖ k)[..4]) < 2^(32 − bits)` (probability 2^−bits, a mean of
+    /// 2^bits entries), once the node holds at least `min` entries; and always at `max` entries
+    /// (the hard cap against ground keys, far above the mean).
+    ContentDefined {
+        /// log₂ of the mean entries per node.
+        bits: u8,
+        /// Fewest entries a node may end with at a boundary (≥ 2 makes every level shrink).
+        min: u16,
+        /// Most entries of a node (at most [`crate::pos::MAX_NODE_ENTRIES`]).
+        max: u16,
+    },
+    /// Fixed-size: every node but a level's last holds exactly `entries` entries. A bulk-loaded
+    /// Merkle B+-tree, the baseline of the benchmarks; not history independent under updates
+    /// (one insertion shifts every later boundary).
+    FixedSize {
+        /// Entries per node (≥ 2).
+        entries: u16,
+    },
+}
+
+impl SplitRule {
+    /// The default rule: 16 entries (1 KiB of 64-byte entries) a node on average, as the
+    /// paper's 1 KB node tuning; at least 2; at most 256 (16 KiB), so a run of 256 keys without
+    /// a boundary happens with probability (15/16)^256 ≈ 7·10⁻⁸ unless keys are ground.
+    pub const DEFAULT: Self = Self::ContentDefined {
+        bits: 4,
+        min: 2,
+        max: 256,
+    };
+
+    /// The benchmark's B+-tree baseline: 16 entries a node.
+    pub const FIXED_16: Self = Self::FixedSize { entries: 16 };
+
+    /// Whether a node at `level` that holds `len` entries, the last of which has key `key`,
+    /// ends after that entry.
+    pub fn cuts_after(&self, level: u8, len: usize, key: &B256) -> bool {
+        match *self {
+            Self::ContentDefined { bits, min, max } => {
+                len >= usize::from(max)
+                    || (len >= usize::from(min) && is_boundary(bits, level, key))
+            }
+            Self::FixedSize { entries } => len >= usize::from(entries.max(2)),
+        }
+    }
+
+    /// Whether the rule is content-defined (history independent).
+    pub const fn is_content_defined(&self) -> bool {
+        matches!(self, Self::ContentDefined { .. })
+    }
+}
+
+/// Whether `key` is a boundary at `level` for a mean of 2^`bits` entries a node.
+pub fn is_boundary(bits: u8, level: u8, key: &B256) -> bool {
+    let mut h = Sha256::new();
+    h.update([BOUNDARY_TAG, level]);
+    h.update(key.as_slice());
+    let d = <[u8; 32]>::from(h.finalize());
+    let top = d.first_chunk::<4>().copied().unwrap_or_default();
+    let bits = u32::from(bits.min(31));
+    u32::from_be_bytes(top) < (u32::MAX >> bits)
+}
