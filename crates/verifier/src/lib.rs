@@ -19,6 +19,8 @@ pub mod lvmt;
 pub mod mpt;
 #[cfg(feature = "header")]
 mod ordered;
+#[cfg(feature = "pos")]
+pub mod pos;
 
 pub use family::Verify;
 pub use keccak::keccak256;

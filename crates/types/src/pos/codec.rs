@@ -68,6 +68,11 @@ pub fn hash_node(level: u8, entries: &[Entry]) -> B256 {
     B256::from(<[u8; 32]>::from(h.finalize()))
 }
 
+/// Whether the key interval `(lower, upper]` (`None`: unbounded) meets `[lo, hi]`.
+pub fn interval_meets(lower: Option<&B256>, upper: Option<&B256>, lo: &B256, hi: &B256) -> bool {
+    lower.is_none_or(|a| a < hi) && upper.is_none_or(|b| b >= lo)
+}
+
 /// The root of the empty tree: the hash of the leaf of no entries. It is not zero, and only an
 /// absence proof made of that one leaf verifies against it.
 pub fn empty_root() -> B256 {
@@ -98,6 +103,15 @@ impl Node {
     /// Its smallest key.
     pub fn min_key(&self) -> Option<&B256> {
         self.entries.first().map(|(k, _)| k)
+    }
+
+    /// Index of the child a lookup of `key` descends to (an inner node's): the first whose
+    /// separator is `≥ key`, the last if none is (keys above the tree's largest go right).
+    pub fn route(&self, key: &B256) -> usize {
+        self.entries
+            .iter()
+            .position(|(sep, _)| key <= sep)
+            .unwrap_or(self.entries.len().saturating_sub(1))
     }
 
     /// Child `i`'s hash (an inner node's).

@@ -48,6 +48,7 @@
 
 mod codec;
 mod error;
+pub mod prove;
 pub mod split;
 
 pub use codec::*;
@@ -93,7 +94,14 @@ pub const FAMILY: Family = Family {
         E::UnusedNode,
     ],
     tampers: &[
-        t("value-changed", E::RootMismatch, "a leaf's value changed"),
+        Tamper {
+            alt: Some(E::RootMismatch),
+            ..t(
+                "value-changed",
+                E::NodeHashMismatch,
+                "a leaf's value changed (the root's hash, if the root is the leaf)",
+            )
+        },
         t(
             "separator-changed",
             E::RootMismatch,
@@ -105,9 +113,9 @@ pub const FAMILY: Family = Family {
             "the path goes on to a child the key does not route to",
         ),
         t(
-            "node-changed",
+            "node-of-another-tree",
             E::NodeHashMismatch,
-            "a node below the root changed",
+            "a node below the root replaced by another tree's",
         ),
         t("truncated-path", E::TruncatedProof, "the leaf left out"),
         t(

@@ -11,6 +11,8 @@
 //! Verifiers never evaluate the rule: soundness rests on the hashes and the separators. The
 //! decoders only cap a node at [`crate::pos::MAX_NODE_ENTRIES`].
 
+use alloc::{vec, vec::Vec};
+
 use sha2::{Digest, Sha256};
 
 use crate::B256;
@@ -82,4 +84,48 @@ pub fn is_boundary(bits: u8, level: u8, key: &B256) -> bool {
     let top = d.first_chunk::<4>().copied().unwrap_or_default();
     let bits = u32::from(bits.min(31));
     u32::from_be_bytes(top) < (u32::MAX >> bits)
+}
+
+impl SplitRule {
+    /// Cuts one level's entries into nodes at `level` (the last node ends with the level).
+    pub fn chunk(&self, level: u8, entries: &[crate::pos::Entry]) -> Vec<crate::pos::Node> {
+        let mut out = Vec::new();
+        let mut cur = Vec::new();
+        for e in entries {
+            cur.push(*e);
+            if self.cuts_after(level, cur.len(), &e.0) {
+                out.push(crate::pos::Node {
+                    level,
+                    entries: core::mem::take(&mut cur),
+                });
+            }
+        }
+        if !cur.is_empty() {
+            out.push(crate::pos::Node {
+                level,
+                entries: cur,
+            });
+        }
+        out
+    }
+
+    /// Builds a whole tree over sorted, distinct `entries` (no zero value) in one pass, bottom
+    /// up: the reference an incrementally updated tree must equal. Returns every level, leaves
+    /// first; the last level is the root alone (the empty leaf for no entries).
+    pub fn build(&self, entries: &[crate::pos::Entry]) -> Vec<Vec<crate::pos::Node>> {
+        let mut levels = vec![self.chunk(0, entries)];
+        if entries.is_empty() {
+            levels = vec![vec![crate::pos::Node::leaf(Vec::new())]];
+        }
+        let mut level = 0u8;
+        while let Some(top) = levels.last().filter(|l| l.len() > 1) {
+            let up: Vec<crate::pos::Entry> = top
+                .iter()
+                .filter_map(|n| n.max_key().map(|k| (*k, n.hash().0)))
+                .collect();
+            level = level.saturating_add(1);
+            levels.push(self.chunk(level, &up));
+        }
+        levels
+    }
 }
