@@ -35,9 +35,10 @@ pub enum SplitRule {
         /// Most entries of a node (at most [`crate::pos::MAX_NODE_ENTRIES`]).
         max: u16,
     },
-    /// Fixed-size: every node but a level's last holds exactly `entries` entries. A bulk-loaded
-    /// Merkle B+-tree, the baseline of the benchmarks; not history independent under updates
-    /// (one insertion shifts every later boundary).
+    /// Fixed-size: every node but a level's last holds exactly `entries` entries. A packed
+    /// Merkle B+-tree, the baseline of the benchmarks. Still a function of the key set, but
+    /// not content-defined: one insertion shifts every later boundary of its level, so an
+    /// update re-chunks up to the level's end.
     FixedSize {
         /// Entries per node (≥ 2).
         entries: u16,
