@@ -418,19 +418,26 @@ impl DiffProof {
 pub enum HistoryItem {
     /// A node in full.
     Full(Node),
-    /// The node of an earlier item with its middle entries replaced: its first `prefix` and last
-    /// `suffix` entries kept, `mid` between them. One changed child hash costs 64 bytes, not a
-    /// whole node.
+    /// The node of an earlier item with some runs of its entries replaced: a node that
+    /// differs from one already sent in a few child hashes costs 70 bytes a run, not a whole
+    /// node.
     Patch {
         /// The earlier item.
         base: u32,
-        /// Entries kept from the base's start.
-        prefix: u16,
-        /// Entries kept from the base's end.
-        suffix: u16,
-        /// The entries between.
-        mid: Vec<Entry>,
+        /// The runs replaced, in increasing position, apart from each other.
+        splices: Vec<Splice>,
     },
+}
+
+/// One run of a patched node's entries replaced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Splice {
+    /// The run's first position in the base's entries.
+    pub at: u16,
+    /// Entries of the base the run removes.
+    pub delete: u16,
+    /// Entries it puts in their place.
+    pub insert: Vec<Entry>,
 }
 
 /// One key's paths at every block of `from..=to`, as one node set in which a node shared by
@@ -464,17 +471,16 @@ impl HistoryProof {
                     w.raw(&[ITEM_FULL]);
                     n.encode_to(&mut w);
                 }
-                HistoryItem::Patch {
-                    base,
-                    prefix,
-                    suffix,
-                    mid,
-                } => {
+                HistoryItem::Patch { base, splices } => {
                     w.raw(&[ITEM_PATCH]);
                     w.raw(&base.to_be_bytes());
-                    w.raw(&prefix.to_be_bytes());
-                    w.raw(&suffix.to_be_bytes());
-                    write_entries(&mut w, mid);
+                    let n = u16::try_from(splices.len()).unwrap_or(u16::MAX);
+                    w.raw(&n.to_be_bytes());
+                    for sp in splices {
+                        w.raw(&sp.at.to_be_bytes());
+                        w.raw(&sp.delete.to_be_bytes());
+                        write_entries(&mut w, &sp.insert);
+                    }
                 }
             }
         }
@@ -505,21 +511,25 @@ impl HistoryProof {
                     if base as usize >= i {
                         return Err(DecodeError::new(field, "patch of a later item"));
                     }
-                    let prefix = r.u16(&field)?;
-                    let suffix = r.u16(&field)?;
-                    let n = usize::from(r.u16(&field)?);
-                    check_count(&r, n, ENTRY_LEN, &field)?;
-                    let mut mid = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        let k = B256::from(r.array::<32>(&field)?);
-                        mid.push((k, r.array::<32>(&field)?));
+                    let count = usize::from(r.u16(&field)?);
+                    // A splice is at least 6 bytes.
+                    if count > MAX_NODE_ENTRIES || count.saturating_mul(6) > r.remaining() {
+                        return Err(DecodeError::new(field, "too many splices for the input"));
                     }
-                    HistoryItem::Patch {
-                        base,
-                        prefix,
-                        suffix,
-                        mid,
+                    let mut splices = Vec::with_capacity(count);
+                    for _ in 0..count {
+                        let at = r.u16(&field)?;
+                        let delete = r.u16(&field)?;
+                        let n = usize::from(r.u16(&field)?);
+                        check_count(&r, n, ENTRY_LEN, &field)?;
+                        let mut insert = Vec::with_capacity(n);
+                        for _ in 0..n {
+                            let k = B256::from(r.array::<32>(&field)?);
+                            insert.push((k, r.array::<32>(&field)?));
+                        }
+                        splices.push(Splice { at, delete, insert });
                     }
+                    HistoryItem::Patch { base, splices }
                 }
                 _ => return Err(DecodeError::new(field, "unknown item tag")),
             };
@@ -537,30 +547,16 @@ impl HistoryProof {
             let field = format!("items[{i}]");
             let node = match item {
                 HistoryItem::Full(n) => n.clone(),
-                HistoryItem::Patch {
-                    base,
-                    prefix,
-                    suffix,
-                    mid,
-                } => {
+                HistoryItem::Patch { base, splices } => {
                     let b = nodes
                         .get(*base as usize)
                         .ok_or_else(|| DecodeError::new(field.as_str(), "patch of a later item"))?;
-                    let (p, s) = (usize::from(*prefix), usize::from(*suffix));
-                    let len = b.entries.len();
-                    let (Some(head), Some(tail)) = (
-                        b.entries.get(..p),
-                        len.checked_sub(s).and_then(|at| b.entries.get(at..)),
-                    ) else {
-                        return Err(DecodeError::new(field, "patch keeps more than its base"));
-                    };
-                    if p + s > len {
-                        return Err(DecodeError::new(field, "patch keeps more than its base"));
-                    }
-                    let mut entries = Vec::with_capacity(p + mid.len() + s);
-                    entries.extend_from_slice(head);
-                    entries.extend_from_slice(mid);
-                    entries.extend_from_slice(tail);
+                    let entries = apply_splices(&b.entries, splices).ok_or_else(|| {
+                        DecodeError::new(
+                            field.as_str(),
+                            "splices out of order or outside their base",
+                        )
+                    })?;
                     check_entries(b.level, &entries, &field)?;
                     Node {
                         level: b.level,
@@ -579,4 +575,25 @@ impl HistoryProof {
         }
         Ok(nodes)
     }
+}
+
+/// `base` with `splices` applied, if they are in increasing position, apart (a run right after
+/// another is part of it), each changes something, and all lie within `base`.
+fn apply_splices(base: &[Entry], splices: &[Splice]) -> Option<Vec<Entry>> {
+    let mut out = Vec::with_capacity(base.len());
+    let mut pos = 0usize;
+    for (i, sp) in splices.iter().enumerate() {
+        let (at, del) = (usize::from(sp.at), usize::from(sp.delete));
+        if (i > 0 && at <= pos) || at < pos || (del == 0 && sp.insert.is_empty()) {
+            return None;
+        }
+        out.extend_from_slice(base.get(pos..at)?);
+        out.extend_from_slice(&sp.insert);
+        pos = at.checked_add(del)?;
+        if pos > base.len() {
+            return None;
+        }
+    }
+    out.extend_from_slice(base.get(pos..)?);
+    (out.len() <= MAX_NODE_ENTRIES).then_some(out)
 }

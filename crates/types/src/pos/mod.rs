@@ -41,9 +41,10 @@
 //! DiffProof   = 0x01 tree(old) tree(new)
 //! HistoryProof= 0x01 from(u64) to(u64) count(u32) item*count
 //! item        = 0x00 node                                -- a node in full
-//!             | 0x01 base(u32) prefix(u16) suffix(u16) m(u16) entry*m
-//!                 -- the node of item `base` (earlier) with its entries between the first
-//!                 -- `prefix` and the last `suffix` replaced by the `m` entries given
+//!             | 0x01 base(u32) count(u16) splice*count
+//!                 -- the node of item `base` (earlier) with runs of its entries replaced
+//! splice      = at(u16) delete(u16) n(u16) entry*n     -- base entries at..at+delete become
+//!                 -- the n given; runs in increasing `at`, apart, each changing something
 //! ```
 
 mod codec;
@@ -152,6 +153,41 @@ pub const FAMILY: Family = Family {
             "history-node-unused",
             E::UnusedNode,
             "a node no block's path uses added",
+        ),
+        t(
+            "forged-separators-out-of-order",
+            E::SeparatorsOutOfOrder,
+            "a root that commits to separators out of order",
+        ),
+        t(
+            "forged-entries-out-of-order",
+            E::EntriesOutOfOrder,
+            "a root that commits to a leaf out of order",
+        ),
+        t(
+            "forged-separator-mismatch",
+            E::SeparatorMismatch,
+            "a root whose separator is not its child's largest key",
+        ),
+        t(
+            "forged-child-out-of-range",
+            E::ChildOutOfRange,
+            "a root whose leaf starts inside its left neighbour's range",
+        ),
+        t(
+            "forged-wrong-level",
+            E::BadShape,
+            "a root at level 2 over leaves",
+        ),
+        t(
+            "history-node-repeated",
+            E::DuplicateNode,
+            "a node of the set sent twice",
+        ),
+        t(
+            "history-other-blocks",
+            E::RangeMismatch,
+            "checked against the roots of other blocks",
         ),
         t("trailing-byte", E::BadEncoding, "a byte appended"),
     ],

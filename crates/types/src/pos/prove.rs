@@ -6,7 +6,7 @@ use alloc::{collections::BTreeMap, vec::Vec};
 use crate::{
     B256,
     pos::{
-        DiffProof, HistoryItem, HistoryProof, MAX_LEVEL, Node, PathProof, RangeProof, Tree,
+        DiffProof, HistoryItem, HistoryProof, MAX_LEVEL, Node, PathProof, RangeProof, Splice, Tree,
         interval_meets,
     },
 };
@@ -194,28 +194,63 @@ pub fn history<S: NodeSource>(
     Ok(HistoryProof { from, to, items })
 }
 
-/// `node` as a patch of item `b` (`base`), if that is shorter than sending it whole.
+/// `node` as a patch of item `b` (`base`), if that is shorter than sending it whole. The runs
+/// come from merging the two sorted entry lists by key: an entry of both with the same value is
+/// kept, anything else is part of a run.
 fn patch(b: usize, base: &Node, node: &Node) -> Option<HistoryItem> {
     let (x, y) = (&base.entries, &node.entries);
-    let prefix = x.iter().zip(y).take_while(|(a, b)| a == b).count();
-    let room = x.len().min(y.len()) - prefix;
-    let suffix = x
+    let mut splices: Vec<Splice> = Vec::new();
+    let (mut i, mut j) = (0usize, 0usize);
+    let mut open: Option<Splice> = None;
+    while i < x.len() || j < y.len() {
+        let (a, c) = (x.get(i), y.get(j));
+        if let (Some(a), Some(c)) = (a, c)
+            && a == c
+        {
+            splices.extend(open.take());
+            i += 1;
+            j += 1;
+            continue;
+        }
+        let sp = open.get_or_insert_with(|| Splice {
+            at: u16::try_from(i).unwrap_or(u16::MAX),
+            delete: 0,
+            insert: Vec::new(),
+        });
+        match (a, c) {
+            (Some(a), Some(c)) if a.0 == c.0 => {
+                sp.delete += 1;
+                sp.insert.push(*c);
+                i += 1;
+                j += 1;
+            }
+            (Some(a), Some(c)) if a.0 < c.0 => {
+                sp.delete += 1;
+                i += 1;
+            }
+            (Some(_), None) => {
+                sp.delete += 1;
+                i += 1;
+            }
+            (_, Some(c)) => {
+                sp.insert.push(*c);
+                j += 1;
+            }
+            (None, None) => break,
+        }
+    }
+    splices.extend(open);
+    // A patch is 7 bytes and 6 a run besides its entries; a full node 4 besides all of them.
+    let cost = 7 + splices
         .iter()
-        .rev()
-        .zip(y.iter().rev())
-        .take(room)
-        .take_while(|(a, b)| a == b)
-        .count();
-    let mid = y.get(prefix..y.len() - suffix)?.to_vec();
-    // A patch is 11 bytes and its entries; a full node 4 and all of them.
-    if 11 + 64 * mid.len() >= 4 + 64 * y.len() {
+        .map(|s| 6 + 64 * s.insert.len())
+        .sum::<usize>();
+    if cost >= 4 + 64 * y.len() {
         return None;
     }
     Some(HistoryItem::Patch {
         base: u32::try_from(b).ok()?,
-        prefix: u16::try_from(prefix).ok()?,
-        suffix: u16::try_from(suffix).ok()?,
-        mid,
+        splices,
     })
 }
 
@@ -258,16 +293,26 @@ mod tests {
         );
         let mut node = base.clone();
         node.entries[7].1 = [99; 32];
-        let Some(HistoryItem::Patch {
-            prefix,
-            suffix,
-            mid,
-            ..
-        }) = patch(0, &base, &node)
-        else {
-            panic!("a one-entry change is a patch")
+        node.entries[12].1 = [98; 32];
+        node.entries.remove(15);
+        node.entries.insert(0, (B256::repeat_byte(0), [1; 32]));
+        let Some(HistoryItem::Patch { splices, .. }) = patch(0, &base, &node) else {
+            panic!("a few changes are a patch")
         };
-        assert_eq!((prefix, suffix, mid.len()), (7, 12, 1));
+        let runs: Vec<_> = splices
+            .iter()
+            .map(|s| (s.at, s.delete, s.insert.len()))
+            .collect();
+        assert_eq!(runs, [(0, 0, 1), (7, 1, 1), (12, 1, 1), (15, 1, 0)]);
+        let h = HistoryProof {
+            from: 0,
+            to: 0,
+            items: vec![
+                HistoryItem::Full(base.clone()),
+                HistoryItem::Patch { base: 0, splices },
+            ],
+        };
+        assert_eq!(h.nodes().unwrap()[1], node);
         let other = Node::leaf(vec![(B256::repeat_byte(1), [5; 32])]);
         assert!(patch(0, &base, &other).is_none());
     }

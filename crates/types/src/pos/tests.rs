@@ -88,9 +88,11 @@ fn proofs_round_trip() {
             HistoryItem::Full(l.clone()),
             HistoryItem::Patch {
                 base: 0,
-                prefix: 1,
-                suffix: 0,
-                mid: vec![(k(5), [5; 32])],
+                splices: vec![Splice {
+                    at: 1,
+                    delete: 1,
+                    insert: vec![(k(5), [5; 32])],
+                }],
             },
         ],
     };
@@ -125,21 +127,43 @@ fn history_patches_are_bounded_by_their_base() {
             HistoryItem::Full(leaf(&[1])),
             HistoryItem::Patch {
                 base: 0,
-                prefix: 1,
-                suffix: 1,
-                mid: vec![],
+                splices: vec![Splice {
+                    at: 1,
+                    delete: 1,
+                    insert: vec![],
+                }],
             },
         ],
     };
     assert!(HistoryProof::decode(&h.encode()).unwrap().nodes().is_err());
+    // Runs out of order, touching, or changing nothing.
+    let sp = |at, delete, n: u8| Splice {
+        at,
+        delete,
+        insert: (0..n).map(|i| (k(100 + i), [1; 32])).collect(),
+    };
+    for splices in [
+        vec![sp(2, 1, 1), sp(0, 1, 1)],
+        vec![sp(0, 1, 1), sp(1, 1, 1)],
+        vec![sp(1, 0, 0)],
+        vec![sp(0, 2, 0), sp(1, 0, 1)],
+    ] {
+        let h = HistoryProof {
+            from: 0,
+            to: 0,
+            items: vec![
+                HistoryItem::Full(leaf(&[1, 2, 3, 4])),
+                HistoryItem::Patch { base: 0, splices },
+            ],
+        };
+        assert!(h.nodes().is_err(), "{h:?}");
+    }
     let later = HistoryProof {
         from: 0,
         to: 0,
         items: vec![HistoryItem::Patch {
             base: 0,
-            prefix: 0,
-            suffix: 0,
-            mid: vec![],
+            splices: vec![],
         }],
     };
     assert!(HistoryProof::decode(&later.encode()).is_err());

@@ -704,10 +704,12 @@ fn rejects_history_with_a_patched_value() {
     let i = p
         .items
         .iter()
-        .position(|it| matches!(it, HistoryItem::Patch { mid, .. } if !mid.is_empty()))
+        .position(
+            |it| matches!(it, HistoryItem::Patch { splices, .. } if !splices[0].insert.is_empty()),
+        )
         .expect("consecutive versions give patches");
-    if let HistoryItem::Patch { mid, .. } = &mut p.items[i] {
-        mid[0].1 = [0x55; 32];
+    if let HistoryItem::Patch { splices, .. } = &mut p.items[i] {
+        splices[0].insert[0].1 = [0x55; 32];
     }
     // The patched node no longer hashes to what its parent holds: that block's path lacks it.
     assert_eq!(code(verify_h(&roots, &p)), ErrorCode::TruncatedProof);
