@@ -371,17 +371,28 @@ fn main() {
         diff_inputs(&a, &b, &p.encode()),
         json!({ "ok": true, "changes": changes.iter().map(change).collect::<Vec<_>>() }),
     );
-    let mut f: DiffProof = p.clone();
-    take_leaf(&mut f.old, &|_| true).unwrap();
-    let fp = f.encode();
-    out.invalid(
-        "diff-0",
-        "diff-subtree-hidden",
-        diff_inputs(&a, &b, &fp),
-        PosDiff::verify(&(a, b), &(), &fp)
-            .map(|_| ())
-            .map_err(|e| e.code()),
-    );
+    let mut hidden: DiffProof = p.clone();
+    take_leaf(&mut hidden.old, &|_| true).unwrap();
+    // A leaf both versions share, revealed in both.
+    let mut shown: DiffProof = p.clone();
+    let shared = *first_pruned_leaf(m, &p.old).expect("the versions share a leaf");
+    let leaf = Tree::Leaf(m.0[&shared].entries.clone());
+    reveal(&mut shown.old, &shared, &leaf);
+    reveal(&mut shown.new, &shared, &leaf);
+    for (tamper, f) in [
+        ("diff-subtree-hidden", hidden),
+        ("diff-shared-subtree-revealed", shown),
+    ] {
+        let fp = f.encode();
+        out.invalid(
+            "diff-0",
+            tamper,
+            diff_inputs(&a, &b, &fp),
+            PosDiff::verify(&(a, b), &(), &fp)
+                .map(|_| ())
+                .map_err(|e| e.code()),
+        );
+    }
 
     // Histories.
     let roots: Vec<B256> = v.metas.iter().map(|m| m.root).collect();
@@ -498,5 +509,23 @@ fn take_leaf(t: &mut Tree, pick: &dyn Fn(&[Entry]) -> bool) -> Option<Vec<Entry>
         }
         Tree::Inner { children, .. } => children.iter_mut().find_map(|(_, c)| take_leaf(c, pick)),
         _ => None,
+    }
+}
+
+/// The hash of the first pruned subtree of `t` that is a leaf.
+fn first_pruned_leaf<'t>(m: &MemNodes, t: &'t Tree) -> Option<&'t B256> {
+    match t {
+        Tree::Pruned(h) => m.0.get(h).filter(|n| n.is_leaf()).map(|_| h),
+        Tree::Inner { children, .. } => children.iter().find_map(|(_, c)| first_pruned_leaf(m, c)),
+        Tree::Leaf(_) => None,
+    }
+}
+
+/// Replaces every pruned `h` of `t` with `with`.
+fn reveal(t: &mut Tree, h: &B256, with: &Tree) {
+    match t {
+        Tree::Pruned(x) if x == h => *t = with.clone(),
+        Tree::Inner { children, .. } => children.iter_mut().for_each(|(_, c)| reveal(c, h, with)),
+        _ => {}
     }
 }

@@ -145,6 +145,11 @@ pub const FAMILY: Family = Family {
             "a changed subtree pruned in one version only",
         ),
         t(
+            "diff-shared-subtree-revealed",
+            E::ExtraResults,
+            "a subtree both versions share revealed in both",
+        ),
+        t(
             "history-node-dropped",
             E::TruncatedProof,
             "a node one block's path needs left out",

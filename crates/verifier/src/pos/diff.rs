@@ -3,7 +3,8 @@
 //!
 //! The proof is both trees, pruned to the same set of subtrees: a subtree pruned in both holds
 //! the same entries in both (its hash binds them), so every change is in the revealed leaves.
-//! A subtree pruned in one tree only could hide changes and is rejected. The changes are the
+//! A subtree pruned in one tree only could hide changes and is rejected; one revealed in both
+//! shows nothing that changed and is rejected too (one proof per answer). The changes are the
 //! keys of the revealed leaves whose values differ (absent on one side: created or deleted).
 
 use alloc::{collections::BTreeMap, string::String, vec::Vec};
@@ -29,6 +30,7 @@ pub struct Change {
 #[derive(Default)]
 struct Collect {
     pruned: Vec<(B256, String)>,
+    revealed: Vec<(B256, String)>,
     entries: BTreeMap<B256, Word>,
 }
 
@@ -51,6 +53,10 @@ impl Visit for Collect {
     fn leaf(&mut self, entries: &[Entry]) {
         self.entries.extend(entries.iter().copied());
     }
+
+    fn hashed(&mut self, hash: &B256, at: &str) {
+        self.revealed.push((*hash, at.into()));
+    }
 }
 
 fn side(root: &B256, tree: &lightprov_types::pos::Tree, name: &str) -> Result<Collect, PosError> {
@@ -63,6 +69,7 @@ fn side(root: &B256, tree: &lightprov_types::pos::Tree, name: &str) -> Result<Co
         });
     }
     c.pruned.sort_unstable();
+    c.revealed.sort_unstable();
     Ok(c)
 }
 
@@ -84,6 +91,12 @@ pub fn verify_diff(
                     hash: *h,
                 });
             }
+        }
+    }
+    // A subtree in both versions is pruned in both: revealing it shows nothing that changed.
+    for (h, at) in &new.revealed {
+        if old.revealed.binary_search_by(|(o, _)| o.cmp(h)).is_ok() {
+            return Err(PosError::ExtraResults { at: at.clone() });
         }
     }
     let mut changes: Vec<Change> = Vec::new();

@@ -23,7 +23,7 @@
 //!    `INCOMPLETE_RANGE`, and revealed only if one can — `EXTRA_RESULTS`; results are read from
 //!    the revealed leaves, never taken from the prover;
 //! 7. diffs ([`diff`]): a subtree is pruned in one version only if it is pruned in the other —
-//!    `UNMATCHED_SUBTREE`;
+//!    `UNMATCHED_SUBTREE`, and revealed in both only if it differs — `EXTRA_RESULTS`;
 //! 8. histories ([`history`]): the proof answers the blocks asked — `RANGE_MISMATCH`; every
 //!    block's path is in the node set — `TRUNCATED_PROOF`; no node twice — `DUPLICATE_NODE`;
 //!    none unused — `UNUSED_NODE`.

@@ -586,6 +586,44 @@ fn rejects_diff_with_a_changed_subtree_pruned_in_one_version() {
 }
 
 #[test]
+fn rejects_diff_revealing_a_subtree_both_versions_share() {
+    let (m, a, b, _) = two_versions(SMALL);
+    let mut p = prove::diff(&m, &a, &b).unwrap();
+    // Reveal, in both trees, the first leaf they share.
+    let mut shared = None;
+    find_pruned(&p.old, &mut |h| {
+        if shared.is_none() && m.0[h].is_leaf() {
+            shared = Some(*h);
+        }
+    });
+    let h = shared.expect("the versions share a leaf");
+    let leaf = Tree::Leaf(m.0[&h].entries.clone());
+    for t in [&mut p.old, &mut p.new] {
+        reveal(t, &h, &leaf);
+    }
+    assert_eq!(
+        code(PosDiff::verify(&(a, b), &(), &p.encode())),
+        ErrorCode::ExtraResults
+    );
+}
+
+fn find_pruned(t: &Tree, f: &mut dyn FnMut(&B256)) {
+    match t {
+        Tree::Pruned(h) => f(h),
+        Tree::Inner { children, .. } => children.iter().for_each(|(_, c)| find_pruned(c, f)),
+        Tree::Leaf(_) => {}
+    }
+}
+
+fn reveal(t: &mut Tree, h: &B256, with: &Tree) {
+    match t {
+        Tree::Pruned(x) if x == h => *t = with.clone(),
+        Tree::Inner { children, .. } => children.iter_mut().for_each(|(_, c)| reveal(c, h, with)),
+        _ => {}
+    }
+}
+
+#[test]
 fn rejects_diff_against_other_roots() {
     let (m, a, b, _) = two_versions(SMALL);
     let p = prove::diff(&m, &a, &b).unwrap().encode();

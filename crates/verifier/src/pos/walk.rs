@@ -178,6 +178,8 @@ pub(crate) trait Visit {
     ) -> Result<(), PosError>;
     /// A revealed leaf's entries (after its checks).
     fn leaf(&mut self, entries: &[lightprov_types::pos::Entry]);
+    /// A revealed node's hash (after its checks and its children's).
+    fn hashed(&mut self, _hash: &B256, _at: &str) {}
 }
 
 /// Hashes a partial tree bottom-up, with every check of [`check_node`] on each revealed node
@@ -204,7 +206,9 @@ pub(crate) fn hash_tree(
             }
             check_order(keys().copied(), true, at)?;
             v.leaf(entries);
-            Ok(hash_node(0, entries))
+            let h = hash_node(0, entries);
+            v.hashed(&h, at);
+            Ok(h)
         }
         Tree::Inner { level, children } => {
             v.revealed(lower.as_ref(), upper.as_ref(), at)?;
@@ -229,7 +233,9 @@ pub(crate) fn hash_tree(
                 entries.push((*sep, h.0));
                 before = Some(*sep);
             }
-            Ok(hash_node(*level, &entries))
+            let h = hash_node(*level, &entries);
+            v.hashed(&h, at);
+            Ok(h)
         }
     }
 }
