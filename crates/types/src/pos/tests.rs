@@ -243,3 +243,36 @@ fn family_entry_is_consistent() {
     }
     assert_eq!(POS_ROOT.offset, 128);
 }
+
+/// The tree of docs/proofs.md's POS-Tree worked example: three keys, two leaves of at most two
+/// entries, one root.
+fn worked_example() -> (Node, Node, Node) {
+    let e = |b: u8| {
+        let mut v = [0u8; 32];
+        v[31] = b;
+        (B256::repeat_byte(b * 0x11), v)
+    };
+    let rule = SplitRule::FixedSize { entries: 2 };
+    let levels = rule.build(&[e(1), e(2), e(3)]);
+    let [a, b] = [levels[0][0].clone(), levels[0][1].clone()];
+    (levels[1][0].clone(), a, b)
+}
+
+#[test]
+fn worked_example_of_docs_proofs_md() {
+    let (root, _, leaf) = worked_example();
+    let proof = PathProof {
+        nodes: vec![root.clone(), leaf],
+    }
+    .encode();
+    let docs = include_str!("../../../../docs/proofs.md");
+    let root_hex = crate::hex::encode(root.hash().as_slice());
+    let proof_hex = crate::hex::encode(&proof);
+    std::println!("root {root_hex}\nproof {} bytes {proof_hex}", proof.len());
+    assert!(
+        docs.contains(&root_hex),
+        "docs/proofs.md names the root {root_hex}"
+    );
+    assert!(docs.contains(&proof_hex), "docs/proofs.md holds the proof");
+    assert_eq!(proof.len(), 201);
+}
