@@ -180,3 +180,73 @@ fn node_sizes_paths_proofs_and_sharing() {
         measure(10_000, SplitRule::DEFAULT, 10);
     }
 }
+
+/// The engine on fjall: write throughput (batches of 2,000 writes a block, synced), reads and
+/// proofs at the head, bytes on disk.
+fn engine_throughput(n: u64, rule: SplitRule) {
+    use std::{sync::Arc, time::Instant};
+
+    use lightprov_engine_api::{Key, StateEngine, kv::FjallStore};
+    use lightprov_engine_pos::PosEngine;
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut e = PosEngine::open(Arc::new(FjallStore::open(dir.path()).unwrap()), rule).unwrap();
+    let account = |i: u64| Key::Balance(alloy_primitives::Address::from_word(key(i)));
+    let t = Instant::now();
+    let batch = 2_000;
+    for b in 0..n / batch {
+        let writes: Vec<_> = (b * batch..(b + 1) * batch)
+            .map(|i| (account(i), keccak256(i.to_be_bytes()).0))
+            .collect();
+        e.apply_block(b, &writes).unwrap();
+    }
+    let load = t.elapsed();
+    let head = e.head().unwrap();
+    // Updates of existing keys, 2,000 a block.
+    let t = Instant::now();
+    for b in 0..10u64 {
+        let writes: Vec<_> = (0..batch)
+            .map(|j| (account((b * 7_919 + j * 104_729) % n), [b as u8 + 1; 32]))
+            .collect();
+        e.apply_block(head + 1 + b, &writes).unwrap();
+    }
+    let update = t.elapsed();
+    let head = e.head().unwrap();
+    let t = Instant::now();
+    let reads = 20_000u64;
+    for i in 0..reads {
+        let _ = e.get(&account((i * 48_271) % n), head).unwrap();
+    }
+    let read = t.elapsed();
+    let t = Instant::now();
+    let root = e.root(head).unwrap();
+    let mut bytes = 0;
+    for i in 0..2_000u64 {
+        let k = account((i * 48_271) % n);
+        let p = e.prove(&k, head).unwrap();
+        bytes += p.encode().len();
+        lightprov_verifier::pos::verify_path(&root, &k.state_key(), &p).unwrap();
+    }
+    let prove = t.elapsed();
+    println!(
+        "engine {rule:?} N={n}: load {:.0} writes/s, updates {:.0} writes/s, reads {:.0}/s, \
+         prove+verify {:.0} µs (native; {} B mean proof), {:.1} MB on disk",
+        n as f64 / load.as_secs_f64(),
+        (10 * batch) as f64 / update.as_secs_f64(),
+        reads as f64 / read.as_secs_f64(),
+        prove.as_secs_f64() * 1e6 / 2_000.0,
+        bytes / 2_000,
+        e.disk_bytes() as f64 / 1e6,
+    );
+}
+
+#[test]
+fn engine_on_fjall() {
+    if std::env::var("POS_MEASURE").is_err() {
+        return;
+    }
+    for n in [10_000, 100_000] {
+        engine_throughput(n, SplitRule::DEFAULT);
+        engine_throughput(n, SplitRule::FIXED_16);
+    }
+}
