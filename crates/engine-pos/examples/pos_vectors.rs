@@ -168,6 +168,9 @@ fn main() {
     let (m, meta, state) = (&v.nodes, &v.metas[6], &v.states[6]);
     let root = meta.root;
     let keys: Vec<B256> = state.keys().copied().collect();
+    assert_eq!(keys.len(), 49);
+    assert!(meta.height() >= 3, "levels {:?}", meta.counts);
+    println!("{} keys, nodes per level {:?}", keys.len(), meta.counts);
 
     // Values: present keys, absent keys (one between two, one below all, one above all).
     let present = [keys[0], keys[17], keys[keys.len() - 1]];
