@@ -348,6 +348,35 @@ proptest! {
         let _ = PosHistory::verify(&BlockRoots { from: 0, roots: &[root, root] }, &k(1), &bytes);
     }
 
+    /// A range, diff or history proof with one byte changed is rejected or still proves the
+    /// truth.
+    #[test]
+    fn flipped_bytes_never_prove_a_false_range_diff_or_history(at in 0usize..1_000_000, x in 1u8..=255) {
+        let (m, root, e) = honest(120, SMALL);
+        let (lo, hi) = (k(30), gap(55));
+        let mut p = prove::range(&m, &root, &lo, &hi).unwrap().encode();
+        let i = at % p.len();
+        p[i] ^= x;
+        if let Ok(got) = PosRange::verify(&root, &(lo, hi), &p) {
+            prop_assert_eq!(got, model_range(&e, &lo, &hi));
+        }
+        let (m, a, b, want) = two_versions(SMALL);
+        let mut p = prove::diff(&m, &a, &b).unwrap().encode();
+        let i = at % p.len();
+        p[i] ^= x;
+        if let Ok(got) = PosDiff::verify(&(a, b), &(), &p) {
+            prop_assert_eq!(got, want);
+        }
+        let (m, roots, states) = versions(SMALL);
+        let mut p = prove::history(&m, 0, &roots, &k(7)).unwrap().encode();
+        let i = at % p.len();
+        p[i] ^= x;
+        if let Ok(got) = PosHistory::verify(&BlockRoots { from: 0, roots: &roots }, &k(7), &p) {
+            let want: Vec<_> = states.iter().map(|s| s.get(&k(7)).copied()).collect();
+            prop_assert_eq!(got, want);
+        }
+    }
+
     /// A valid proof with one byte changed is rejected or still proves the truth.
     #[test]
     fn flipped_bytes_never_prove_a_lie(at in 0usize..2000, x in 1u8..=255) {
