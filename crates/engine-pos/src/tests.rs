@@ -184,6 +184,21 @@ fn deleting_every_key_gives_the_empty_tree_and_back() {
 }
 
 #[test]
+fn blocks_that_write_nothing_prove_absence_in_the_empty_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut e = open(dir.path());
+    let k = Key::Nonce(Address::repeat_byte(9));
+    let root = e.apply_block(0, &[]).unwrap();
+    assert_eq!(root, lightprov_types::pos::empty_root());
+    let p = e.prove(&k, 0).unwrap();
+    assert_eq!(verify(&root, &k, 0, &p), Ok([0; 32]));
+    // Deleting a key that was never written leaves the tree empty too.
+    let root = e.apply_block(1, &[(k, [0; 32])]).unwrap();
+    assert_eq!(root, lightprov_types::pos::empty_root());
+    assert_eq!(e.get(&k, 1).unwrap(), [0; 32]);
+}
+
+#[test]
 fn reopening_keeps_every_root_and_refuses_another_rule() {
     let dir = tempfile::tempdir().unwrap();
     let a = Address::repeat_byte(4);
