@@ -88,8 +88,16 @@ const RULES: [SplitRule; 3] = [
     SplitRule::FixedSize { entries: 3 },
 ];
 
+/// 48 cases by default; `POS_CASES=2000` for a longer run.
+fn cases() -> u32 {
+    std::env::var("POS_CASES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(48)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
 
     /// History independence: the tree after random batches of inserts, updates and deletes
     /// (repeated keys included) is the bulk build of the final state, node counts included;

@@ -19,12 +19,12 @@
 //!    absence is then read from the one leaf the key routes to;
 //! 5. a path ends at a leaf — `TRUNCATED_PROOF`, and nothing follows it — `EXTRA_NODES`; a
 //!    claimed value is the proven one — `VALUE_MISMATCH`;
-//! 6. ranges ([`range`]): a subtree is pruned only if no key of `[lo, hi]` can be in it —
+//! 6. ranges ([`verify_range`]): a subtree is pruned only if no key of `[lo, hi]` can be in it —
 //!    `INCOMPLETE_RANGE`, and revealed only if one can — `EXTRA_RESULTS`; results are read from
 //!    the revealed leaves, never taken from the prover;
-//! 7. diffs ([`diff`]): a subtree is pruned in one version only if it is pruned in the other —
+//! 7. diffs ([`verify_diff`]): a subtree is pruned in one version only if it is pruned in the other —
 //!    `UNMATCHED_SUBTREE`, and revealed in both only if it differs — `EXTRA_RESULTS`;
-//! 8. histories ([`history`]): the proof answers the blocks asked — `RANGE_MISMATCH`; every
+//! 8. histories ([`verify_history`]): the proof answers the blocks asked — `RANGE_MISMATCH`; every
 //!    block's path is in the node set — `TRUNCATED_PROOF`; no node twice — `DUPLICATE_NODE`;
 //!    none unused — `UNUSED_NODE`.
 //!
