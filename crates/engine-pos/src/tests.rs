@@ -176,6 +176,29 @@ fn a_value_update_rewrites_exactly_one_path() {
 }
 
 #[test]
+fn ground_keys_are_cut_at_the_hard_cap() {
+    // Keys chosen so that none is a boundary at level 0 (an attacker grinds 8 tries a key): the
+    // leaves are cut at 256 entries, whatever the order the keys come in.
+    let ground: Vec<B256> = (0..2000u16)
+        .map(key)
+        .filter(|k| !lightprov_types::pos::split::is_boundary(3, 0, k))
+        .take(600)
+        .collect();
+    assert_eq!(ground.len(), 600);
+    let mut mem = Mem::new(SplitRule::DEFAULT);
+    for chunk in ground.chunks(37).rev() {
+        mem.apply(&chunk.iter().map(|k| (*k, word(5))).collect());
+    }
+    let state: BTreeMap<B256, Word> = ground.iter().map(|k| (*k, word(5))).collect();
+    assert_eq!(mem.meta, Mem::bulk(&SplitRule::DEFAULT, &state));
+    let sizes: Vec<usize> = SplitRule::DEFAULT.build(&state.into_iter().collect::<Vec<_>>())[0]
+        .iter()
+        .map(|n| n.entries.len())
+        .collect();
+    assert_eq!(sizes, [256, 256, 88]);
+}
+
+#[test]
 fn deleting_every_key_gives_the_empty_tree_and_back() {
     let mut mem = Mem::new(SplitRule::ContentDefined {
         bits: 2,

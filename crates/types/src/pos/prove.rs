@@ -89,15 +89,15 @@ pub fn diff<S: NodeSource>(src: &S, old: &B256, new: &B256) -> Result<DiffProof,
     }
     while !frontier.is_empty() {
         // Subtrees in both trees are pruned in both.
-        let in_side =
-            |f: &[(u8, B256, bool)], h: &B256, s: bool| f.iter().any(|(_, x, y)| x == h && *y == s);
-        let common: Vec<B256> = frontier
+        let new_side: BTreeMap<B256, ()> = frontier
             .iter()
-            .filter(|(_, h, s)| !*s && in_side(&frontier, h, true))
-            .map(|(_, h, _)| *h)
+            .filter(|(_, _, s)| *s)
+            .map(|(_, h, _)| (*h, ()))
             .collect();
-        for h in common {
-            shared.insert(h, ());
+        for (_, h, s) in &frontier {
+            if !*s && new_side.contains_key(h) {
+                shared.insert(*h, ());
+            }
         }
         frontier.retain(|(_, h, _)| !shared.contains_key(h));
         let Some(top) = frontier.iter().map(|(l, _, _)| *l).max() else {
