@@ -35,6 +35,7 @@ const TREE_INNER: u8 = 0x02;
 
 const ITEM_FULL: u8 = 0x00;
 const ITEM_PATCH: u8 = 0x01;
+const ITEM_VALUES: u8 = 0x02;
 
 /// One entry of a node: `(key, value)` in a leaf, `(separator, child hash)` in an inner node.
 pub type Entry = (B256, Word);
@@ -427,6 +428,14 @@ pub enum HistoryItem {
         /// The runs replaced, in increasing position, apart from each other.
         splices: Vec<Splice>,
     },
+    /// The node of an earlier item with the same keys and some values (child hashes, in an
+    /// inner node) replaced: 34 bytes a changed child.
+    Values {
+        /// The earlier item.
+        base: u32,
+        /// `(position, new value)`, positions strictly increasing, each value a change.
+        values: Vec<(u16, Word)>,
+    },
 }
 
 /// One run of a patched node's entries replaced.
@@ -470,6 +479,16 @@ impl HistoryProof {
                 HistoryItem::Full(n) => {
                     w.raw(&[ITEM_FULL]);
                     n.encode_to(&mut w);
+                }
+                HistoryItem::Values { base, values } => {
+                    w.raw(&[ITEM_VALUES]);
+                    w.raw(&base.to_be_bytes());
+                    let n = u16::try_from(values.len()).unwrap_or(u16::MAX);
+                    w.raw(&n.to_be_bytes());
+                    for (i, v) in values {
+                        w.raw(&i.to_be_bytes());
+                        w.raw(v);
+                    }
                 }
                 HistoryItem::Patch { base, splices } => {
                     w.raw(&[ITEM_PATCH]);
@@ -531,6 +550,20 @@ impl HistoryProof {
                     }
                     HistoryItem::Patch { base, splices }
                 }
+                ITEM_VALUES => {
+                    let base = r.u32(&field)?;
+                    if base as usize >= i {
+                        return Err(DecodeError::new(field, "patch of a later item"));
+                    }
+                    let n = usize::from(r.u16(&field)?);
+                    check_count(&r, n, 34, &field)?;
+                    let mut values = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        let at = r.u16(&field)?;
+                        values.push((at, r.array::<32>(&field)?));
+                    }
+                    HistoryItem::Values { base, values }
+                }
                 _ => return Err(DecodeError::new(field, "unknown item tag")),
             };
             items.push(item);
@@ -545,25 +578,36 @@ impl HistoryProof {
         let mut total = 0usize;
         for (i, item) in self.items.iter().enumerate() {
             let field = format!("items[{i}]");
-            let node = match item {
-                HistoryItem::Full(n) => n.clone(),
-                HistoryItem::Patch { base, splices } => {
-                    let b = nodes
-                        .get(*base as usize)
-                        .ok_or_else(|| DecodeError::new(field.as_str(), "patch of a later item"))?;
+            let base = |b: &u32| {
+                nodes
+                    .get(*b as usize)
+                    .ok_or_else(|| DecodeError::new(field.as_str(), "patch of a later item"))
+            };
+            let (level, entries) = match item {
+                HistoryItem::Full(n) => (n.level, n.entries.clone()),
+                HistoryItem::Patch { base: b, splices } => {
+                    let b = base(b)?;
                     let entries = apply_splices(&b.entries, splices).ok_or_else(|| {
                         DecodeError::new(
                             field.as_str(),
                             "splices out of order or outside their base",
                         )
                     })?;
-                    check_entries(b.level, &entries, &field)?;
-                    Node {
-                        level: b.level,
-                        entries,
-                    }
+                    (b.level, entries)
+                }
+                HistoryItem::Values { base: b, values } => {
+                    let b = base(b)?;
+                    let entries = apply_values(&b.entries, values).ok_or_else(|| {
+                        DecodeError::new(
+                            field.as_str(),
+                            "values out of order, outside their base or unchanged",
+                        )
+                    })?;
+                    (b.level, entries)
                 }
             };
+            check_entries(level, &entries, &field)?;
+            let node = Node { level, entries };
             total = total.saturating_add(node.entries.len());
             if total > MAX_HISTORY_ENTRIES {
                 return Err(DecodeError::new(
@@ -596,4 +640,23 @@ fn apply_splices(base: &[Entry], splices: &[Splice]) -> Option<Vec<Entry>> {
     }
     out.extend_from_slice(base.get(pos..)?);
     (out.len() <= MAX_NODE_ENTRIES).then_some(out)
+}
+
+/// `base` with `values` put in place, if their positions are strictly increasing, within
+/// `base`, there is at least one, and each changes its entry.
+fn apply_values(base: &[Entry], values: &[(u16, Word)]) -> Option<Vec<Entry>> {
+    let mut out = base.to_vec();
+    let mut prev: Option<u16> = None;
+    for (at, v) in values {
+        if prev.is_some_and(|p| p >= *at) {
+            return None;
+        }
+        prev = Some(*at);
+        let e = out.get_mut(usize::from(*at))?;
+        if e.1 == *v {
+            return None;
+        }
+        e.1 = *v;
+    }
+    prev.map(|_| out)
 }

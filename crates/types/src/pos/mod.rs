@@ -43,6 +43,9 @@
 //! item        = 0x00 node                                -- a node in full
 //!             | 0x01 base(u32) count(u16) splice*count
 //!                 -- the node of item `base` (earlier) with runs of its entries replaced
+//!             | 0x02 base(u32) count(u16) (at(u16) value(32))*count
+//!                 -- the node of item `base` with the values (child hashes) at `at` replaced;
+//!                 -- positions strictly increasing, each value a change
 //! splice      = at(u16) delete(u16) n(u16) entry*n     -- base entries at..at+delete become
 //!                 -- the n given; runs in increasing `at`, apart, each changing something
 //! ```

@@ -194,9 +194,10 @@ pub fn history<S: NodeSource>(
     Ok(HistoryProof { from, to, items })
 }
 
-/// `node` as a patch of item `b` (`base`), if that is shorter than sending it whole. The runs
-/// come from merging the two sorted entry lists by key: an entry of both with the same value is
-/// kept, anything else is part of a run.
+/// `node` as a patch of item `b` (`base`), if that is shorter than sending it whole: new values
+/// for the same keys when only values (child hashes) changed, else runs of replaced entries,
+/// which come from merging the two sorted entry lists by key (an entry of both with the same
+/// value is kept, anything else is part of a run).
 fn patch(b: usize, base: &Node, node: &Node) -> Option<HistoryItem> {
     let (x, y) = (&base.entries, &node.entries);
     let mut splices: Vec<Splice> = Vec::new();
@@ -240,18 +241,27 @@ fn patch(b: usize, base: &Node, node: &Node) -> Option<HistoryItem> {
         }
     }
     splices.extend(open);
-    // A patch is 7 bytes and 6 a run besides its entries; a full node 4 besides all of them.
-    let cost = 7 + splices
+    let base = u32::try_from(b).ok()?;
+    // A full node is 4 bytes besides its entries; a patch 7, and 6 a run besides its entries;
+    // new values for the same keys 7, and 34 a value.
+    let full = 4 + 64 * y.len();
+    let spliced = 7 + splices
         .iter()
         .map(|s| 6 + 64 * s.insert.len())
         .sum::<usize>();
-    if cost >= 4 + 64 * y.len() {
-        return None;
+    let same_keys = x.len() == y.len() && x.iter().zip(y).all(|(a, c)| a.0 == c.0);
+    let values: Vec<(u16, crate::Word)> = x
+        .iter()
+        .zip(y)
+        .enumerate()
+        .filter(|(_, (a, c))| a.1 != c.1)
+        .filter_map(|(i, (_, c))| Some((u16::try_from(i).ok()?, c.1)))
+        .collect();
+    let valued = 7 + 34 * values.len();
+    if same_keys && !values.is_empty() && valued < spliced.min(full) {
+        return Some(HistoryItem::Values { base, values });
     }
-    Some(HistoryItem::Patch {
-        base: u32::try_from(b).ok()?,
-        splices,
-    })
+    (spliced < full).then_some(HistoryItem::Patch { base, splices })
 }
 
 /// Nodes in memory, by hash: a [`NodeSource`] for tests and tools.
@@ -315,6 +325,27 @@ mod tests {
         assert_eq!(h.nodes().unwrap()[1], node);
         let other = Node::leaf(vec![(B256::repeat_byte(1), [5; 32])]);
         assert!(patch(0, &base, &other).is_none());
+        // Values changed under the same keys: new values only.
+        let mut revalued = base.clone();
+        revalued.entries[2].1 = [42; 32];
+        revalued.entries[9].1 = [43; 32];
+        let item = patch(0, &base, &revalued).unwrap();
+        assert_eq!(
+            item,
+            HistoryItem::Values {
+                base: 0,
+                values: vec![(2, [42; 32]), (9, [43; 32])]
+            }
+        );
+        let h = HistoryProof {
+            from: 0,
+            to: 0,
+            items: vec![HistoryItem::Full(base.clone()), item],
+        };
+        assert_eq!(
+            HistoryProof::decode(&h.encode()).unwrap().nodes().unwrap()[1],
+            revalued
+        );
     }
 
     #[test]

@@ -158,6 +158,23 @@ fn history_patches_are_bounded_by_their_base() {
         };
         assert!(h.nodes().is_err(), "{h:?}");
     }
+    // New values out of order, outside the base, unchanged, or none.
+    for values in [
+        vec![(2, [9; 32]), (1, [9; 32])],
+        vec![(4, [9; 32])],
+        vec![(0, [1; 32])],
+        vec![],
+    ] {
+        let h = HistoryProof {
+            from: 0,
+            to: 0,
+            items: vec![
+                HistoryItem::Full(leaf(&[1, 2, 3, 4])),
+                HistoryItem::Values { base: 0, values },
+            ],
+        };
+        assert!(h.nodes().is_err(), "{h:?}");
+    }
     let later = HistoryProof {
         from: 0,
         to: 0,

@@ -767,19 +767,27 @@ fn rejects_history_for_other_blocks() {
 
 #[test]
 fn rejects_history_with_a_patched_value() {
-    let (_, roots, mut p) = history_case();
-    let i = p
-        .items
-        .iter()
-        .position(
-            |it| matches!(it, HistoryItem::Patch { splices, .. } if !splices[0].insert.is_empty()),
-        )
-        .expect("consecutive versions give patches");
-    if let HistoryItem::Patch { splices, .. } = &mut p.items[i] {
-        splices[0].insert[0].1 = [0x55; 32];
+    // Both kinds of patch: runs of entries, and new values under the same keys.
+    let (_, roots, p) = history_case();
+    let mut kinds = 0;
+    for (i, item) in p.items.iter().enumerate() {
+        let mut forged = p.clone();
+        match (&mut forged.items[i], item) {
+            (HistoryItem::Patch { splices, .. }, _) if !splices[0].insert.is_empty() => {
+                splices[0].insert[0].1 = [0x55; 32];
+                kinds |= 1;
+            }
+            (HistoryItem::Values { values, .. }, _) => {
+                values[0].1 = [0x55; 32];
+                kinds |= 2;
+            }
+            _ => continue,
+        }
+        // The patched node no longer hashes to what its parent holds: that block's path
+        // lacks it.
+        assert_eq!(code(verify_h(&roots, &forged)), ErrorCode::TruncatedProof);
     }
-    // The patched node no longer hashes to what its parent holds: that block's path lacks it.
-    assert_eq!(code(verify_h(&roots, &p)), ErrorCode::TruncatedProof);
+    assert_eq!(kinds, 3, "consecutive versions give both kinds of patch");
 }
 
 #[test]
