@@ -142,36 +142,26 @@ fn history_patches_are_bounded_by_their_base() {
         delete,
         insert: (0..n).map(|i| (k(100 + i), [1; 32])).collect(),
     };
-    for splices in [
+    let splices = [
         vec![sp(2, 1, 1), sp(0, 1, 1)],
         vec![sp(0, 1, 1), sp(1, 1, 1)],
         vec![sp(1, 0, 0)],
         vec![sp(0, 2, 0), sp(1, 0, 1)],
-    ] {
-        let h = HistoryProof {
-            from: 0,
-            to: 0,
-            items: vec![
-                HistoryItem::Full(leaf(&[1, 2, 3, 4])),
-                HistoryItem::Patch { base: 0, splices },
-            ],
-        };
-        assert!(h.nodes().is_err(), "{h:?}");
-    }
+    ]
+    .map(|splices| HistoryItem::Patch { base: 0, splices });
     // New values out of order, outside the base, unchanged, or none.
-    for values in [
+    let values = [
         vec![(2, [9; 32]), (1, [9; 32])],
         vec![(4, [9; 32])],
         vec![(0, [1; 32])],
         vec![],
-    ] {
+    ]
+    .map(|values| HistoryItem::Values { base: 0, values });
+    for patch in splices.into_iter().chain(values) {
         let h = HistoryProof {
             from: 0,
             to: 0,
-            items: vec![
-                HistoryItem::Full(leaf(&[1, 2, 3, 4])),
-                HistoryItem::Values { base: 0, values },
-            ],
+            items: vec![HistoryItem::Full(leaf(&[1, 2, 3, 4])), patch],
         };
         assert!(h.nodes().is_err(), "{h:?}");
     }
