@@ -64,6 +64,9 @@ pub enum PosEngineError {
         /// The one asked for.
         asked: SplitRule,
     },
+    /// A split rule whose nodes could hold under 2 or over 256 entries.
+    #[error("split rule {0:?}: nodes of 2 to 256 entries")]
+    InvalidRule(SplitRule),
     /// A block range that is empty or too long for one proof.
     #[error("block range {from}..={to}: {why}")]
     BadRange {
@@ -171,6 +174,9 @@ impl<S: KvStore> PosEngine<S> {
     /// Opens an engine on `store`, resuming at the last committed block. A new store is pinned
     /// to `rule`; an existing one must have been created with it.
     pub fn open(store: Arc<S>, rule: SplitRule) -> Result<Self, PosEngineError> {
+        if !rule.is_valid() {
+            return Err(PosEngineError::InvalidRule(rule));
+        }
         let want = encode_rule(&rule);
         match store.get(PARAMS, b"rule")? {
             Some(stored) if stored != want => {

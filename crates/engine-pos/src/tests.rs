@@ -266,6 +266,23 @@ fn reopening_keeps_every_root_and_refuses_another_rule() {
         SplitRule::FIXED_16,
     );
     assert!(matches!(other, Err(PosEngineError::RuleMismatch { .. })));
+    // A rule whose nodes the decoders would refuse, or whose levels need not shrink.
+    for rule in [
+        SplitRule::FixedSize { entries: 1 },
+        SplitRule::FixedSize { entries: 300 },
+        SplitRule::ContentDefined {
+            bits: 3,
+            min: 1,
+            max: 8,
+        },
+    ] {
+        let other = tempfile::tempdir().unwrap();
+        let store = lightprov_engine_api::kv::FjallStore::open(other.path()).unwrap();
+        assert!(matches!(
+            PosEngine::open(std::sync::Arc::new(store), rule),
+            Err(PosEngineError::InvalidRule(_))
+        ));
+    }
 }
 
 #[test]

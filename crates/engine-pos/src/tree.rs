@@ -258,7 +258,8 @@ pub fn update<S: NodeSource>(
         });
     }
     let mut counts: Vec<u64> = Vec::new();
-    let mut top: Option<Node> = None;
+    // Where the levels end: `Some(None)` for the empty tree, `Some(Some(root))` otherwise.
+    let mut top: Option<Option<Node>> = None;
     for level in 0..=MAX_LEVEL {
         let l = usize::from(level);
         let old_count = old.counts.get(l).copied().unwrap_or(0);
@@ -285,16 +286,21 @@ pub fn update<S: NodeSource>(
             let max = *n.max_key().ok_or(UpdateError::Corrupt("empty new node"))?;
             next.insert(max, Some(n.hash().0));
         }
-        let single = (count == 1).then(|| added.last().cloned()).flatten();
+        let last = added.last().cloned();
         for n in added {
             nodes.insert(n.hash(), n);
         }
         if l + 1 >= old.height() && count <= 1 {
-            top = single;
+            // At or above the old root every node of the level is new.
+            top = Some(match count {
+                0 => None,
+                _ => Some(last.ok_or(UpdateError::Corrupt("the level's one node is not new"))?),
+            });
             break;
         }
         level_changes = next.into_iter().collect();
     }
+    let top = top.ok_or(UpdateError::Corrupt("a tree of more than 33 levels"))?;
     let Some(mut root) = top else {
         // Every key deleted.
         let empty = Node::leaf(Vec::new());

@@ -75,6 +75,18 @@ impl SplitRule {
         }
     }
 
+    /// Whether the rule makes nodes the decoders accept and levels that shrink: at least 2
+    /// entries a node (but a level's last), at most [`crate::pos::MAX_NODE_ENTRIES`].
+    pub const fn is_valid(&self) -> bool {
+        let cap = crate::pos::MAX_NODE_ENTRIES as u16;
+        match *self {
+            Self::ContentDefined { bits, min, max } => {
+                bits <= 16 && 2 <= min && min <= max && max <= cap
+            }
+            Self::FixedSize { entries } => 2 <= entries && entries <= cap,
+        }
+    }
+
     /// Whether the rule is content-defined (history independent).
     pub const fn is_content_defined(&self) -> bool {
         matches!(self, Self::ContentDefined { .. })

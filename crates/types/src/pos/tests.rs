@@ -239,6 +239,7 @@ fn split_rules_cut_where_they_say() {
         })
         .count();
     assert!((180..340).contains(&hits), "{hits} boundaries in 4096 keys");
+    assert!(SplitRule::DEFAULT.is_valid() && SplitRule::FIXED_16.is_valid());
     let fixed = SplitRule::FIXED_16;
     assert!(!fixed.cuts_after(0, 15, &k(0)) && fixed.cuts_after(0, 16, &k(0)));
 }
