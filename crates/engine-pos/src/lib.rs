@@ -255,7 +255,10 @@ impl<S: KvStore> PosEngine<S> {
             Some(encode_meta(&up.meta)),
         ));
         if let Ok(mut c) = self.cache.lock() {
-            c.extend(up.nodes);
+            if c.len() + up.nodes.len() > CACHE_NODES {
+                c.clear();
+            }
+            c.extend(up.nodes.into_iter().take(CACHE_NODES));
         }
         Ok(StagedBlock {
             number,
