@@ -7,7 +7,7 @@ use sha2::{Digest, Sha256};
 
 use crate::{
     B256, DecodeError, Word,
-    codec::{Reader, Writer},
+    codec::{Reader, SpanSink, Spans, Writer},
 };
 
 /// The one wire version of every POS proof.
@@ -144,7 +144,11 @@ impl Node {
     }
 
     /// Reads one node.
-    pub fn decode_from(r: &mut Reader<'_>, field: &str) -> Result<Self, DecodeError> {
+    pub fn decode_from<K: SpanSink>(
+        r: &mut Reader<'_, K>,
+        field: &str,
+    ) -> Result<Self, DecodeError> {
+        let start = r.pos();
         let level = match r.u8(field)? {
             TAG_LEAF => 0,
             TAG_INNER => {
@@ -157,6 +161,7 @@ impl Node {
             _ => return Err(DecodeError::new(field, "unknown node tag")),
         };
         let entries = read_entries(r, level, field)?;
+        r.span(start, || field.into());
         Ok(Self { level, entries })
     }
 
@@ -179,7 +184,12 @@ fn write_entries(w: &mut Writer, entries: &[Entry]) {
 }
 
 /// Checks an entry count against the cap and the bytes left, before anything is allocated.
-fn check_count(r: &Reader<'_>, n: usize, per: usize, field: &str) -> Result<(), DecodeError> {
+fn check_count<K: SpanSink>(
+    r: &Reader<'_, K>,
+    n: usize,
+    per: usize,
+    field: &str,
+) -> Result<(), DecodeError> {
     if n > MAX_NODE_ENTRIES {
         return Err(DecodeError::new(field, "more than 256 entries"));
     }
@@ -207,7 +217,11 @@ fn check_entries(level: u8, entries: &[Entry], field: &str) -> Result<(), Decode
     Ok(())
 }
 
-fn read_entries(r: &mut Reader<'_>, level: u8, field: &str) -> Result<Vec<Entry>, DecodeError> {
+fn read_entries<K: SpanSink>(
+    r: &mut Reader<'_, K>,
+    level: u8,
+    field: &str,
+) -> Result<Vec<Entry>, DecodeError> {
     let n = usize::from(r.u16(field)?);
     check_count(r, n, ENTRY_LEN, field)?;
     let mut entries = Vec::with_capacity(n);
@@ -219,7 +233,17 @@ fn read_entries(r: &mut Reader<'_>, level: u8, field: &str) -> Result<Vec<Entry>
     Ok(entries)
 }
 
-fn version(r: &mut Reader<'_>) -> Result<(), DecodeError> {
+/// Runs a decoder that reports spans, and returns them with what it decoded.
+fn spanned<T>(
+    bytes: &[u8],
+    read: impl FnOnce(&mut Reader<'_, Spans>) -> Result<T, DecodeError>,
+) -> Result<(T, Spans), DecodeError> {
+    let mut r = Reader::with_spans(bytes);
+    let t = read(&mut r)?;
+    Ok((t, r.into_spans()))
+}
+
+fn version<K: SpanSink>(r: &mut Reader<'_, K>) -> Result<(), DecodeError> {
     if r.u8("version")? != VERSION {
         return Err(DecodeError::new("version", "unknown version"));
     }
@@ -246,16 +270,24 @@ impl PathProof {
 
     /// Decodes the wire bytes (at most 33 nodes, one per level).
     pub fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes);
-        version(&mut r)?;
+        Self::read(&mut Reader::new(bytes))
+    }
+
+    /// Decodes the wire bytes, with the span of each node (`nodes[i]`).
+    pub fn decode_with_spans(bytes: &[u8]) -> Result<(Self, Spans), DecodeError> {
+        spanned(bytes, Self::read)
+    }
+
+    fn read<K: SpanSink>(r: &mut Reader<'_, K>) -> Result<Self, DecodeError> {
+        version(r)?;
         let count = r.u8("count")?;
         if count == 0 || count > MAX_LEVEL + 1 {
             return Err(DecodeError::new("count", "not in 1..=33 nodes"));
         }
         let nodes = (0..count)
-            .map(|i| Node::decode_from(&mut r, &format!("nodes[{i}]")))
+            .map(|i| Node::decode_from(r, &format!("nodes[{i}]")))
             .collect::<Result<_, _>>()?;
-        r.finish("nodes")?;
+        r.check_end("nodes")?;
         Ok(Self { nodes })
     }
 }
@@ -303,8 +335,20 @@ impl Tree {
 
     /// Reads one partial tree whose root may be at most at level `max_level` (children are
     /// below their parent, so recursion is at most 33 deep).
-    pub fn decode_from(
-        r: &mut Reader<'_>,
+    /// Each subtree's span is named by its path (`tree`, `tree.2`, `old.0.1`).
+    pub fn decode_from<K: SpanSink>(
+        r: &mut Reader<'_, K>,
+        max_level: u8,
+        field: &str,
+    ) -> Result<Self, DecodeError> {
+        let start = r.pos();
+        let t = Self::read(r, max_level, field)?;
+        r.span(start, || field.into());
+        Ok(t)
+    }
+
+    fn read<K: SpanSink>(
+        r: &mut Reader<'_, K>,
         max_level: u8,
         field: &str,
     ) -> Result<Self, DecodeError> {
@@ -362,8 +406,16 @@ impl RangeProof {
 
     /// Decodes the wire bytes.
     pub fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
-        let [tree] = decode_trees(bytes, ["tree"])?;
+        let [tree] = decode_trees(&mut Reader::new(bytes), ["tree"])?;
         Ok(Self { tree })
+    }
+
+    /// Decodes the wire bytes, with the span of each subtree (`tree`, `tree.0`, …).
+    pub fn decode_with_spans(bytes: &[u8]) -> Result<(Self, Spans), DecodeError> {
+        spanned(bytes, |r| {
+            let [tree] = decode_trees(r, ["tree"])?;
+            Ok(Self { tree })
+        })
     }
 }
 
@@ -378,14 +430,16 @@ fn encode_trees(trees: &[&Tree]) -> Vec<u8> {
 }
 
 /// Reads `VERSION ‖ tree*N`, the trees named `names`, and nothing after.
-fn decode_trees<const N: usize>(bytes: &[u8], names: [&str; N]) -> Result<[Tree; N], DecodeError> {
-    let mut r = Reader::new(bytes);
-    version(&mut r)?;
+fn decode_trees<const N: usize, K: SpanSink>(
+    r: &mut Reader<'_, K>,
+    names: [&str; N],
+) -> Result<[Tree; N], DecodeError> {
+    version(r)?;
     let mut trees = Vec::with_capacity(N);
     for name in names {
-        trees.push(Tree::decode_from(&mut r, MAX_LEVEL, name)?);
+        trees.push(Tree::decode_from(r, MAX_LEVEL, name)?);
     }
-    r.finish("proof")?;
+    r.check_end("proof")?;
     trees
         .try_into()
         .map_err(|_| DecodeError::new("proof", "tree count"))
@@ -409,8 +463,16 @@ impl DiffProof {
 
     /// Decodes the wire bytes.
     pub fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
-        let [old, new] = decode_trees(bytes, ["old", "new"])?;
+        let [old, new] = decode_trees(&mut Reader::new(bytes), ["old", "new"])?;
         Ok(Self { old, new })
+    }
+
+    /// Decodes the wire bytes, with the span of each subtree (`old`, `new.1`, …).
+    pub fn decode_with_spans(bytes: &[u8]) -> Result<(Self, Spans), DecodeError> {
+        spanned(bytes, |r| {
+            let [old, new] = decode_trees(r, ["old", "new"])?;
+            Ok(Self { old, new })
+        })
     }
 }
 
@@ -508,8 +570,17 @@ impl HistoryProof {
 
     /// Decodes the wire bytes (patches are not applied: see [`HistoryProof::nodes`]).
     pub fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
-        let mut r = Reader::new(bytes);
-        version(&mut r)?;
+        Self::read(&mut Reader::new(bytes))
+    }
+
+    /// Decodes the wire bytes, with the span of each item (`items[i]`, and `items[i].node` for
+    /// a node sent in full).
+    pub fn decode_with_spans(bytes: &[u8]) -> Result<(Self, Spans), DecodeError> {
+        spanned(bytes, Self::read)
+    }
+
+    fn read<K: SpanSink>(r: &mut Reader<'_, K>) -> Result<Self, DecodeError> {
+        version(r)?;
         let from = r.u64("from")?;
         let to = r.u64("to")?;
         if to < from || to - from >= MAX_HISTORY_BLOCKS {
@@ -523,8 +594,10 @@ impl HistoryProof {
         let mut items = Vec::with_capacity(count);
         for i in 0..count {
             let field = format!("items[{i}]");
+            let start = r.pos();
             let item = match r.u8(&field)? {
-                ITEM_FULL => HistoryItem::Full(Node::decode_from(&mut r, &field)?),
+                // The node's own span is the item's less its tag.
+                ITEM_FULL => HistoryItem::Full(Node::decode_from(r, &format!("{field}.node"))?),
                 ITEM_PATCH => {
                     let base = r.u32(&field)?;
                     if base as usize >= i {
@@ -540,7 +613,7 @@ impl HistoryProof {
                         let at = r.u16(&field)?;
                         let delete = r.u16(&field)?;
                         let n = usize::from(r.u16(&field)?);
-                        check_count(&r, n, ENTRY_LEN, &field)?;
+                        check_count(r, n, ENTRY_LEN, &field)?;
                         let mut insert = Vec::with_capacity(n);
                         for _ in 0..n {
                             let k = B256::from(r.array::<32>(&field)?);
@@ -556,7 +629,7 @@ impl HistoryProof {
                         return Err(DecodeError::new(field, "patch of a later item"));
                     }
                     let n = usize::from(r.u16(&field)?);
-                    check_count(&r, n, 34, &field)?;
+                    check_count(r, n, 34, &field)?;
                     let mut values = Vec::with_capacity(n);
                     for _ in 0..n {
                         let at = r.u16(&field)?;
@@ -566,9 +639,10 @@ impl HistoryProof {
                 }
                 _ => return Err(DecodeError::new(field, "unknown item tag")),
             };
+            r.span(start, || field.clone());
             items.push(item);
         }
-        r.finish("items")?;
+        r.check_end("items")?;
         Ok(Self { from, to, items })
     }
 

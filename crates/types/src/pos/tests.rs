@@ -284,3 +284,59 @@ fn worked_example_of_docs_proofs_md() {
     assert!(docs.contains(&proof_hex), "docs/proofs.md holds the proof");
     assert_eq!(proof.len(), 201);
 }
+
+#[test]
+fn spans_point_at_each_node_subtree_and_item() {
+    let (root, a, b) = worked_example();
+    let p = PathProof {
+        nodes: vec![root.clone(), b.clone()],
+    };
+    let bytes = p.encode();
+    let (back, spans) = PathProof::decode_with_spans(&bytes).unwrap();
+    assert_eq!(back, p);
+    let r = root.encoded_len();
+    assert_eq!(spans.get("nodes[0]"), Some((2, 2 + r)));
+    assert_eq!(spans.get("nodes[1]"), Some((2 + r, bytes.len())));
+    assert_eq!(&bytes[2 + r..], b.encode().as_slice());
+
+    let tree = Tree::Inner {
+        level: 1,
+        children: vec![
+            (k(0x22), Tree::Pruned(a.hash())),
+            (k(0x33), Tree::Leaf(b.entries.clone())),
+        ],
+    };
+    let bytes = RangeProof { tree }.encode();
+    let (_, spans) = RangeProof::decode_with_spans(&bytes).unwrap();
+    assert_eq!(spans.get("tree"), Some((1, bytes.len())));
+    // version, tag, level, count, separator: the first child starts at 1 + 4 + 32.
+    assert_eq!(spans.get("tree.0"), Some((37, 37 + 33)));
+    assert_eq!(spans.get("tree.1"), Some((37 + 33 + 32, bytes.len())));
+
+    let h = HistoryProof {
+        from: 0,
+        to: 1,
+        items: vec![
+            HistoryItem::Full(a.clone()),
+            HistoryItem::Values {
+                base: 0,
+                values: vec![(0, [9; 32])],
+            },
+        ],
+    };
+    let bytes = h.encode();
+    let (_, spans) = HistoryProof::decode_with_spans(&bytes).unwrap();
+    let first = 1 + 16 + 4;
+    assert_eq!(
+        spans.get("items[0]"),
+        Some((first, first + 1 + a.encoded_len()))
+    );
+    assert_eq!(
+        spans.get("items[0].node"),
+        Some((first + 1, first + 1 + a.encoded_len()))
+    );
+    assert_eq!(
+        spans.get("items[1]"),
+        Some((first + 1 + a.encoded_len(), bytes.len()))
+    );
+}
