@@ -28,6 +28,7 @@
 import type { AccountProofJson } from './families/mpt.js';
 import type { HistoryScheme, VerifiedHistory } from './families/family.js';
 import { cole } from './inspect/cole.js';
+import { forkless } from './inspect/forkless.js';
 import type { FamilyInspector, Forgery, ForgeryKind, ForgeryOption, ProofOutline } from './inspect/inspector.js';
 import { lvmt } from './inspect/lvmt.js';
 import { mpt } from './inspect/mpt.js';
@@ -35,11 +36,12 @@ import { mpt } from './inspect/mpt.js';
 export type { FamilyInspector, Forgery, ForgeryKind, ForgeryOption, ProofNode, ProofOutline, RootCheck } from './inspect/inspector.js';
 export { loadInspector } from './inspect/inspector.js';
 export { outlineColeProof } from './inspect/cole.js';
+export { type ForklessOutlineArgs, outlineForklessProof } from './inspect/forkless.js';
 export { outlineLvmtHistory, outlineLvmtProof } from './inspect/lvmt.js';
 export { outlineMptProof } from './inspect/mpt.js';
 
 /** Every family's inspector (a room each, `inspect/<family>.ts`). Adding a family here is one line. */
-export const INSPECTORS = [cole, lvmt, mpt] as const;
+export const INSPECTORS = [cole, lvmt, forkless, mpt] as const;
 
 /** Families the inspector draws and forges. */
 export type InspectedFamily = (typeof INSPECTORS)[number]['family'];

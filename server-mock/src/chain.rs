@@ -420,18 +420,7 @@ impl Chain {
 
     /// The key a state key hashes, if the chain ever wrote it.
     pub fn preimage(&self, state_key: &B256) -> anyhow::Result<Option<Key>> {
-        let Some(raw) = self.store.get(PREIMAGES, state_key.as_slice())? else {
-            return Ok(None);
-        };
-        Ok(match raw.as_slice() {
-            [1, a @ ..] if a.len() == 20 => Some(Key::Balance(Address::from_slice(a))),
-            [2, a @ ..] if a.len() == 20 => Some(Key::Nonce(Address::from_slice(a))),
-            [3, rest @ ..] if rest.len() == 52 => {
-                let (a, s) = rest.split_at(20);
-                Some(Key::Storage(Address::from_slice(a), B256::from_slice(s)))
-            }
-            _ => anyhow::bail!("corrupt preimage of state key {state_key}"),
-        })
+        preimage_in(&self.store, state_key)
     }
 
     fn fingerprint(config: &Config) -> B256 {
@@ -754,7 +743,7 @@ impl Chain {
                 );
             }
             // Each family writes its commitments at their place in the table.
-            if let Err(e) = f.stage(number, &keyed, &mut extra_roots) {
+            if let Err(e) = f.stage(number, &writes, &mut extra_roots) {
                 let name = f.name();
                 self.discard_staged(i);
                 anyhow::bail!("{name} refused block {number}: {e}");
@@ -905,12 +894,6 @@ impl Chain {
     }
 }
 
-fn stored_writes(store: &FjallStore, block: u64) -> anyhow::Result<Vec<(B256, Word)>> {
-    let raw = store.get(WRITES, &block.to_be_bytes())?.unwrap_or_default();
-    lightprov_engine_cole::wal::decode_writes(&raw)
-        .ok_or_else(|| anyhow::anyhow!("corrupt write set of block {block}"))
-}
-
 /// Clique's difficulty: 2 for a block sealed in turn, 1 out of turn. The chain's one signer is
 /// always in turn; the genesis block (the anchor, trusted by its hash) has 1.
 pub const fn difficulty(number: u64) -> u64 {
@@ -952,4 +935,36 @@ pub fn transfer_log(from: Address, to: Address, value: U256) -> alloy_primitives
 /// value + gas limit × fee cap: what a transaction may cost at most.
 fn max_cost(tx: &TxEnvelope) -> U256 {
     tx.value() + U256::from(tx.gas_limit()) * U256::from(tx.max_fee_per_gas())
+}
+
+fn preimage_in(store: &FjallStore, state_key: &B256) -> anyhow::Result<Option<Key>> {
+    let Some(raw) = store.get(PREIMAGES, state_key.as_slice())? else {
+        return Ok(None);
+    };
+    Ok(match raw.as_slice() {
+        [1, a @ ..] if a.len() == 20 => Some(Key::Balance(Address::from_slice(a))),
+        [2, a @ ..] if a.len() == 20 => Some(Key::Nonce(Address::from_slice(a))),
+        [3, rest @ ..] if rest.len() == 52 => {
+            let (a, s) = rest.split_at(20);
+            Some(Key::Storage(Address::from_slice(a), B256::from_slice(s)))
+        }
+        _ => anyhow::bail!("corrupt preimage of state key {state_key}"),
+    })
+}
+
+/// Block `block`'s writes as stored (by state key), typed again through the preimages written
+/// in the same batch.
+fn stored_writes(store: &FjallStore, block: u64) -> anyhow::Result<Vec<Write>> {
+    let raw = store.get(WRITES, &block.to_be_bytes())?.unwrap_or_default();
+    let keyed = lightprov_engine_cole::wal::decode_writes(&raw)
+        .ok_or_else(|| anyhow::anyhow!("corrupt write set of block {block}"))?;
+    keyed
+        .into_iter()
+        .map(|(k, v)| {
+            let key = preimage_in(store, &k)?.ok_or_else(|| {
+                anyhow::anyhow!("block {block} wrote state key {k}, whose preimage is not stored")
+            })?;
+            Ok((key, v))
+        })
+        .collect()
 }

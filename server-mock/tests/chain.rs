@@ -99,8 +99,9 @@ fn a_transfer_moves_value_and_every_proof_verifies() {
         verify_header(&header, &hash).unwrap();
         // Clique-style seal: the last 65 bytes of extraData sign the header without them.
         let h = chain.block(number).unwrap().unwrap().header().unwrap();
-        assert_eq!(h.extra_data.len(), 161);
-        let sig = alloy_primitives::Signature::from_raw(&h.extra_data[96..]).unwrap();
+        let commitments = lightprov_types::family::EXTRA_COMMITMENTS_LEN;
+        assert_eq!(h.extra_data.len(), commitments + 65);
+        let sig = alloy_primitives::Signature::from_raw(&h.extra_data[commitments..]).unwrap();
         assert_eq!(
             sig.recover_address_from_prehash(&seal_hash(&h)).unwrap(),
             config.signer.address()

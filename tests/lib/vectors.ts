@@ -17,6 +17,7 @@ import {
   verifyTransactionProof,
   wordHex,
 } from '@lightprov/sdk';
+import { type ForklessKeyArg, verifyForklessHistory, verifyForklessValue } from '@lightprov/sdk/forkless';
 
 const lvmtParams = new Map<string, LvmtParams>();
 
@@ -42,6 +43,17 @@ export function run(v: Vector): unknown {
     }
     const p = verifyLvmtProof({ params, anchor, stateKey: i['stateKey'] as string, proof: i['proof'] as string });
     return p ? { ok: true, present: true, version: quantity(p.version), block: quantity(p.block), value: wordHex(p.value) } : { ok: true, present: false };
+  }
+  if ('forklessRoot' in i) {
+    const base = { proof: i['proof'] as string, key: i['key'] as ForklessKeyArg, forklessRoot: i['forklessRoot'] as string };
+    const word = (v: bigint) => wordHex(v);
+    if ('fromBlock' in i) {
+      const h = verifyForklessHistory({ ...base, fromBlock: BigInt(i['fromBlock'] as string), toBlock: BigInt(i['toBlock'] as string) });
+      const version = (x: { block: bigint; value: bigint }) => ({ block: quantity(x.block), value: word(x.value) });
+      return { ok: true, exists: h.exists, atFrom: h.atFrom ? version(h.atFrom) : null, versions: h.versions.map(version) };
+    }
+    const v = verifyForklessValue(base);
+    return { ok: true, exists: v.exists, value: word(v.value) };
   }
   if ('coleRoot' in i) {
     const h = verifyColeHistory({

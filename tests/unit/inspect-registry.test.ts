@@ -29,6 +29,7 @@ import {
   forgeProof,
   inspectorFor,
   outlineColeProof,
+  outlineForklessProof,
   outlineHistory,
   outlineLvmtHistory,
   outlineMptProof,
@@ -122,7 +123,22 @@ function mptCases(): Case[] {
   });
 }
 
-const CASES: Case[] = [...coleCases(), ...lvmtCases(), ...mptCases()];
+function forklessCases(): Case[] {
+  return loadVectors('forkless', 'valid')
+    .filter(([, v]) => 'fromBlock' in v.inputs)
+    .map(([name, v]) => {
+      const i = v.inputs as Record<string, unknown>;
+      const [fromBlock, toBlock] = [BigInt(i['fromBlock'] as string), BigInt(i['toBlock'] as string)];
+      const k = i['key'] as { kind: 'balance' | 'nonce' | 'storage'; address: string; slot?: string };
+      const key: StateKey = k.kind === 'storage' ? stateKeys.storage(k.address, k.slot as string) : stateKeys[k.kind](k.address);
+      const forklessRoot = i['forklessRoot'] as string;
+      const h = history({ scheme: 'forkless', fromBlock, toBlock, anchor: header({ forklessRoot }, toBlock), raw: { block: `0x${toBlock.toString(16)}`, proof: i['proof'] }, stateKey: key.stateKey, key });
+      const typed = (p: unknown) => outlineForklessProof({ proof: p as string, key, forklessRoot, fromBlock, toBlock });
+      return { name, family: 'forkless', h, ctx: context(), typed };
+    });
+}
+
+const CASES: Case[] = [...coleCases(), ...lvmtCases(), ...forklessCases(), ...mptCases()];
 
 /** The code `f` throws, or `accepted`. */
 function code(f: () => unknown): string {

@@ -145,7 +145,10 @@ fn header_seeds_include_clique_sealed_headers() {
         }
         // The last byte of the seal's s, just before the recovery byte.
         let mut h = lightprov_types::header::Header::decode_rlp(&s.rlp).unwrap();
-        assert_eq!(h.extra_data.len(), 96 + 65);
+        assert_eq!(
+            h.extra_data.len(),
+            lightprov_types::family::EXTRA_COMMITMENTS_LEN + 65
+        );
         let at = h.extra_data.len() - 2;
         h.extra_data[at] ^= 1;
         let forged = h.rlp().unwrap();

@@ -6,6 +6,7 @@ use lightprov_types::{DecodeError, ErrorCode, codec::Spans, family::Tamper};
 use serde::Serialize;
 
 pub mod cole;
+pub mod forkless;
 pub mod lvmt;
 pub mod mpt;
 #[cfg(feature = "wasm")]
@@ -142,6 +143,8 @@ pub enum Family {
     Cole,
     /// A COLE* provenance proof.
     ColeStar,
+    /// A forkless LiveDB proof of a key's value or history.
+    Forkless,
     /// An LVMT proof of a key's latest value or absence.
     Lvmt,
     /// An LVMT history proof.

@@ -14,7 +14,7 @@
 mod common;
 
 use common::{Vector, valid};
-use lightprov_inspect::{ForgeError, Forged, cole, lvmt};
+use lightprov_inspect::{ForgeError, Forged, cole, forkless, lvmt};
 use lightprov_types::{
     ErrorCode,
     lvmt::{Kind, LvmtHistory, LvmtProof},
@@ -51,6 +51,7 @@ fn every_forgery_is_a_registry_tamper_class() {
     for (family, kinds) in [
         (&lightprov_types::cole::FAMILY, cole::FORGERIES),
         (&lightprov_types::lvmt::FAMILY, lvmt::FORGERIES),
+        (&lightprov_types::forkless::FAMILY, forkless::FORGERIES),
     ] {
         assert!(!kinds.is_empty());
         for kind in kinds {
@@ -337,4 +338,83 @@ fn lvmt_value_changed_does_not_apply_to_an_absence_with_no_occupant() {
         }
     }
     assert!(seen > 0, "no vector is an absence proof without occupants");
+}
+
+fn forkless_key(v: &Vector) -> lightprov_types::forkless::ForklessKey {
+    use lightprov_types::{Address, forkless::ForklessKey};
+    let k = &v.inputs["key"];
+    let a = Address::from_slice(
+        &lightprov_types::hex::data(k["address"].as_str().unwrap(), "a").unwrap(),
+    );
+    match k["kind"].as_str().unwrap() {
+        "balance" => ForklessKey::Balance(a),
+        "nonce" => ForklessKey::Nonce(a),
+        _ => ForklessKey::Storage(
+            a,
+            lightprov_types::B256::from_slice(
+                &lightprov_types::hex::data(k["slot"].as_str().unwrap(), "s").unwrap(),
+            ),
+        ),
+    }
+}
+
+fn forkless_verify(v: &Vector, proof: &[u8]) -> Result<(), ErrorCode> {
+    use lightprov_verifier::forkless::{verify_history, verify_value};
+    let root = v.b256("forklessRoot");
+    let key = forkless_key(v);
+    if v.inputs.get("fromBlock").is_some() {
+        verify_history(&root, &key, v.num("fromBlock"), v.num("toBlock"), proof).map(|_| ())
+    } else {
+        verify_value(&root, &key, proof).map(|_| ())
+    }
+    .map_err(|e| e.code())
+}
+
+#[test]
+fn forkless_forgeries_are_rejected_by_the_verifier_with_their_class_code() {
+    let vectors = valid("forkless", "");
+    let mut made = std::collections::BTreeMap::<&str, usize>::new();
+    for v in &vectors {
+        let proof = v.bytes("proof");
+        assert_eq!(
+            forkless_verify(v, &proof),
+            Ok(()),
+            "{}: the honest proof",
+            v.name
+        );
+        for kind in forkless::FORGERIES {
+            let f = match forkless::forge(kind, &proof) {
+                Ok(f) => f,
+                Err(ForgeError::NotApplicable(_)) => continue,
+                Err(e) => panic!("{} {kind}: {e}", v.name),
+            };
+            answered(&lightprov_types::forkless::FAMILY, kind, &f, &v.name);
+            assert_ne!(f.proof, proof, "{} {kind}", v.name);
+            assert_eq!(
+                forkless_verify(v, &f.proof),
+                Err(f.code),
+                "{} {kind}: {}",
+                v.name,
+                f.description
+            );
+            *made.entry(kind).or_default() += 1;
+        }
+        // The outline of the honest proof matches the header's root; the forgeries' drawn alike.
+        let range = v
+            .inputs
+            .get("fromBlock")
+            .map(|_| (v.num("fromBlock"), v.num("toBlock")));
+        let o =
+            forkless::outline(&proof, &forkless_key(v), range, &v.b256("forklessRoot")).unwrap();
+        assert!(o.root.matches, "{}", v.name);
+        assert!(
+            o.roots.iter().all(|r| r.matches),
+            "{}: {:?}",
+            v.name,
+            o.roots
+        );
+    }
+    for kind in forkless::FORGERIES {
+        assert!(made.get(kind).is_some_and(|n| *n > 0), "{kind}: {made:?}");
+    }
 }

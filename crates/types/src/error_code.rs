@@ -90,6 +90,15 @@ error_codes! {
     TransactionHashMismatch = "TRANSACTION_HASH_MISMATCH",
     /// The receipt proven at a transaction's index does not go with it: one of the two is absent while the other is present, or their EIP-2718 types differ.
     ReceiptMismatch = "RECEIPT_MISMATCH",
+    // The forkless family.
+    /// A proof opens a record at or beyond the number of records its file commits.
+    RecordOutOfRange = "RECORD_OUT_OF_RANGE",
+    /// An entry of a key index's bucket belongs to another bucket than the one its key hashes to.
+    WrongBucket = "WRONG_BUCKET",
+    /// An absence proof's bucket holds the key it claims absent.
+    KeyPresent = "KEY_PRESENT",
+    /// A history chain's links recompute to another head than the state commits: a change dropped, altered, moved to another block or of another key.
+    ChainMismatch = "CHAIN_MISMATCH",
     // POS-Tree (pattern-oriented split tree).
     /// An inner node's separator keys (its children's largest keys) are not strictly increasing.
     SeparatorsOutOfOrder = "SEPARATORS_OUT_OF_ORDER",

@@ -12,13 +12,20 @@ pub mod hex;
 // The proof families, one module each with the same files (`mod.rs`, `codec.rs`, `error.rs`),
 // and the registry that lists them. A new family is its module line and its line in FAMILIES.
 pub mod cole;
+pub mod forkless;
 pub mod header;
 pub mod lvmt;
 pub mod mpt;
 pub mod pos;
 
 /// Every proof family, in the order documentation lists them.
-pub const FAMILIES: &[&Family] = &[&header::FAMILY, &mpt::FAMILY, &cole::FAMILY, &lvmt::FAMILY];
+pub const FAMILIES: &[&Family] = &[
+    &header::FAMILY,
+    &mpt::FAMILY,
+    &cole::FAMILY,
+    &lvmt::FAMILY,
+    &forkless::FAMILY,
+];
 
 pub use alloy_primitives::{Address, B256};
 pub use codec::DecodeError;

@@ -48,19 +48,12 @@ pub fn verify_cole_history(
     let h = KeyHistory::verify(&commitment, &HistoryQuery { key, lo, hi }, proof)
         .map_err(|e| reject(&e))?;
     let mut out = Vec::with_capacity(45 + h.versions.len() * 40);
-    match h.at_lo {
-        Some(v) => {
-            out.push(1);
-            out.extend_from_slice(&v.block.to_be_bytes());
-            out.extend_from_slice(&v.value);
-        }
-        None => out.extend_from_slice(&[0; 41]),
-    }
-    out.extend_from_slice(&(h.versions.len() as u32).to_be_bytes());
-    for v in &h.versions {
-        out.extend_from_slice(&v.block.to_be_bytes());
-        out.extend_from_slice(&v.value);
-    }
+    let versions: Vec<(u64, &[u8; 32])> = h.versions.iter().map(|v| (v.block, &v.value)).collect();
+    crate::pack_history(
+        &mut out,
+        h.at_lo.as_ref().map(|v| (v.block, &v.value)),
+        &versions,
+    );
     Ok(out)
 }
 

@@ -45,9 +45,30 @@ pub fn keccak256(data: &[u8]) -> Vec<u8> {
     lightprov_verifier::keccak256(data).to_vec()
 }
 
+/// A verified history packed for the SDK: `hasAtLo(u8) ‖ atLoBlock(u64) ‖ atLoValue(32) ‖
+/// count(u32) ‖ (block(u64) ‖ value(32)) × count`, big-endian, versions oldest first.
+#[cfg(any(feature = "cole", feature = "forkless"))]
+fn pack_history(out: &mut Vec<u8>, at_lo: Option<(u64, &[u8; 32])>, versions: &[(u64, &[u8; 32])]) {
+    match at_lo {
+        Some((block, value)) => {
+            out.push(1);
+            out.extend_from_slice(&block.to_be_bytes());
+            out.extend_from_slice(value);
+        }
+        None => out.extend_from_slice(&[0; 41]),
+    }
+    out.extend_from_slice(&(versions.len() as u32).to_be_bytes());
+    for (block, value) in versions {
+        out.extend_from_slice(&block.to_be_bytes());
+        out.extend_from_slice(*value);
+    }
+}
+
 // One module per proof family (its exports), behind the feature that makes its wasm module.
 #[cfg(feature = "cole")]
 pub mod cole;
+#[cfg(feature = "forkless")]
+pub mod forkless;
 #[cfg(feature = "header")]
 pub mod header;
 #[cfg(feature = "lvmt")]

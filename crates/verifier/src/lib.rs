@@ -11,6 +11,8 @@ mod keccak;
 
 #[cfg(feature = "cole")]
 pub mod cole;
+#[cfg(feature = "forkless")]
+pub mod forkless;
 #[cfg(feature = "header")]
 pub mod header;
 #[cfg(feature = "lvmt")]

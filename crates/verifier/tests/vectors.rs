@@ -200,6 +200,39 @@ fn run_lvmt(i: &Value) -> Outcome {
     })
 }
 
+fn run_forkless(i: &Value) -> Outcome {
+    use lightprov_types::{Address, forkless::ForklessKey};
+    use lightprov_verifier::forkless::{verify_history, verify_value};
+    let s = |v: &Value, f: &str| v[f].as_str().unwrap().to_owned();
+    let k = &i["key"];
+    let address = Address::from(hex::fixed::<20>(&s(k, "address"), "address").unwrap());
+    let key = match s(k, "kind").as_str() {
+        "balance" => ForklessKey::Balance(address),
+        "nonce" => ForklessKey::Nonce(address),
+        _ => ForklessKey::Storage(address, b256(&k["slot"])),
+    };
+    let root = b256(&i["forklessRoot"]);
+    let proof = hex::data(&s(i, "proof"), "proof").unwrap();
+    let err = |e: lightprov_verifier::forkless::ForklessError| {
+        (e.code(), lightprov_types::Rejection::evidence(&e).field)
+    };
+    let q = |v: u64| format!("0x{v:x}");
+    if i.get("fromBlock").is_some() {
+        let lo = hex::u64(&s(i, "fromBlock"), "fromBlock").unwrap();
+        let hi = hex::u64(&s(i, "toBlock"), "toBlock").unwrap();
+        let h = verify_history(&root, &key, lo, hi, &proof).map_err(err)?;
+        let l = |x: &lightprov_types::forkless::Link| serde_json::json!({ "block": q(x.block), "value": hex::encode(&x.value) });
+        return Ok(serde_json::json!({
+            "ok": true,
+            "exists": h.exists,
+            "atFrom": h.at_lo.as_ref().map(l),
+            "versions": h.versions.iter().map(l).collect::<Vec<_>>(),
+        }));
+    }
+    let v = verify_value(&root, &key, &proof).map_err(err)?;
+    Ok(serde_json::json!({ "ok": true, "exists": v.exists, "value": hex::encode(&v.value) }))
+}
+
 fn check(family: &str, run: fn(&Value) -> Outcome, pick: fn(&Value) -> bool) -> usize {
     let mut n = 0;
     for kind in ["valid", "invalid"] {
@@ -253,6 +286,11 @@ fn cole_vectors() {
 #[test]
 fn lvmt_vectors() {
     assert!(check("lvmt", run_lvmt, |_| true) > 30);
+}
+
+#[test]
+fn forkless_vectors() {
+    assert!(check("forkless", run_forkless, |_| true) > 200);
 }
 
 #[test]

@@ -12,10 +12,10 @@ import type { StateKey, Version } from '../history.js';
 import type { Endpoint, Transport } from '../transport.js';
 
 /** The schemes a history can be proven by. */
-export type HistoryScheme = 'cole' | 'cole-star' | 'lvmt' | 'mpt';
+export type HistoryScheme = 'cole' | 'cole-star' | 'lvmt' | 'forkless' | 'mpt';
 
 /** The schemes a single value can be proven by. */
-export type ValueScheme = 'lvmt' | 'mpt';
+export type ValueScheme = 'lvmt' | 'forkless' | 'mpt';
 
 /** How a page names a scheme. */
 export interface SchemeInfo {
@@ -29,7 +29,10 @@ export interface SchemeInfo {
 export interface VerifiedValue {
   /** The value (0 for a key never written). */
   value: bigint;
-  /** LVMT: whether the key was ever written by `block` (MPT cannot tell a zero from absence). */
+  /**
+   * LVMT: whether the key was ever written by `block`; forkless: whether it has a record (was
+   * ever written, possibly to zero). MPT cannot tell a zero from absence.
+   */
   present?: boolean;
   /** LVMT: the key's version (writes so far) and the block that wrote the value. */
   version?: bigint;

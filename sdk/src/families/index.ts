@@ -11,12 +11,13 @@
 import type { ErrorCode } from '../errors.js';
 import { wasmOf } from '../init.js';
 import { cole } from './cole.js';
+import { forkless } from './forkless.js';
 import type { Family, HistoryProof, HistoryScheme, ValueScheme, VerifiedHistory } from './family.js';
 import { lvmt } from './lvmt.js';
 import { mpt } from './mpt.js';
 
 /** The SDK's family readers (the MPT baseline last, as pages list the schemes). */
-export const READERS: readonly Family[] = [cole, lvmt, mpt];
+export const READERS: readonly Family[] = [cole, lvmt, forkless, mpt];
 
 /** Every scheme a history can be proven by, with its family and how to name it. */
 export function historySchemes(): { id: HistoryScheme; family: string; label: string; what: string }[] {

@@ -37,7 +37,7 @@ export interface RootCheck {
 
 /** A proof drawn as a tree. */
 export interface ProofOutline {
-  family: 'cole' | 'cole-star' | 'lvmt' | 'lvmt-history' | 'mpt';
+  family: 'cole' | 'cole-star' | 'forkless' | 'lvmt' | 'lvmt-history' | 'mpt';
   /** Size of the proof's wire encoding (for MPT: the packed form of docs/proofs.md). */
   bytes: number;
   tree: ProofNode;
@@ -68,7 +68,12 @@ export type ForgeryKind =
   | 'level-dropped'
   | 'account-truncated'
   | 'wrong-balance'
-  | 'account-flipped-byte-in-last-node';
+  | 'account-flipped-byte-in-last-node'
+  | 'link-dropped'
+  | 'chain-cut'
+  | 'link-block-shifted'
+  | 'page-moved'
+  | 'bucket-entry-dropped';
 
 /** A forged proof, what was done to it, and the code our verifier rejects it with. */
 export interface Forgery<P = Uint8Array | AccountProofJson> {

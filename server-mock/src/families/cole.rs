@@ -13,7 +13,7 @@ use lightprov_engine_cole::{ColeEngine, Params};
 use lightprov_types::cole::{COLE_ROOT, hash::header_root};
 use serde_json::{Value, json};
 
-use super::{Engine, Flags as AllFlags, HistoryQuery, Room, SettingsResult, Writes};
+use super::{Engine, Flags as AllFlags, HistoryQuery, Room, SettingsResult, Writes, keyed};
 use crate::{
     dishonest::{self, Family},
     rpc::{internal, invalid, proof_hex},
@@ -210,10 +210,11 @@ impl Engine for Engines {
     }
 
     fn apply(&mut self, number: u64, writes: &Writes) -> anyhow::Result<()> {
+        let writes = keyed(writes);
         // After a crash one engine may be a block ahead of the other.
         for (v, e) in self.running() {
             if blocks_of(e) == number {
-                e.apply(number, writes)
+                e.apply(number, &writes)
                     .map_err(|err| anyhow::anyhow!("{}: {err}", v.name()))?;
             }
         }
@@ -232,12 +233,13 @@ impl Engine for Engines {
     }
 
     fn stage(&mut self, number: u64, writes: &Writes, extra: &mut [u8]) -> anyhow::Result<()> {
+        let writes = keyed(writes);
         let (mut cole, mut cole_star) = (B256::ZERO, B256::ZERO);
         for v in Variant::BOTH {
             let Some(e) = self.slot(v).as_mut() else {
                 continue;
             };
-            match (e.stage(number, writes), v) {
+            match (e.stage(number, &writes), v) {
                 (Ok(r), Variant::Cole) => cole = r,
                 (Ok(r), Variant::ColeStar) => cole_star = r,
                 (Err(err), _) => {
@@ -344,9 +346,14 @@ mod tests {
         }
     }
 
-    fn writes(b: u64) -> Vec<(B256, Word)> {
+    fn writes(b: u64) -> Vec<(lightprov_engine_api::Key, Word)> {
         (0..3u8)
-            .map(|i| (B256::repeat_byte(i), B256::with_last_byte(b as u8).0))
+            .map(|i| {
+                (
+                    lightprov_engine_api::Key::Balance(alloy_primitives::Address::repeat_byte(i)),
+                    B256::with_last_byte(b as u8).0,
+                )
+            })
             .collect()
     }
 
@@ -388,7 +395,12 @@ mod tests {
             any.downcast_mut().unwrap()
         };
         // COLE alone takes block 1, as if the node died before COLE* committed it.
-        engines.cole.as_mut().unwrap().apply(1, &writes(1)).unwrap();
+        engines
+            .cole
+            .as_mut()
+            .unwrap()
+            .apply(1, &crate::families::keyed(&writes(1)))
+            .unwrap();
         assert_eq!(engines.blocks(), 1);
         engines.apply(1, &writes(1)).unwrap();
         assert_eq!(engines.blocks(), 2);

@@ -179,7 +179,7 @@ impl Store {
 
 /// A block's writes in the order LVMT allocates slots: ascending state key (docs/proofs.md).
 fn ordered(writes: &Writes) -> Vec<(B256, Word)> {
-    let w: BTreeMap<B256, Word> = writes.iter().copied().collect();
+    let w: BTreeMap<B256, Word> = writes.iter().map(|(k, v)| (k.state_key(), *v)).collect();
     in_key_order(&w)
 }
 

@@ -10,16 +10,18 @@ use std::{any::Any, path::Path, sync::Arc};
 use alloy_consensus::Header;
 use alloy_primitives::B256;
 use jsonrpsee::{RpcModule, types::ErrorObjectOwned};
+use lightprov_engine_api::Key;
 use lightprov_types::Word;
 use serde_json::Value;
 
 use crate::{chain::Chain, rpc::Node};
 
 pub mod cole;
+pub mod forkless;
 pub mod lvmt;
 
 /// Every room, in the order the node feeds them a block.
-pub const ROOMS: &[Room] = &[cole::ROOM, lvmt::ROOM];
+pub const ROOMS: &[Room] = &[cole::ROOM, lvmt::ROOM, forkless::ROOM];
 
 /// Every room's command-line flags (flattened into the node's own).
 #[derive(Clone, Debug, clap::Args)]
@@ -31,10 +33,19 @@ pub struct Flags {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub lvmt: lvmt::Flags,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub forkless: forkless::Flags,
 }
 
-/// A state key's writes in one block, in the order the block made them (a later write wins).
-pub type Writes = [(B256, Word)];
+/// A block's writes, in the order the block made them (a later write wins), by typed key (the
+/// forkless LiveDB files accounts and slots apart); [`keyed`] gives them by state key.
+pub type Writes = [(Key, Word)];
+
+/// The writes by 32-byte state key, in the same order.
+pub fn keyed(writes: &Writes) -> Vec<(B256, Word)> {
+    writes.iter().map(|(k, v)| (k.state_key(), *v)).collect()
+}
 
 /// A room's settings from the flags: `None` if it does not run.
 pub type SettingsResult = anyhow::Result<Option<Arc<dyn Settings>>>;

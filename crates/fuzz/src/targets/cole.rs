@@ -12,7 +12,7 @@ use lightprov_types::{
 use lightprov_verifier::cole::{History, Variant, verify_history_in_header};
 use serde_json::json;
 
-use crate::{Depth, Finding, Outcome, Regression, Target, rng::Rng, vectors};
+use crate::{Finding, Outcome, Regression, Target, rng::Rng, vectors};
 
 #[derive(Clone, Debug)]
 struct Query {
@@ -144,30 +144,13 @@ impl Target for Cole {
 
     fn run(&self, seed: usize, data: &[u8]) -> Result<Outcome, Finding> {
         let q = &self.queries[seed];
-        match verify(q, data) {
-            Ok(h) if (&h.versions, &h.at_lo) != (&q.honest.versions, &q.honest.at_lo) => {
-                Err(Finding::new(
-                    "forgery",
-                    format!(
-                        "accepted versions {:?} (at lo {:?}); the honest history is {:?} (at lo {:?})",
-                        h.versions, h.at_lo, q.honest.versions, q.honest.at_lo
-                    ),
-                ))
-            }
-            Ok(_) => {
-                let mut o = Outcome::new(Depth::Accepted, "ok");
-                o.benign_variant = data != self.seeds[seed].1.as_slice();
-                Ok(o)
-            }
-            Err(e) => {
-                let depth = match e.code() {
-                    lightprov_types::ErrorCode::BadEncoding => Depth::Undecoded,
-                    lightprov_types::ErrorCode::RootMismatch => Depth::Final,
-                    _ => Depth::Decoded,
-                };
-                Ok(Outcome::rejected(depth, &e))
-            }
-        }
+        crate::judge(
+            verify(q, data).map(|h| (h.versions, h.at_lo)),
+            &(q.honest.versions.clone(), q.honest.at_lo),
+            &self.seeds[seed].1,
+            data,
+            lightprov_types::ErrorCode::RootMismatch,
+        )
     }
 
     fn mutate(&self, seed: usize, data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {

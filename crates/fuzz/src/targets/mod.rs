@@ -3,13 +3,14 @@
 
 pub mod clique;
 pub mod cole;
+pub mod forkless;
 pub mod header;
 pub mod lvmt;
 pub mod mpt;
 pub mod params;
 
 /// The names of every target, in run order.
-pub const TARGETS: [&str; 5] = ["mpt", "header", "cole", "lvmt", "params"];
+pub const TARGETS: [&str; 6] = ["mpt", "header", "cole", "lvmt", "forkless", "params"];
 
 /// Every target, in run order, for [`crate::cli::run`].
 pub fn entries() -> Vec<crate::cli::Entry> {
@@ -19,6 +20,7 @@ pub fn entries() -> Vec<crate::cli::Entry> {
         Entry::new("header", || Ok(Box::new(header::HeaderTarget::new()?))),
         Entry::new("cole", || Ok(Box::new(cole::Cole::new()?))),
         Entry::new("lvmt", || Ok(Box::new(lvmt::LvmtTarget::new()?))),
+        Entry::new("forkless", || Ok(Box::new(forkless::Forkless::new()?))),
         Entry::new("params", || Ok(Box::new(params::ParamsTarget::new()?))),
     ]
 }

@@ -1,0 +1,352 @@
+//! The forkless LiveDB and ArchiveDB in the node: one engine, one header commitment
+//! (`forklessRoot`), the `forkless` scheme of `lightprov_getHistory`, and
+//! `lightprov_getForklessProof` (a key's value, its absence or its history, by typed key).
+
+use std::{
+    path::{Path, PathBuf},
+    sync::Arc,
+};
+
+use alloy_consensus::Header;
+use alloy_primitives::{Address, B256};
+use jsonrpsee::{RpcModule, types::ErrorObjectOwned};
+use lightprov_engine_api::StateEngine;
+use lightprov_engine_forkless::{ForklessEngine, Options, forkless_key};
+use lightprov_types::forkless::{FORKLESS_ROOT, ForklessKey, Params, Proof};
+use serde_json::{Value, json};
+
+use super::{Engine, Flags as AllFlags, HistoryQuery, Room, SettingsResult, Writes};
+use crate::{
+    chain::Chain,
+    dishonest,
+    rpc::{Node, args, internal, invalid, opt_arg, read},
+};
+
+/// The registry's entry.
+pub const ROOM: Room = Room {
+    engines: &["forkless"],
+    dev: || Some(Arc::new(Settings(Params::default()))),
+    settings,
+    history,
+    rpc,
+    expensive: &["lightprov_getForklessProof"],
+};
+
+/// The forkless engine's flags.
+#[derive(Clone, Debug, clap::Args)]
+#[group(id = "forkless")]
+#[command(next_help_heading = "Forkless LiveDB")]
+pub struct Flags {
+    /// Bytes of a LiveDB page, the unit its hash trees hash (part of the chain's identity: it
+    /// shapes forklessRoot). The paper's choice is 4096.
+    #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u32).range(64..=65536))]
+    pub forkless_page_size: u32,
+    /// Children of an inner node of the LiveDB's hash trees.
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u8).range(2..=64))]
+    pub forkless_fanout: u8,
+    /// Keys per bucket of the LiveDB's key indexes at which a bucket splits (linear hashing):
+    /// an absence proof carries one bucket.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u8).range(1..))]
+    pub forkless_bucket_load: u8,
+}
+
+/// The LiveDB's parameters, if the node runs the engine.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings(pub Params);
+
+fn settings(flags: &AllFlags, engines: &[String], _: &Path) -> SettingsResult {
+    if !engines.iter().any(|e| e == "forkless") {
+        return Ok(None);
+    }
+    let f = &flags.forkless;
+    let params = Params {
+        page_size: f.forkless_page_size,
+        fanout: f.forkless_fanout,
+        bucket_load: f.forkless_bucket_load,
+    };
+    params
+        .validate()
+        .map_err(|e| anyhow::anyhow!("--forkless-*: {e}"))?;
+    Ok(Some(Arc::new(Settings(params))))
+}
+
+impl super::Settings for Settings {
+    fn fingerprint(&self) -> String {
+        format!(
+            "/forkless:{}/{}/{}",
+            self.0.page_size, self.0.fanout, self.0.bucket_load
+        )
+    }
+
+    fn banner(&self) -> Option<String> {
+        Some(format!(
+            "forkless LiveDB: pages of {} B, fanout {}, bucket load {}",
+            self.0.page_size, self.0.fanout, self.0.bucket_load
+        ))
+    }
+
+    fn open(&self, dir: &Path) -> anyhow::Result<Option<Box<dyn Engine>>> {
+        let mut e = Forkless {
+            dir: dir.join("forkless"),
+            params: self.0,
+            engine: None,
+        };
+        e.reopen()?;
+        Ok(Some(Box::new(e)))
+    }
+}
+
+/// The engine as the chain drives it.
+#[derive(Debug)]
+pub struct Forkless {
+    dir: PathBuf,
+    params: Params,
+    engine: Option<ForklessEngine>,
+}
+
+impl Forkless {
+    /// The engine.
+    pub fn engine(&self) -> anyhow::Result<&ForklessEngine> {
+        self.engine
+            .as_ref()
+            .ok_or_else(|| anyhow::anyhow!("the forkless engine is not open"))
+    }
+
+    fn engine_mut(&mut self) -> anyhow::Result<&mut ForklessEngine> {
+        self.engine
+            .as_mut()
+            .ok_or_else(|| anyhow::anyhow!("the forkless engine is not open"))
+    }
+
+    /// (Re)opens the engine from its files: a staged block is gone.
+    fn reopen(&mut self) -> anyhow::Result<()> {
+        self.engine = None;
+        let e = ForklessEngine::open(
+            &self.dir,
+            Options {
+                params: self.params,
+                ..Options::default()
+            },
+        )
+        .map_err(|e| anyhow::anyhow!("opening {}: {e}", self.dir.display()))?;
+        self.engine = Some(e);
+        Ok(())
+    }
+}
+
+/// The `forklessRoot` commitment of a header (zero if absent).
+pub fn root_of(header: &Header) -> B256 {
+    B256::from(FORKLESS_ROOT.read(&header.extra_data).unwrap_or_default())
+}
+
+impl Engine for Forkless {
+    fn name(&self) -> &'static str {
+        "forkless"
+    }
+
+    fn blocks(&self) -> u64 {
+        self.engine
+            .as_ref()
+            .and_then(|e| e.head())
+            .map_or(0, |h| h + 1)
+    }
+
+    fn apply(&mut self, number: u64, writes: &Writes) -> anyhow::Result<()> {
+        self.engine_mut()?.apply_block(number, writes)?;
+        Ok(())
+    }
+
+    fn check(&self, header: &Header) -> anyhow::Result<()> {
+        let root = self.engine()?.root(header.number)?;
+        if root != root_of(header) {
+            anyhow::bail!(
+                "the forkless root {root} differs from the header of block {}",
+                header.number
+            );
+        }
+        Ok(())
+    }
+
+    fn stage(&mut self, number: u64, writes: &Writes, extra: &mut [u8]) -> anyhow::Result<()> {
+        let root = match self.engine_mut()?.stage(number, writes) {
+            Ok(r) => r,
+            Err(e) => {
+                self.reopen()?;
+                return Err(e.into());
+            }
+        };
+        FORKLESS_ROOT.write(extra, &root.0);
+        Ok(())
+    }
+
+    fn commit(&mut self) -> anyhow::Result<()> {
+        if let Err(e) = self.engine_mut()?.commit() {
+            // The engine's own rule: after a failed commit, reopen it.
+            self.reopen()?;
+            return Err(e.into());
+        }
+        Ok(())
+    }
+
+    fn discard(&mut self) -> anyhow::Result<()> {
+        self.reopen()
+    }
+
+    fn status(&self) -> Vec<Value> {
+        let Some(e) = self.engine.as_ref() else {
+            return Vec::new();
+        };
+        let (live, archive) = e.disk_split();
+        vec![json!({
+            "name": "forkless",
+            "head": e.head(),
+            "diskBytes": live + archive,
+            "liveBytes": live,
+            "archiveBytes": archive,
+            "archivedTo": e.archived(),
+            "params": {
+                "pageSize": self.params.page_size,
+                "fanout": self.params.fanout,
+                "bucketLoad": self.params.bucket_load,
+            },
+        })]
+    }
+}
+
+fn forkless_of(chain: &Chain) -> Result<&ForklessEngine, ErrorObjectOwned> {
+    chain
+        .family::<Forkless>()
+        .ok_or_else(|| invalid("scheme", "this node does not run the forkless engine"))?
+        .engine()
+        .map_err(internal)
+}
+
+fn answer(node: &Node, chain: &Chain, proof: &Proof) -> Value {
+    let head = chain.head().0.number;
+    json!({
+        "block": format!("0x{:x}", dishonest::claimed_block(node.dishonest, head)),
+        "proof": lightprov_types::hex::encode(&proof.encode()),
+    })
+}
+
+fn history(q: &HistoryQuery<'_>) -> Result<Value, ErrorObjectOwned> {
+    let engine = forkless_of(q.chain)?;
+    // The LiveDB files keys by account and slot: the chain knows the key behind a state key it
+    // wrote; one it never wrote has no history to prove here (ask lightprov_getForklessProof
+    // with the key itself for its absence).
+    let key = q.chain.preimage(&q.key).map_err(internal)?.ok_or_else(|| {
+        invalid(
+            "stateKey",
+            "never written on this chain; lightprov_getForklessProof proves a key's absence by its kind and address",
+        )
+    })?;
+    let proof = engine
+        .prove_history(&forkless_key(&key), q.from, q.to)
+        .map_err(internal)?;
+    Ok(answer(q.node, q.chain, &proof))
+}
+
+/// `{kind, address, slot?}` as the SDK's `StateKey` names a key.
+fn key_arg(v: &Value) -> Result<ForklessKey, ErrorObjectOwned> {
+    let address: Address = v
+        .get("address")
+        .and_then(Value::as_str)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| invalid("key.address", "expected a 20-byte 0x-hex address"))?;
+    match v.get("kind").and_then(Value::as_str) {
+        Some("balance") => Ok(ForklessKey::Balance(address)),
+        Some("nonce") => Ok(ForklessKey::Nonce(address)),
+        Some("storage") => {
+            let slot: B256 = v
+                .get("slot")
+                .and_then(Value::as_str)
+                .and_then(|s| s.parse().ok())
+                .ok_or_else(|| invalid("key.slot", "expected a 32-byte 0x-hex slot"))?;
+            Ok(ForklessKey::Storage(address, slot))
+        }
+        _ => Err(invalid("key.kind", "expected balance, nonce or storage")),
+    }
+}
+
+fn rpc(m: &mut RpcModule<Arc<Node>>) -> anyhow::Result<()> {
+    m.register_method(
+        "lightprov_getForklessProof",
+        |p, n, _| -> Result<Value, ErrorObjectOwned> {
+            let a = args(&p, 3)?;
+            let key = key_arg(a.first().unwrap_or(&Value::Null))?;
+            let from: Option<alloy_primitives::U64> = opt_arg(&a, 1, "fromBlock")?;
+            let to: Option<alloy_primitives::U64> = opt_arg(&a, 2, "toBlock")?;
+            let chain = read(n)?;
+            let engine = forkless_of(&chain)?;
+            let head = chain.head().0.number;
+            let proof = match (from, to) {
+                (None, None) => engine.prove_value(&key),
+                (Some(f), Some(t)) => {
+                    let (f, t) = (f.to::<u64>(), t.to::<u64>());
+                    if f > t || t > head {
+                        return Err(invalid(
+                            "toBlock",
+                            format!("expected fromBlock ≤ toBlock ≤ the head (#{head})"),
+                        ));
+                    }
+                    engine.prove_history(&key, f, t)
+                }
+                _ => {
+                    return Err(invalid(
+                        "toBlock",
+                        "give both fromBlock and toBlock, or neither",
+                    ));
+                }
+            }
+            .map_err(internal)?;
+            Ok(answer(n, &chain, &proof))
+        },
+    )?;
+    Ok(())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::families::Settings as _;
+    use lightprov_engine_api::Key;
+    use lightprov_types::Word;
+
+    fn writes(b: u64) -> Vec<(Key, Word)> {
+        (0..3u8)
+            .map(|i| {
+                (
+                    Key::Balance(Address::repeat_byte(i)),
+                    B256::with_last_byte(b as u8).0,
+                )
+            })
+            .collect()
+    }
+
+    /// A block the chain did not commit is dropped: the engine takes the same number again and
+    /// reaches the roots of an engine that never saw it.
+    #[test]
+    fn a_discarded_block_is_gone_and_the_next_one_takes_its_number() {
+        let settings = Settings(Params {
+            page_size: 128,
+            fanout: 4,
+            bucket_load: 2,
+        });
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let mut e = settings.open(a.path()).unwrap().unwrap();
+        let mut clean = settings.open(b.path()).unwrap().unwrap();
+        let mut extra = [0u8; lightprov_types::family::EXTRA_COMMITMENTS_LEN];
+        let mut extra_clean = extra;
+        for n in 0..3 {
+            e.stage(n, &writes(100 + n), &mut extra).unwrap();
+            e.discard().unwrap();
+            e.stage(n, &writes(n), &mut extra).unwrap();
+            e.commit().unwrap();
+            clean.stage(n, &writes(n), &mut extra_clean).unwrap();
+            clean.commit().unwrap();
+            assert_eq!(extra, extra_clean, "block {n}");
+        }
+        assert_eq!(e.blocks(), 3);
+    }
+}
