@@ -25,6 +25,7 @@ pub const FAMILIES: &[&Family] = &[
     &cole::FAMILY,
     &lvmt::FAMILY,
     &forkless::FAMILY,
+    &pos::FAMILY,
 ];
 
 pub use alloy_primitives::{Address, B256};

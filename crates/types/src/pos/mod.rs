@@ -69,10 +69,10 @@ const fn t(name: &'static str, code: E, about: &'static str) -> Tamper {
 }
 
 /// The root of the POS-Tree of the block's state: extraData bytes 128..160 of a lightprov chain
-/// that runs the POS engine (MBT takes 96..128).
+/// that runs the POS engine (forkless takes 96..128).
 pub const POS_ROOT: Commitment = Commitment::at("posRoot", HeaderField::ExtraData, 128);
 
-/// The POS-Tree family's registry entry (not yet in `FAMILIES`).
+/// The POS-Tree family's registry entry.
 pub const FAMILY: Family = Family {
     name: "pos",
     about: "a state key's value or absence, a key range, a diff and a history against a header's posRoot",
