@@ -75,3 +75,5 @@ pub mod header;
 pub mod lvmt;
 #[cfg(feature = "mpt")]
 pub mod mpt;
+#[cfg(feature = "pos")]
+pub mod pos;
