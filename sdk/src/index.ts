@@ -37,6 +37,8 @@ export { type IndexedReceipt, type IndexedTransaction, type VerifiedTransaction,
 export { type LogFilter, MAX_LOG_RANGE, type VerifiedLog, type VerifiedReceipt, bloomMayContain } from './logs.js';
 export { EIP1193_METHODS, type MethodClass, ProviderRpcError } from './eip1193.js';
 export {
+  type DiffQuery,
+  type DiffScheme,
   type Eip1193Options,
   type Eip1193Provider,
   type HeaderProgress,
@@ -44,10 +46,14 @@ export {
   type HistoryScheme,
   LightClient,
   type LightClientOptions,
+  type RangeQuery,
+  type RangeScheme,
   type Trust,
   type ValueQuery,
   type ValueScheme,
+  type VerifiedDiff,
   type VerifiedHistory,
+  type VerifiedRange,
   type VerifiedValue,
 } from './client.js';
 export { type StateKey, type Version, changesFromValues, changesFromVersions, stateKeys, wordHex } from './history.js';

@@ -12,10 +12,16 @@ import type { StateKey, Version } from '../history.js';
 import type { Endpoint, Transport } from '../transport.js';
 
 /** The schemes a history can be proven by. */
-export type HistoryScheme = 'cole' | 'cole-star' | 'lvmt' | 'forkless' | 'mpt';
+export type HistoryScheme = 'cole' | 'cole-star' | 'lvmt' | 'forkless' | 'pos' | 'mpt';
 
 /** The schemes a single value can be proven by. */
-export type ValueScheme = 'lvmt' | 'forkless' | 'mpt';
+export type ValueScheme = 'lvmt' | 'forkless' | 'pos' | 'mpt';
+
+/** The schemes a key range (every entry between two keys at one block) can be proven by. */
+export type RangeScheme = 'pos';
+
+/** The schemes the changes between two blocks can be proven by. */
+export type DiffScheme = 'pos';
 
 /** How a page names a scheme. */
 export interface SchemeInfo {
@@ -31,7 +37,8 @@ export interface VerifiedValue {
   value: bigint;
   /**
    * LVMT: whether the key was ever written by `block`; forkless: whether it has a record (was
-   * ever written, possibly to zero). MPT cannot tell a zero from absence.
+   * ever written, possibly to zero); POS: whether the key is in the block's tree. MPT cannot
+   * tell a zero from absence.
    */
   present?: boolean;
   /** LVMT: the key's version (writes so far) and the block that wrote the value. */
@@ -54,8 +61,10 @@ export interface VerifiedHistory {
   scheme: HistoryScheme;
   fromBlock: bigint;
   toBlock: bigint;
-  /** The header the proof was checked against (COLE: the node's head; MPT: `toBlock`). */
+  /** The header the proof was checked against (COLE: the node's head; MPT, POS: `toBlock`). */
   anchor: VerifiedHeader;
+  /** POS: the headers of every block of the range, oldest first (each path is against its own). */
+  anchors?: readonly VerifiedHeader[];
   /** Bytes of proof verified (COLE: the provenance proof; MPT: the encoded account proofs). */
   proofBytes: number;
   /** Milliseconds spent in verification (wasm), excluding the network. */
@@ -66,6 +75,34 @@ export interface VerifiedHistory {
   stateKey: string;
   /** The caller's `StateKey`, when given (MPT needs the account it names). */
   key?: StateKey;
+}
+
+/** A verified key range: every entry with a key in `lo..=hi` at one block. */
+export interface VerifiedRange {
+  /** The entries, keys ascending (state keys as 32-byte hex). */
+  entries: { key: string; value: bigint }[];
+  scheme: RangeScheme;
+  /** The block the range is of. */
+  block: bigint;
+  /** The header the proof was checked against (of `block`). */
+  anchor: VerifiedHeader;
+  proofBytes: number;
+  verifyMs: number;
+  raw: unknown;
+}
+
+/** The verified changes between two blocks: every key whose value differs (`null`: absent). */
+export interface VerifiedDiff {
+  /** The changes, keys ascending (state keys as 32-byte hex). */
+  changes: { key: string; old: bigint | null; new: bigint | null }[];
+  scheme: DiffScheme;
+  fromBlock: bigint;
+  toBlock: bigint;
+  /** The headers of `fromBlock` and `toBlock`, the proof was checked against both. */
+  anchors: readonly [VerifiedHeader, VerifiedHeader];
+  proofBytes: number;
+  verifyMs: number;
+  raw: unknown;
 }
 
 /**
@@ -101,6 +138,10 @@ export interface Family {
   readonly name: string;
   readonly valueSchemes: readonly ValueScheme[];
   readonly historySchemes: readonly HistoryScheme[];
+  /** The schemes its {@link Family.range} answers (none if absent). */
+  readonly rangeSchemes?: readonly RangeScheme[];
+  /** The schemes its {@link Family.diff} answers (none if absent). */
+  readonly diffSchemes?: readonly DiffScheme[];
   /** A short label and a one-line account of each of its schemes, for pages that list them. */
   readonly describe: Readonly<Partial<Record<HistoryScheme, SchemeInfo>>>;
   value?(ctx: FamilyContext, e: Endpoint, stateKey: string, key: StateKey | undefined, block: BlockTag): Promise<VerifiedValue>;
@@ -113,6 +154,10 @@ export interface Family {
     to: bigint,
     scheme: HistoryScheme,
   ): Promise<VerifiedHistory>;
+  /** Every entry with a key in `lo..=hi` (checked 32-byte hex) at `block`. */
+  range?(ctx: FamilyContext, e: Endpoint, lo: string, hi: string, block: BlockTag): Promise<VerifiedRange>;
+  /** Every key whose value differs between blocks `from` and `to`. */
+  diff?(ctx: FamilyContext, e: Endpoint, from: bigint, to: bigint): Promise<VerifiedDiff>;
   /**
    * The proof behind a history this family verified: the one answer COLE and LVMT histories
    * come from; for MPT, whose history is one `eth_getProof` answer per block, the answer for the
