@@ -32,6 +32,7 @@ import { forkless } from './inspect/forkless.js';
 import type { FamilyInspector, Forgery, ForgeryKind, ForgeryOption, ProofOutline } from './inspect/inspector.js';
 import { lvmt } from './inspect/lvmt.js';
 import { mpt } from './inspect/mpt.js';
+import { pos } from './inspect/pos.js';
 
 export type { FamilyInspector, Forgery, ForgeryKind, ForgeryOption, ProofNode, ProofOutline, RootCheck } from './inspect/inspector.js';
 export { loadInspector } from './inspect/inspector.js';
@@ -39,9 +40,10 @@ export { outlineColeProof } from './inspect/cole.js';
 export { type ForklessOutlineArgs, outlineForklessProof } from './inspect/forkless.js';
 export { outlineLvmtHistory, outlineLvmtProof } from './inspect/lvmt.js';
 export { outlineMptProof } from './inspect/mpt.js';
+export { type PosHistoryOutlineArgs, type PosOutlineArgs, outlinePosHistory, outlinePosProof } from './inspect/pos.js';
 
 /** Every family's inspector (a room each, `inspect/<family>.ts`). Adding a family here is one line. */
-export const INSPECTORS = [cole, lvmt, forkless, mpt] as const;
+export const INSPECTORS = [cole, lvmt, forkless, pos, mpt] as const;
 
 /** Families the inspector draws and forges. */
 export type InspectedFamily = (typeof INSPECTORS)[number]['family'];
@@ -91,9 +93,11 @@ export async function outlineHistory(h: VerifiedHistory, proof?: unknown): Promi
  *   `stale-tuple`): `value-changed`, `stale-tuple`, `level-dropped`.
  * - MPT (`proof`: `eth_getProof` JSON, returned as a new object): `account-truncated`,
  *   `wrong-balance`, `account-flipped-byte-in-last-node`.
+ * - POS-Tree (`proof`: wire bytes; a path or a history proof): `value-changed`,
+ *   `truncated-path`, `extra-node` (paths); `history-node-repeated`, `history-node-unused`.
  */
 export function forgeProof(args: { family: 'mpt'; kind: ForgeryKind; proof: AccountProofJson | unknown }): Promise<Forgery<AccountProofJson>>;
-export function forgeProof(args: { family: 'cole' | 'cole-star' | 'lvmt'; kind: ForgeryKind; proof: Uint8Array | string; aux?: Uint8Array | string }): Promise<Forgery<Uint8Array>>;
+export function forgeProof(args: { family: 'cole' | 'cole-star' | 'lvmt' | 'pos'; kind: ForgeryKind; proof: Uint8Array | string; aux?: Uint8Array | string }): Promise<Forgery<Uint8Array>>;
 export function forgeProof(args: { family: ForgeFamily; kind: ForgeryKind; proof: unknown; aux?: Uint8Array | string }): Promise<Forgery>;
 export async function forgeProof(args: { family: ForgeFamily; kind: ForgeryKind; proof: unknown; aux?: Uint8Array | string }): Promise<Forgery> {
   const { kind, proof, aux } = args;

@@ -151,6 +151,14 @@ export function verifyPosDiff(args: PosDiffArgs): PosChange[] {
   return changes;
 }
 
+/** One `posRoot` per block of a range (`roots[i]` named in errors), concatenated for the wasm. */
+export function rootsArg(roots: readonly Bytes[]): Uint8Array {
+  if (!Array.isArray(roots) || roots.length === 0) throw new TypeError('roots: expected one posRoot per block of the range');
+  const out = new Uint8Array(32 * roots.length);
+  roots.forEach((r, i) => out.set(bytesArg(r, `roots[${i}]`, 32), 32 * i));
+  return out;
+}
+
 /**
  * Verifies a POS-Tree history proof: the key's value at every block of the range (`null`:
  * absent), one per root given, each path checked against its block's root.
@@ -159,9 +167,7 @@ export function verifyPosHistory(args: PosHistoryArgs): (bigint | null)[] {
   const proof = proofArg(args.proof);
   const key = bytesArg(args.stateKey, 'stateKey', 32);
   const from = blockNumberArg(args.fromBlock, 'fromBlock');
-  if (!Array.isArray(args.roots) || args.roots.length === 0) throw new TypeError('roots: expected one posRoot per block of the range');
-  const roots = new Uint8Array(32 * args.roots.length);
-  args.roots.forEach((r, i) => roots.set(bytesArg(r, `roots[${i}]`, 32), 32 * i));
+  const roots = rootsArg(args.roots);
   const wasm = wasmOf('pos');
   const out = wasmCall(() => wasm.verifyPosHistory(from, roots, key, proof));
   const values: (bigint | null)[] = [];
