@@ -101,7 +101,9 @@ fn regression_vectors_carry_the_input() {
             let back = match name {
                 "header" => Header::from_json(&inputs["header"]).unwrap().rlp().unwrap(),
                 "params" => hex::data(inputs["params"].as_str().unwrap(), "p").unwrap(),
-                "cole" | "lvmt" => hex::data(inputs["proof"].as_str().unwrap(), "p").unwrap(),
+                "cole" | "lvmt" | "forkless" | "pos" => {
+                    hex::data(inputs["proof"].as_str().unwrap(), "p").unwrap()
+                }
                 _ if inputs["proof"].is_object() => {
                     AccountProof::from_json(&inputs["proof"]).unwrap().encode()
                 }

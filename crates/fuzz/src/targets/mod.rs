@@ -8,9 +8,10 @@ pub mod header;
 pub mod lvmt;
 pub mod mpt;
 pub mod params;
+pub mod pos;
 
 /// The names of every target, in run order.
-pub const TARGETS: [&str; 6] = ["mpt", "header", "cole", "lvmt", "forkless", "params"];
+pub const TARGETS: [&str; 7] = ["mpt", "header", "cole", "lvmt", "forkless", "pos", "params"];
 
 /// Every target, in run order, for [`crate::cli::run`].
 pub fn entries() -> Vec<crate::cli::Entry> {
@@ -21,6 +22,7 @@ pub fn entries() -> Vec<crate::cli::Entry> {
         Entry::new("cole", || Ok(Box::new(cole::Cole::new()?))),
         Entry::new("lvmt", || Ok(Box::new(lvmt::LvmtTarget::new()?))),
         Entry::new("forkless", || Ok(Box::new(forkless::Forkless::new()?))),
+        Entry::new("pos", || Ok(Box::new(pos::Pos::new()?))),
         Entry::new("params", || Ok(Box::new(params::ParamsTarget::new()?))),
     ]
 }
