@@ -60,7 +60,10 @@ export interface LightClientOptions {
 
 /** What {@link LightClient.getValue} asks for. */
 export interface ValueQuery {
-  /** `mpt` (default): `eth_getProof`; `lvmt`: an LVMT proof of presence or absence. */
+  /**
+   * `mpt` (default): `eth_getProof`; `lvmt`: an LVMT proof of presence or absence; `forkless`: a
+   * LiveDB proof; `pos`: a POS-Tree path against the block's own `posRoot`.
+   */
   scheme?: ValueScheme;
   /** The block (default: the verified head). LVMT proves older blocks by a one-block history. */
   block?: BlockTag;
@@ -72,7 +75,10 @@ export interface HistoryQuery {
   fromBlock: bigint | number;
   /** Last block of the range (default: the verified head). */
   toBlock?: bigint | number | 'latest';
-  /** `cole` / `cole-star` / `lvmt`: one provenance proof; `mpt`: one `eth_getProof` per block. */
+  /**
+   * `cole` / `cole-star` / `lvmt` / `forkless`: one provenance proof; `pos`: one POS-Tree node set
+   * checked against every block's `posRoot`; `mpt`: one `eth_getProof` per block.
+   */
   scheme: HistoryScheme;
 }
 
