@@ -17,8 +17,8 @@ import { type BlockTag, blockNumberArg, blockTagArg, objectArg, stateKeyArg, uin
 import { HeaderChain, type HeaderProgress, type Trust, anchorArg } from './chain.js';
 import { type Eip1193Options, type Eip1193Provider, eip1193 } from './eip1193.js';
 import { type NodeFaultError, VerificationError, wasmCall } from './errors.js';
-import { commitmentsOf, diffReader, historyProof, historyReader, valueReader } from './families/index.js';
-import type { DiffScheme, FamilyContext, HistoryScheme, ValueScheme, VerifiedDiff, VerifiedHistory, VerifiedValue } from './families/family.js';
+import { commitmentsOf, diffReader, historyProof, historyReader, rangeReader, valueReader } from './families/index.js';
+import type { DiffScheme, FamilyContext, HistoryScheme, RangeScheme, ValueScheme, VerifiedDiff, VerifiedHistory, VerifiedRange, VerifiedValue } from './families/family.js';
 import { type VerifiedAccount, fetchAccount } from './families/mpt.js';
 import type { VerifiedHeader } from './header.js';
 import { bigIntToBytes, bytesArg, bytesToHex, hexToBytes, slotToHex } from './hex.js';
@@ -31,7 +31,7 @@ import { Transport } from './transport.js';
 export type { BlockTag } from './args.js';
 export type { HeaderProgress, Trust } from './chain.js';
 export type { Eip1193Options, Eip1193Provider } from './eip1193.js';
-export type { DiffScheme, HistoryProof, HistoryScheme, ValueScheme, VerifiedDiff, VerifiedHistory, VerifiedValue } from './families/family.js';
+export type { DiffScheme, HistoryProof, HistoryScheme, RangeScheme, ValueScheme, VerifiedDiff, VerifiedHistory, VerifiedRange, VerifiedValue } from './families/family.js';
 
 export interface LightClientOptions {
   /** JSON-RPC URLs, tried in order. */
@@ -60,7 +60,10 @@ export interface LightClientOptions {
 
 /** What {@link LightClient.getValue} asks for. */
 export interface ValueQuery {
-  /** `mpt` (default): `eth_getProof`; `lvmt`: an LVMT proof of presence or absence. */
+  /**
+   * `mpt` (default): `eth_getProof`; `lvmt`: an LVMT proof of presence or absence; `forkless`: a
+   * LiveDB proof; `pos`: a POS-Tree path against the block's own `posRoot`.
+   */
   scheme?: ValueScheme;
   /** The block (default: the verified head). LVMT proves older blocks by a one-block history. */
   block?: BlockTag;
@@ -72,13 +75,27 @@ export interface HistoryQuery {
   fromBlock: bigint | number;
   /** Last block of the range (default: the verified head). */
   toBlock?: bigint | number | 'latest';
-  /** `cole` / `cole-star` / `lvmt`: one provenance proof; `mpt`: one `eth_getProof` per block. */
+  /**
+   * `cole` / `cole-star` / `lvmt` / `forkless`: one provenance proof; `pos`: one POS-Tree node set
+   * checked against every block's `posRoot`; `mpt`: one `eth_getProof` per block.
+   */
   scheme: HistoryScheme;
+}
+
+/** What {@link LightClient.getRange} asks for. */
+export interface RangeQuery {
+  /** The block (default: the verified head). */
+  block?: BlockTag;
+  /** `pos` (the default while it is the only one): one POS-Tree range proof. */
+  scheme?: RangeScheme;
 }
 
 /** What {@link LightClient.getDiff} asks for. */
 export interface DiffQuery {
-  /** `mbt` (default): one Merkle Bucket Tree diff proof against both blocks' `mbtRoot`. */
+  /**
+   * `mbt` (one Merkle Bucket Tree diff proof against both blocks' `mbtRoot`) or `pos` (one
+   * POS-Tree diff proof against both `posRoot`s). Required while several schemes answer diffs.
+   */
   scheme?: DiffScheme;
 }
 
@@ -215,21 +232,49 @@ export class LightClient {
   }
 
   /**
-   * Every state key whose value differs between `fromBlock` and `toBlock`, with its value in
-   * each (0: absent), verified against both blocks' headers. Needs a node that serves the
-   * scheme's diff proofs (`lightprov_getMbtDiff`).
+   * Every state entry with a key in `lo..=hi` at a block, verified complete: no entry of the
+   * range left out, none added (POS-Tree: against the block's `posRoot`).
    *
    * @example
-   * const { changes } = await client.getDiff(10, 20);
+   * const entries = await client.getRange(lo, hi, { block: 64 });
    */
-  async getDiff(fromBlock: bigint | number, toBlock: bigint | number, query: DiffQuery = {}): Promise<VerifiedDiff> {
+  async getRange(lo: string | Uint8Array, hi: string | Uint8Array, query: RangeQuery = {}): Promise<VerifiedRange['entries']> {
+    return (await this.getRangeDetailed(lo, hi, query)).entries;
+  }
+
+  /** {@link LightClient.getRange} with the anchor header, proof size and verify time. */
+  async getRangeDetailed(lo: string | Uint8Array, hi: string | Uint8Array, query: RangeQuery = {}): Promise<VerifiedRange> {
+    const q = objectArg<RangeQuery>(query, 'query', '{ block, scheme }');
+    const reader = rangeReader(q.scheme);
+    const l = bytesToHex(bytesArg(lo, 'lo', 32));
+    const h = bytesToHex(bytesArg(hi, 'hi', 32));
+    if (BigInt(l) > BigInt(h)) throw new RangeError(`lo ${l} is above hi ${h}`);
+    this.chain.requireCommitments(reader.rangeSchemes?.[0] ?? reader.name, commitmentsOf(reader.name));
+    const block = q.block === undefined ? 'latest' : blockTagArg(q.block, 'block');
+    return this.net.withFailover((e) => reader.range!(this.ctx, e, l, h, block));
+  }
+
+  /**
+   * Every state key whose value differs between two blocks, with its value at each (`null`:
+   * absent), verified complete against both blocks' headers (MBT: `mbtRoot`; POS-Tree:
+   * `posRoot`).
+   *
+   * @example
+   * const changes = await client.getDiff(63, 64, { scheme: 'pos' });
+   */
+  async getDiff(fromBlock: bigint | number, toBlock: bigint | number, query: DiffQuery = {}): Promise<VerifiedDiff['changes']> {
+    return (await this.getDiffDetailed(fromBlock, toBlock, query)).changes;
+  }
+
+  /** {@link LightClient.getDiff} with both anchor headers, proof size and verify time. */
+  async getDiffDetailed(fromBlock: bigint | number, toBlock: bigint | number, query: DiffQuery = {}): Promise<VerifiedDiff> {
     const q = objectArg<DiffQuery>(query, 'query', '{ scheme }');
-    const scheme = q.scheme ?? 'mbt';
-    const reader = diffReader(scheme);
-    this.chain.requireCommitments(scheme, commitmentsOf(reader.name));
+    const reader = diffReader(q.scheme);
     const from = blockNumberArg(fromBlock, 'fromBlock');
     const to = blockNumberArg(toBlock, 'toBlock');
     if (from > to) throw new RangeError(`fromBlock ${from} is after toBlock ${to}`);
+    this.chain.requireCommitments(reader.diffSchemes?.[0] ?? reader.name, commitmentsOf(reader.name));
+    const scheme = q.scheme ?? (reader.diffSchemes?.[0] as DiffScheme);
     return this.net.withFailover((e) => reader.diff!(this.ctx, e, from, to, scheme));
   }
 

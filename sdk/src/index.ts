@@ -46,11 +46,14 @@ export {
   type HistoryScheme,
   LightClient,
   type LightClientOptions,
+  type RangeQuery,
+  type RangeScheme,
   type Trust,
   type ValueQuery,
   type ValueScheme,
   type VerifiedDiff,
   type VerifiedHistory,
+  type VerifiedRange,
   type VerifiedValue,
 } from './client.js';
 export { type StateKey, type Version, changesFromValues, changesFromVersions, stateKeys, wordHex } from './history.js';

@@ -33,6 +33,7 @@ import type { FamilyInspector, Forgery, ForgeryKind, ForgeryOption, ProofOutline
 import { lvmt } from './inspect/lvmt.js';
 import { mbt } from './inspect/mbt.js';
 import { mpt } from './inspect/mpt.js';
+import { pos } from './inspect/pos.js';
 
 export type { FamilyInspector, Forgery, ForgeryKind, ForgeryOption, ProofNode, ProofOutline, RootCheck } from './inspect/inspector.js';
 export { loadInspector } from './inspect/inspector.js';
@@ -41,9 +42,10 @@ export { type ForklessOutlineArgs, outlineForklessProof } from './inspect/forkle
 export { outlineLvmtHistory, outlineLvmtProof } from './inspect/lvmt.js';
 export { type MbtHistoryOutlineArgs, type MbtOutlineArgs, outlineMbtHistory, outlineMbtProof } from './inspect/mbt.js';
 export { outlineMptProof } from './inspect/mpt.js';
+export { type PosHistoryOutlineArgs, type PosOutlineArgs, outlinePosHistory, outlinePosProof } from './inspect/pos.js';
 
 /** Every family's inspector (a room each, `inspect/<family>.ts`). Adding a family here is one line. */
-export const INSPECTORS = [cole, lvmt, forkless, mbt, mpt] as const;
+export const INSPECTORS = [cole, lvmt, forkless, mbt, pos, mpt] as const;
 
 /** Families the inspector draws and forges. */
 export type InspectedFamily = (typeof INSPECTORS)[number]['family'];
@@ -95,9 +97,11 @@ export async function outlineHistory(h: VerifiedHistory, proof?: unknown): Promi
  *   proofs), `history-node-duplicated`, `history-nodes-reordered` (history proofs).
  * - MPT (`proof`: `eth_getProof` JSON, returned as a new object): `account-truncated`,
  *   `wrong-balance`, `account-flipped-byte-in-last-node`.
+ * - POS-Tree (`proof`: wire bytes; a path or a history proof): `value-changed`,
+ *   `truncated-path`, `extra-node` (paths); `history-node-repeated`, `history-node-unused`.
  */
 export function forgeProof(args: { family: 'mpt'; kind: ForgeryKind; proof: AccountProofJson | unknown }): Promise<Forgery<AccountProofJson>>;
-export function forgeProof(args: { family: 'cole' | 'cole-star' | 'lvmt' | 'forkless' | 'mbt'; kind: ForgeryKind; proof: Uint8Array | string; aux?: Uint8Array | string }): Promise<Forgery<Uint8Array>>;
+export function forgeProof(args: { family: 'cole' | 'cole-star' | 'lvmt' | 'forkless' | 'mbt' | 'pos'; kind: ForgeryKind; proof: Uint8Array | string; aux?: Uint8Array | string }): Promise<Forgery<Uint8Array>>;
 export function forgeProof(args: { family: ForgeFamily; kind: ForgeryKind; proof: unknown; aux?: Uint8Array | string }): Promise<Forgery>;
 export async function forgeProof(args: { family: ForgeFamily; kind: ForgeryKind; proof: unknown; aux?: Uint8Array | string }): Promise<Forgery> {
   const { kind, proof, aux } = args;

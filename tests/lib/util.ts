@@ -22,3 +22,13 @@ export async function rpc(url: string, method: string, params: unknown[]): Promi
 export async function mine(url: string, n: number): Promise<void> {
   for (let i = 0; i < n; i++) await rpc(url, 'evm_mine', []);
 }
+
+/** What `f` throws (it must throw). */
+export function thrown(f: () => unknown): unknown {
+  try {
+    f();
+  } catch (e) {
+    return e;
+  }
+  throw new Error('expected a throw');
+}

@@ -20,6 +20,7 @@ import {
 import { type BeaconHeader, type BeaconNetworkArg, type BeaconUpdateArgs, BeaconStore } from '@lightprov/sdk/beacon';
 import { type ForklessKeyArg, verifyForklessHistory, verifyForklessValue } from '@lightprov/sdk/forkless';
 import { verifyMbtDiff, verifyMbtHistory, verifyMbtValue } from '@lightprov/sdk/mbt';
+import { verifyPosDiff, verifyPosHistory, verifyPosRange, verifyPosValue } from '@lightprov/sdk/pos';
 
 const lvmtParams = new Map<string, LvmtParams>();
 
@@ -103,6 +104,8 @@ export function run(v: Vector): unknown {
     const v = verifyMbtValue({ proof, stateKey: i['stateKey'] as string, mbtRoot: i['root'] as string, params, ...claimed });
     return { ok: true, value: word(v.value) };
   }
+  // POS after MBT: MBT's diff and history vectors carry oldRoot and roots too (and bucketBits).
+  if ('posRoot' in i || 'oldRoot' in i || 'roots' in i) return runPos(i);
   if ('coleRoot' in i) {
     const h = verifyColeHistory({
       proof: i['proof'] as string,
@@ -168,4 +171,28 @@ function canonical(x: unknown): string {
   return JSON.stringify(x, (_k, v: unknown) =>
     v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
   );
+}
+
+/** A POS-Tree vector (`inputs.kind`: value, range, diff or history; `null`: absent). */
+function runPos(i: Record<string, unknown>): unknown {
+  const proof = i['proof'] as string;
+  const word = (v: bigint | null) => (v === null ? null : wordHex(v));
+  switch (i['kind']) {
+    case 'value': {
+      const v = verifyPosValue({ proof, stateKey: i['stateKey'] as string, posRoot: i['posRoot'] as string, value: i['value'] as string | null });
+      return { ok: true, value: v.present ? wordHex(v.value) : null };
+    }
+    case 'range': {
+      const entries = verifyPosRange({ proof, lo: i['lo'] as string, hi: i['hi'] as string, posRoot: i['posRoot'] as string });
+      return { ok: true, entries: entries.map((e) => ({ key: e.key, value: wordHex(e.value) })) };
+    }
+    case 'diff': {
+      const changes = verifyPosDiff({ proof, oldRoot: i['oldRoot'] as string, newRoot: i['newRoot'] as string });
+      return { ok: true, changes: changes.map((c) => ({ key: c.key, old: word(c.old), new: word(c.new) })) };
+    }
+    default: {
+      const values = verifyPosHistory({ proof, stateKey: i['stateKey'] as string, fromBlock: i['fromBlock'] as number, roots: i['roots'] as string[] });
+      return { ok: true, values: values.map(word) };
+    }
+  }
 }

@@ -34,6 +34,7 @@ import {
   outlineLvmtHistory,
   outlineMbtHistory,
   outlineMptProof,
+  outlinePosHistory,
 } from '@lightprov/sdk/inspect';
 import { describe, expect, it } from 'vitest';
 
@@ -154,7 +155,23 @@ function mbtCases(): Case[] {
     });
 }
 
-const CASES: Case[] = [...coleCases(), ...lvmtCases(), ...forklessCases(), ...mbtCases(), ...mptCases()];
+/** POS history vectors: a header per block of the range, each holding that block's posRoot. */
+function posCases(): Case[] {
+  return loadVectors('pos', 'valid')
+    .filter(([, v]) => v.inputs['kind'] === 'history')
+    .map(([name, v]) => {
+      const i = v.inputs as Record<string, unknown>;
+      const roots = i['roots'] as string[];
+      const fromBlock = BigInt(i['fromBlock'] as number);
+      const toBlock = fromBlock + BigInt(roots.length - 1);
+      const anchors = roots.map((posRoot, j) => header({ posRoot }, fromBlock + BigInt(j)));
+      const h = history({ scheme: 'pos', fromBlock, toBlock, anchor: anchors[anchors.length - 1] as VerifiedHeader, anchors, raw: { block: `0x${toBlock.toString(16)}`, proof: i['proof'] }, stateKey: i['stateKey'] as string });
+      const typed = (p: unknown) => outlinePosHistory({ proof: p as string, stateKey: h.stateKey, fromBlock, roots });
+      return { name, family: 'pos', h, ctx: context(), typed };
+    });
+}
+
+const CASES: Case[] = [...coleCases(), ...lvmtCases(), ...forklessCases(), ...mbtCases(), ...posCases(), ...mptCases()];
 
 /** The code `f` throws, or `accepted`. */
 function code(f: () => unknown): string {

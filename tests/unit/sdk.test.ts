@@ -19,6 +19,7 @@ import {
 } from '@lightprov/sdk';
 import { beforeAll, describe, expect, it } from 'vitest';
 
+import { thrown } from '../lib/util.js';
 import { VECTORS } from './load.js';
 
 const repo = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -26,15 +27,6 @@ const source = JSON.parse(fs.readFileSync(path.join(VECTORS, 'mpt', 'sources', '
   stateRoot: string;
 };
 const header = (JSON.parse(fs.readFileSync(path.join(VECTORS, 'mpt', 'sources', 'headers', 'mainnet-500000.json'), 'utf8')) as { header: Record<string, string> }).header;
-
-function thrown(f: () => unknown): unknown {
-  try {
-    f();
-  } catch (e) {
-    return e;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('before init()', () => {
   // Runs first in this file; vitest isolates test files, so the wasm is not loaded yet.

@@ -106,7 +106,7 @@ fn regression_vectors_carry_the_input() {
             let back = match name {
                 "header" => Header::from_json(&inputs["header"]).unwrap().rlp().unwrap(),
                 "params" => hex::data(inputs["params"].as_str().unwrap(), "p").unwrap(),
-                "cole" | "lvmt" | "forkless" | "mbt" => {
+                "cole" | "lvmt" | "forkless" | "mbt" | "pos" => {
                     hex::data(inputs["proof"].as_str().unwrap(), "p").unwrap()
                 }
                 _ if inputs["proof"].is_object() => {

@@ -10,6 +10,7 @@ pub mod forkless;
 pub mod lvmt;
 pub mod mbt;
 pub mod mpt;
+pub mod pos;
 #[cfg(feature = "wasm")]
 pub mod wasm;
 
@@ -156,6 +157,10 @@ pub enum Family {
     MbtHistory,
     /// An `eth_getProof` answer.
     Mpt,
+    /// A POS-Tree path proof of a key's value or absence at one block.
+    Pos,
+    /// A POS-Tree history proof (one node set, a path per block).
+    PosHistory,
 }
 
 /// A proof drawn as a tree (the SDK's `ProofOutline`).

@@ -125,6 +125,19 @@ error_codes! {
     // Merkle Bucket Tree (mbt).
     /// A proof is made under other tree parameters than the trusted ones (MBT: bucket bits and fanout).
     ParamsMismatch = "PARAMS_MISMATCH",
+    // POS-Tree (pattern-oriented split tree).
+    /// An inner node's separator keys (its children's largest keys) are not strictly increasing.
+    SeparatorsOutOfOrder = "SEPARATORS_OUT_OF_ORDER",
+    /// A leaf's entries are not strictly increasing by key (its first entry included).
+    EntriesOutOfOrder = "ENTRIES_OUT_OF_ORDER",
+    /// A node's largest key differs from the separator its parent holds for it.
+    SeparatorMismatch = "SEPARATOR_MISMATCH",
+    /// A node's smallest key is not above the separator before it in its parent: it holds keys of its left neighbour's range.
+    ChildOutOfRange = "CHILD_OUT_OF_RANGE",
+    /// A subtree a diff proof prunes in one version is not pruned in the other, so changes inside it would go unseen.
+    UnmatchedSubtree = "UNMATCHED_SUBTREE",
+    /// A history proof's node set holds a node that no block's path uses.
+    UnusedNode = "UNUSED_NODE",
 }
 
 impl fmt::Display for ErrorCode {

@@ -18,6 +18,7 @@ pub mod header;
 pub mod lvmt;
 pub mod mbt;
 pub mod mpt;
+pub mod pos;
 
 /// Every proof family, in the order documentation lists them.
 pub const FAMILIES: &[&Family] = &[
@@ -28,6 +29,7 @@ pub const FAMILIES: &[&Family] = &[
     &forkless::FAMILY,
     &beacon::FAMILY,
     &mbt::FAMILY,
+    &pos::FAMILY,
 ];
 
 pub use alloy_primitives::{Address, B256};

@@ -79,3 +79,5 @@ pub mod lvmt;
 pub mod mbt;
 #[cfg(feature = "mpt")]
 pub mod mpt;
+#[cfg(feature = "pos")]
+pub mod pos;

@@ -25,6 +25,8 @@ pub mod mbt;
 pub mod mpt;
 #[cfg(feature = "header")]
 mod ordered;
+#[cfg(feature = "pos")]
+pub mod pos;
 
 pub use family::Verify;
 pub use keccak::keccak256;

@@ -319,6 +319,55 @@ fn run_mbt(i: &Value) -> Outcome {
     }
 }
 
+fn run_pos(i: &Value) -> Outcome {
+    use lightprov_types::Word;
+    use lightprov_verifier::{
+        Verify,
+        pos::{BlockRoots, PosDiff, PosError, PosHistory, PosRange, PosValue, verify_value},
+    };
+    let word = |v: &Value| v.as_str().map(|s| hex::fixed::<32>(s, "value").unwrap());
+    let hexs = |v: Option<&Word>| v.map_or(Value::Null, |w| Value::from(hex::encode(w)));
+    let proof = hex::data(i["proof"].as_str().unwrap(), "proof").unwrap();
+    let err = |e: PosError| (e.code(), lightprov_types::Rejection::evidence(&e).field);
+    match i["kind"].as_str().unwrap() {
+        "value" => {
+            let (root, key) = (b256(&i["posRoot"]), b256(&i["stateKey"]));
+            let v = PosValue::verify(&root, &key, &proof).map_err(err)?;
+            // The claimed value of the vector is the proven one (`verify_value` checks a claim).
+            verify_value(&root, &key, word(&i["value"]).as_ref(), &proof).map_err(err)?;
+            Ok(serde_json::json!({ "ok": true, "value": hexs(v.as_ref()) }))
+        }
+        "range" => {
+            let q = (b256(&i["lo"]), b256(&i["hi"]));
+            let got = PosRange::verify(&b256(&i["posRoot"]), &q, &proof).map_err(err)?;
+            let e = |(k, v): &(B256, Word)| serde_json::json!({ "key": hex::encode(k.as_slice()), "value": hex::encode(v) });
+            Ok(serde_json::json!({ "ok": true, "entries": got.iter().map(e).collect::<Vec<_>>() }))
+        }
+        "diff" => {
+            let roots = (b256(&i["oldRoot"]), b256(&i["newRoot"]));
+            let got = PosDiff::verify(&roots, &(), &proof).map_err(err)?;
+            let c = |c: &lightprov_verifier::pos::Change| serde_json::json!({ "key": hex::encode(c.key.as_slice()), "old": hexs(c.old.as_ref()), "new": hexs(c.new.as_ref()) });
+            Ok(serde_json::json!({ "ok": true, "changes": got.iter().map(c).collect::<Vec<_>>() }))
+        }
+        _ => {
+            let roots: Vec<B256> = i["roots"].as_array().unwrap().iter().map(b256).collect();
+            let from = i["fromBlock"].as_u64().unwrap();
+            let got = PosHistory::verify(
+                &BlockRoots {
+                    from,
+                    roots: &roots,
+                },
+                &b256(&i["stateKey"]),
+                &proof,
+            )
+            .map_err(err)?;
+            let values: Vec<Value> = got.iter().map(|v| hexs(v.as_ref())).collect();
+            Ok(serde_json::json!({ "ok": true, "values": values }))
+        }
+    }
+}
+
+
 fn check(family: &str, run: fn(&Value) -> Outcome, pick: fn(&Value) -> bool) -> usize {
     let mut n = 0;
     for kind in ["valid", "invalid"] {
@@ -403,6 +452,11 @@ fn beacon_vectors_fail_at_their_step() {
 #[test]
 fn mbt_vectors() {
     assert!(check("mbt", run_mbt, |_| true) > 35);
+}
+
+#[test]
+fn pos_vectors() {
+    assert!(check("pos", run_pos, |_| true) > 30);
 }
 
 #[test]

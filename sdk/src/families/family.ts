@@ -12,13 +12,16 @@ import type { StateKey, Version } from '../history.js';
 import type { Endpoint, Transport } from '../transport.js';
 
 /** The schemes a history can be proven by. */
-export type HistoryScheme = 'cole' | 'cole-star' | 'lvmt' | 'forkless' | 'mbt' | 'mpt';
+export type HistoryScheme = 'cole' | 'cole-star' | 'lvmt' | 'forkless' | 'mbt' | 'pos' | 'mpt';
 
 /** The schemes a single value can be proven by. */
-export type ValueScheme = 'lvmt' | 'forkless' | 'mbt' | 'mpt';
+export type ValueScheme = 'lvmt' | 'forkless' | 'mbt' | 'pos' | 'mpt';
+
+/** The schemes a key range (every entry between two keys at one block) can be proven by. */
+export type RangeScheme = 'pos';
 
 /** The schemes the changes between two blocks can be proven by. */
-export type DiffScheme = 'mbt';
+export type DiffScheme = 'mbt' | 'pos';
 
 /** How a page names a scheme. */
 export interface SchemeInfo {
@@ -35,7 +38,8 @@ export interface VerifiedValue {
   /**
    * LVMT: whether the key was ever written by `block`; forkless: whether it has a record (was
    * ever written, possibly to zero); MBT: whether its bucket holds it at `block` (a key written
-   * to zero is deleted). MPT cannot tell a zero from absence.
+   * to zero is deleted); POS: whether the key is in the block's tree. MPT cannot tell a zero
+   * from absence.
    */
   present?: boolean;
   /** LVMT: the key's version (writes so far) and the block that wrote the value. */
@@ -58,8 +62,10 @@ export interface VerifiedHistory {
   scheme: HistoryScheme;
   fromBlock: bigint;
   toBlock: bigint;
-  /** The header the proof was checked against (COLE: the node's head; MPT: `toBlock`). */
+  /** The header the proof was checked against (COLE: the node's head; MPT, POS: `toBlock`). */
   anchor: VerifiedHeader;
+  /** POS: the headers of every block of the range, oldest first (each path is against its own). */
+  anchors?: readonly VerifiedHeader[];
   /** Bytes of proof verified (COLE: the provenance proof; MPT: the encoded account proofs). */
   proofBytes: number;
   /** Milliseconds spent in verification (wasm), excluding the network. */
@@ -74,15 +80,29 @@ export interface VerifiedHistory {
   blockRoots?: readonly string[];
 }
 
-/** The verified changes between two blocks, with what it took to verify them. */
+/** A verified key range: every entry with a key in `lo..=hi` at one block. */
+export interface VerifiedRange {
+  /** The entries, keys ascending (state keys as 32-byte hex). */
+  entries: { key: string; value: bigint }[];
+  scheme: RangeScheme;
+  /** The block the range is of. */
+  block: bigint;
+  /** The header the proof was checked against (of `block`). */
+  anchor: VerifiedHeader;
+  proofBytes: number;
+  verifyMs: number;
+  raw: unknown;
+}
+
+/** The verified changes between two blocks: every key whose value differs (`null`: absent). */
 export interface VerifiedDiff {
-  /** Every state key whose value differs between the two blocks (0: absent), as the proof orders them. */
-  changes: { stateKey: string; old: bigint; new: bigint }[];
+  /** The changes, by state key (32-byte hex), in the order the proof gives them. */
+  changes: { stateKey: string; old: bigint | null; new: bigint | null }[];
   scheme: DiffScheme;
   fromBlock: bigint;
   toBlock: bigint;
-  /** The headers of `fromBlock` and `toBlock`, whose roots the proof was checked against. */
-  anchors: [VerifiedHeader, VerifiedHeader];
+  /** The headers of `fromBlock` and `toBlock`, the proof was checked against both. */
+  anchors: readonly [VerifiedHeader, VerifiedHeader];
   proofBytes: number;
   verifyMs: number;
   raw: unknown;
@@ -121,7 +141,9 @@ export interface Family {
   readonly name: string;
   readonly valueSchemes: readonly ValueScheme[];
   readonly historySchemes: readonly HistoryScheme[];
-  /** The schemes it proves the changes between two blocks by, if any. */
+  /** The schemes its {@link Family.range} answers (none if absent). */
+  readonly rangeSchemes?: readonly RangeScheme[];
+  /** The schemes its {@link Family.diff} answers (none if absent). */
   readonly diffSchemes?: readonly DiffScheme[];
   /** A short label and a one-line account of each of its schemes, for pages that list them. */
   readonly describe: Readonly<Partial<Record<HistoryScheme, SchemeInfo>>>;
@@ -135,6 +157,8 @@ export interface Family {
     to: bigint,
     scheme: HistoryScheme,
   ): Promise<VerifiedHistory>;
+  /** Every entry with a key in `lo..=hi` (checked 32-byte hex) at `block`. */
+  range?(ctx: FamilyContext, e: Endpoint, lo: string, hi: string, block: BlockTag): Promise<VerifiedRange>;
   /**
    * The proof behind a history this family verified: the one answer COLE and LVMT histories
    * come from; for MPT, whose history is one `eth_getProof` answer per block, the answer for the

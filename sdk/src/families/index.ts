@@ -13,12 +13,14 @@ import { wasmOf } from '../init.js';
 import { cole } from './cole.js';
 import { forkless } from './forkless.js';
 import type { DiffScheme, Family, HistoryProof, HistoryScheme, ValueScheme, VerifiedHistory } from './family.js';
+import type { DiffScheme, Family, HistoryProof, HistoryScheme, RangeScheme, ValueScheme, VerifiedHistory } from './family.js';
 import { lvmt } from './lvmt.js';
 import { mbt } from './mbt.js';
 import { mpt } from './mpt.js';
+import { pos } from './pos.js';
 
 /** The SDK's family readers (the MPT baseline last, as pages list the schemes). */
-export const READERS: readonly Family[] = [cole, lvmt, forkless, mbt, mpt];
+export const READERS: readonly Family[] = [cole, lvmt, forkless, mbt, pos, mpt];
 
 /** Every scheme a history can be proven by, with its family and how to name it. */
 export function historySchemes(): { id: HistoryScheme; family: string; label: string; what: string }[] {
@@ -41,11 +43,26 @@ export function historyReader(scheme: unknown): Family {
   return f;
 }
 
-/** The reader that answers the changes between two blocks by `scheme`. */
-export function diffReader(scheme: unknown): Family {
-  const f = READERS.find((r) => r.diffSchemes?.includes(scheme as DiffScheme));
-  if (!f) throw new TypeError(`scheme: expected ${READERS.flatMap((r) => r.diffSchemes ?? []).map((s) => `'${s}'`).join(' or ')}, got ${String(scheme)}`);
+/**
+ * The reader of `schemes` (`kind`: `range` or `diff`) that answers `scheme`; without a scheme,
+ * the one reader that answers any (a TypeError names `scheme` when several do).
+ */
+function pick<S extends string>(kind: 'range' | 'diff', of: (f: Family) => readonly S[] | undefined, scheme: unknown): Family {
+  const all = READERS.flatMap((r) => of(r) ?? []);
+  if (scheme === undefined && all.length === 1) scheme = all[0];
+  const f = READERS.find((r) => (of(r) ?? []).includes(scheme as S));
+  if (!f) throw new TypeError(`scheme: expected ${all.map((s) => `'${s}'`).join(' or ')} (the schemes that prove a ${kind}), got ${String(scheme)}`);
   return f;
+}
+
+/** The reader that answers key ranges by `scheme` (default: the only one). */
+export function rangeReader(scheme: unknown): Family {
+  return pick<RangeScheme>('range', (f) => f.rangeSchemes, scheme);
+}
+
+/** The reader that answers the changes between two blocks by `scheme` (default: the only one). */
+export function diffReader(scheme: unknown): Family {
+  return pick<DiffScheme>('diff', (f) => f.diffSchemes, scheme);
 }
 
 /**

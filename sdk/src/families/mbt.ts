@@ -237,7 +237,10 @@ export const mbt: Family = {
     const [older, newer] = await Promise.all([ctx.chain.headerAt(e, from), ctx.chain.headerAt(e, to)]);
     const { raw, params, proof } = await call(ctx, e, 'lightprov_getMbtDiff', [hex(from), hex(to)]);
     const t0 = performance.now();
-    const changes = verifyMbtDiff({ proof, oldRoot: mbtRootOf(older.extraData), newRoot: mbtRootOf(newer.extraData), params });
+    const proven = verifyMbtDiff({ proof, oldRoot: mbtRootOf(older.extraData), newRoot: mbtRootOf(newer.extraData), params });
+    // MBT holds no zero values (a zero write deletes): absent is null, as for every diff scheme.
+    const absent = (v: bigint) => (v === 0n ? null : v);
+    const changes = proven.map((c) => ({ stateKey: c.stateKey, old: absent(c.old), new: absent(c.new) }));
     return { changes, scheme: 'mbt', fromBlock: from, toBlock: to, anchors: [older, newer], proofBytes: proof.length, verifyMs: performance.now() - t0, raw };
   },
 };

@@ -37,14 +37,15 @@ export interface RootCheck {
 
 /** A proof drawn as a tree. */
 export interface ProofOutline {
-  family: 'cole' | 'cole-star' | 'forkless' | 'lvmt' | 'lvmt-history' | 'mbt' | 'mbt-history' | 'mpt';
+  family: 'cole' | 'cole-star' | 'forkless' | 'lvmt' | 'lvmt-history' | 'mbt' | 'mbt-history' | 'mpt' | 'pos' | 'pos-history';
   /** Size of the proof's wire encoding (for MPT: the packed form of docs/proofs.md). */
   bytes: number;
   tree: ProofNode;
   /**
    * What the proof recomputes and what the header says: `coleRoot` (COLE), `lvmtHistoryRoot`
    * through the key's tuple (LVMT; `lvmtRoot` only for an absence proof that carries no tuple,
-   * since the root AMT's commitment is opened against, never recomputed), `stateRoot` (MPT).
+   * since the root AMT's commitment is opened against, never recomputed), `stateRoot` (MPT),
+   * `posRoot` (POS-Tree; of the range's last block for a history).
    */
   root: RootCheck;
   /**
@@ -77,7 +78,11 @@ export type ForgeryKind =
   | 'entry-dropped'
   | 'entries-swapped'
   | 'history-node-duplicated'
-  | 'history-nodes-reordered';
+  | 'history-nodes-reordered'
+  | 'truncated-path'
+  | 'extra-node'
+  | 'history-node-repeated'
+  | 'history-node-unused';
 
 /** A forged proof, what was done to it, and the code our verifier rejects it with. */
 export interface Forgery<P = Uint8Array | AccountProofJson> {

@@ -134,11 +134,6 @@ impl Forkless {
     }
 }
 
-/// The `forklessRoot` commitment of a header (zero if absent).
-pub fn root_of(header: &Header) -> B256 {
-    B256::from(FORKLESS_ROOT.read(&header.extra_data).unwrap_or_default())
-}
-
 impl Engine for Forkless {
     fn name(&self) -> &'static str {
         "forkless"
@@ -158,13 +153,7 @@ impl Engine for Forkless {
 
     fn check(&self, header: &Header) -> anyhow::Result<()> {
         let root = self.engine()?.root(header.number)?;
-        if root != root_of(header) {
-            anyhow::bail!(
-                "the forkless root {root} differs from the header of block {}",
-                header.number
-            );
-        }
-        Ok(())
+        super::check_commitment("forkless", root, header, &FORKLESS_ROOT)
     }
 
     fn stage(&mut self, number: u64, writes: &Writes, extra: &mut [u8]) -> anyhow::Result<()> {
@@ -309,7 +298,6 @@ fn rpc(m: &mut RpcModule<Arc<Node>>) -> anyhow::Result<()> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::families::Settings as _;
     use lightprov_engine_api::Key;
     use lightprov_types::Word;
 
@@ -333,20 +321,7 @@ mod tests {
             fanout: 4,
             bucket_load: 2,
         });
-        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-        let mut e = settings.open(a.path()).unwrap().unwrap();
-        let mut clean = settings.open(b.path()).unwrap().unwrap();
-        let mut extra = [0u8; lightprov_types::family::EXTRA_COMMITMENTS_LEN];
-        let mut extra_clean = extra;
-        for n in 0..3 {
-            e.stage(n, &writes(100 + n), &mut extra).unwrap();
-            e.discard().unwrap();
-            e.stage(n, &writes(n), &mut extra).unwrap();
-            e.commit().unwrap();
-            clean.stage(n, &writes(n), &mut extra_clean).unwrap();
-            clean.commit().unwrap();
-            assert_eq!(extra, extra_clean, "block {n}");
-        }
-        assert_eq!(e.blocks(), 3);
+        let dir = tempfile::tempdir().unwrap();
+        crate::families::discarded_blocks_leave_no_trace(&settings, writes, dir.path());
     }
 }

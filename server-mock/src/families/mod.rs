@@ -11,7 +11,7 @@ use alloy_consensus::Header;
 use alloy_primitives::B256;
 use jsonrpsee::{RpcModule, types::ErrorObjectOwned};
 use lightprov_engine_api::Key;
-use lightprov_types::Word;
+use lightprov_types::{Word, family::Commitment};
 use serde_json::Value;
 
 use crate::{chain::Chain, rpc::Node};
@@ -20,9 +20,10 @@ pub mod cole;
 pub mod forkless;
 pub mod lvmt;
 pub mod mbt;
+pub mod pos;
 
 /// Every room, in the order the node feeds them a block.
-pub const ROOMS: &[Room] = &[cole::ROOM, lvmt::ROOM, forkless::ROOM, mbt::ROOM];
+pub const ROOMS: &[Room] = &[cole::ROOM, lvmt::ROOM, forkless::ROOM, mbt::ROOM, pos::ROOM];
 
 /// Every room's command-line flags (flattened into the node's own).
 #[derive(Clone, Debug, clap::Args)]
@@ -40,6 +41,9 @@ pub struct Flags {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub mbt: mbt::Flags,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub pos: pos::Flags,
 }
 
 /// A block's writes, in the order the block made them (a later write wins), by typed key (the
@@ -49,6 +53,28 @@ pub type Writes = [(Key, Word)];
 /// The writes by 32-byte state key, in the same order.
 pub fn keyed(writes: &Writes) -> Vec<(B256, Word)> {
     writes.iter().map(|(k, v)| (k.state_key(), *v)).collect()
+}
+
+/// The commitment `c` a header carries (zero if its field is too short to hold it).
+pub fn commitment_of(header: &Header, c: &Commitment) -> B256 {
+    B256::from(c.read(&header.extra_data).unwrap_or_default())
+}
+
+/// Checks the root an engine (`name`) holds after block `header.number` against the header's
+/// commitment `c`.
+pub fn check_commitment(
+    name: &str,
+    root: B256,
+    header: &Header,
+    c: &Commitment,
+) -> anyhow::Result<()> {
+    if root != commitment_of(header, c) {
+        anyhow::bail!(
+            "the {name} root {root} differs from the header of block {}",
+            header.number
+        );
+    }
+    Ok(())
 }
 
 /// A room's settings from the flags: `None` if it does not run.
@@ -146,4 +172,33 @@ pub fn room_of(name: &str) -> Option<&'static Room> {
 pub fn downcast<T: Engine>(e: &dyn Engine) -> Option<&T> {
     let any: &dyn Any = e;
     any.downcast_ref()
+}
+
+/// What every room's engine must do with a block the chain did not commit: `settings` opens two
+/// engines; one stages a block of other writes and drops it before each block it commits, the
+/// other never sees those; their commitments must agree block by block. Returns the first.
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+pub(crate) fn discarded_blocks_leave_no_trace(
+    settings: &dyn Settings,
+    writes: fn(u64) -> Vec<(Key, Word)>,
+    dir: &Path,
+) -> Box<dyn Engine> {
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    let mut e = settings.open(&a).unwrap().unwrap();
+    let mut clean = settings.open(&b).unwrap().unwrap();
+    let mut extra = [0u8; lightprov_types::family::EXTRA_COMMITMENTS_LEN];
+    let mut extra_clean = extra;
+    for n in 0..3 {
+        e.stage(n, &writes(100 + n), &mut extra).unwrap();
+        e.discard().unwrap();
+        assert_eq!(e.blocks(), n, "the discarded block {n} is not held");
+        e.stage(n, &writes(n), &mut extra).unwrap();
+        e.commit().unwrap();
+        clean.stage(n, &writes(n), &mut extra_clean).unwrap();
+        clean.commit().unwrap();
+        assert_eq!(extra, extra_clean, "block {n}");
+    }
+    assert_eq!(e.blocks(), 3);
+    e
 }

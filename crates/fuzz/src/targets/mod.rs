@@ -9,9 +9,10 @@ pub mod lvmt;
 pub mod mbt;
 pub mod mpt;
 pub mod params;
+pub mod pos;
 
 /// The names of every target, in run order.
-pub const TARGETS: [&str; 7] = ["mpt", "header", "cole", "lvmt", "forkless", "mbt", "params"];
+pub const TARGETS: [&str; 8] = ["mpt", "header", "cole", "lvmt", "forkless", "mbt", "pos", "params"];
 
 /// Every target, in run order, for [`crate::cli::run`].
 pub fn entries() -> Vec<crate::cli::Entry> {
@@ -23,6 +24,7 @@ pub fn entries() -> Vec<crate::cli::Entry> {
         Entry::new("lvmt", || Ok(Box::new(lvmt::LvmtTarget::new()?))),
         Entry::new("forkless", || Ok(Box::new(forkless::Forkless::new()?))),
         Entry::new("mbt", || Ok(Box::new(mbt::Mbt::new()?))),
+        Entry::new("pos", || Ok(Box::new(pos::Pos::new()?))),
         Entry::new("params", || Ok(Box::new(params::ParamsTarget::new()?))),
     ]
 }

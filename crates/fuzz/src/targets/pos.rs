@@ -1,0 +1,296 @@
+//! `pos`: POS-Tree path, range, diff and history proofs through their decoders and verifiers,
+//! against the roots of `tests/vectors/pos/valid`.
+//!
+//! Fails when a proof other than the honest one is accepted with an answer other than the
+//! honest one (the trusted query — roots, key, range — stays fixed).
+
+use lightprov_types::{
+    B256, Word,
+    pos::{DiffProof, HistoryItem, HistoryProof, Node, PathProof, RangeProof, Tree},
+};
+use lightprov_verifier::{
+    Verify,
+    pos::{BlockRoots, PosDiff, PosError, PosHistory, PosRange, PosValue},
+};
+use serde_json::json;
+
+use crate::{Finding, Outcome, Regression, Target, rng::Rng, vectors};
+
+/// What a seed asks, with the roots it is checked against.
+#[derive(Clone, Debug)]
+enum Ask {
+    Value(B256, B256),
+    Range(B256, B256, B256),
+    Diff(B256, B256),
+    History(u64, Vec<B256>, B256),
+}
+
+#[derive(Clone, Debug)]
+struct Query {
+    ask: Ask,
+    honest: String,
+    vector: String,
+    inputs: serde_json::Value,
+}
+
+/// The `pos` target.
+#[derive(Debug)]
+pub struct Pos {
+    seeds: Vec<(String, Vec<u8>)>,
+    queries: Vec<Query>,
+}
+
+/// What a proof proves, as text (the honest answer is compared with it).
+fn verify(ask: &Ask, proof: &[u8]) -> Result<String, PosError> {
+    match ask {
+        Ask::Value(root, key) => PosValue::verify(root, key, proof).map(|v| format!("{v:?}")),
+        Ask::Range(root, lo, hi) => {
+            PosRange::verify(root, &(*lo, *hi), proof).map(|v| format!("{v:?}"))
+        }
+        Ask::Diff(old, new) => PosDiff::verify(&(*old, *new), &(), proof).map(|v| format!("{v:?}")),
+        Ask::History(from, roots, key) => {
+            PosHistory::verify(&BlockRoots { from: *from, roots }, key, proof)
+                .map(|v| format!("{v:?}"))
+        }
+    }
+}
+
+fn ask_of(i: &serde_json::Value) -> anyhow::Result<Ask> {
+    let b = |f: &str| vectors::b256(i, f);
+    Ok(match vectors::s(i, "kind")? {
+        "value" => Ask::Value(b("posRoot")?, b("stateKey")?),
+        "range" => Ask::Range(b("posRoot")?, b("lo")?, b("hi")?),
+        "diff" => Ask::Diff(b("oldRoot")?, b("newRoot")?),
+        _ => {
+            let from = i["fromBlock"]
+                .as_u64()
+                .ok_or_else(|| anyhow::anyhow!("fromBlock: expected a number"))?;
+            let roots = i["roots"]
+                .as_array()
+                .ok_or_else(|| anyhow::anyhow!("roots: expected an array"))?
+                .iter()
+                .map(|r| {
+                    let s = r.as_str().ok_or_else(|| anyhow::anyhow!("roots: hex"))?;
+                    Ok(B256::from(lightprov_types::hex::fixed::<32>(s, "roots")?))
+                })
+                .collect::<anyhow::Result<_>>()?;
+            Ask::History(from, roots, b("stateKey")?)
+        }
+    })
+}
+
+impl Pos {
+    /// Reads the seeds from `tests/vectors/pos/valid`.
+    pub fn new() -> anyhow::Result<Self> {
+        let mut seeds = Vec::new();
+        let mut queries = Vec::new();
+        for (name, v) in vectors::load("pos", "valid")? {
+            let i = &v["inputs"];
+            let proof = vectors::data(i, "proof")?;
+            let ask = ask_of(i)?;
+            let honest = verify(&ask, &proof).map_err(|e| anyhow::anyhow!("seed {name}: {e}"))?;
+            queries.push(Query {
+                ask,
+                honest,
+                vector: name.clone(),
+                inputs: i.clone(),
+            });
+            seeds.push((name, proof));
+        }
+        anyhow::ensure!(!seeds.is_empty(), "no pos seeds");
+        Ok(Self { seeds, queries })
+    }
+}
+
+fn flip(w: &mut [u8; 32], rng: &mut Rng) {
+    w[rng.below(32)] ^= 1 << rng.below(8);
+}
+
+/// One change to a node: an entry's key or value flipped, an entry dropped, duplicated or
+/// swapped with its neighbour, or its level moved.
+fn mutate_node(n: &mut Node, rng: &mut Rng) {
+    let len = n.entries.len();
+    match rng.below(6) {
+        0 if len > 0 => flip(&mut n.entries[rng.below(len)].0.0, rng),
+        1 if len > 0 => flip(&mut n.entries[rng.below(len)].1, rng),
+        2 if len > 0 => {
+            n.entries.remove(rng.below(len));
+        }
+        3 if len > 0 => {
+            let i = rng.below(len);
+            let e = n.entries[i];
+            n.entries.insert(i, e);
+        }
+        4 if len > 1 => {
+            let i = rng.below(len - 1);
+            n.entries.swap(i, i + 1);
+        }
+        _ => n.level = n.level.wrapping_add(rng.below(3) as u8).wrapping_sub(1),
+    }
+}
+
+/// One change somewhere in a partial tree: a revealed subtree pruned to a (wrong or right)
+/// hash, a separator or entry flipped, a child dropped or duplicated.
+fn mutate_tree(t: &mut Tree, rng: &mut Rng) {
+    match t {
+        Tree::Pruned(h) => flip(&mut h.0, rng),
+        Tree::Leaf(entries) => {
+            let mut n = Node::leaf(std::mem::take(entries));
+            mutate_node(&mut n, rng);
+            *entries = n.entries;
+        }
+        Tree::Inner { level, children } => {
+            let len = children.len();
+            match rng.below(6) {
+                0 if len > 0 => {
+                    let i = rng.below(len);
+                    mutate_tree(&mut children[i].1, rng);
+                }
+                1 if len > 0 => flip(&mut children[rng.below(len)].0.0, rng),
+                2 if len > 0 => {
+                    let i = rng.below(len);
+                    children[i].1 = Tree::Pruned(B256::from([rng.byte(); 32]));
+                }
+                3 if len > 1 => {
+                    children.remove(rng.below(len));
+                }
+                4 if len > 0 => {
+                    let i = rng.below(len);
+                    let c = children[i].clone();
+                    children.insert(i, c);
+                }
+                _ => *level = level.wrapping_add(1),
+            }
+        }
+    }
+}
+
+/// The honest word a node set's item carries, changed.
+fn mutate_item(item: &mut HistoryItem, rng: &mut Rng) {
+    match item {
+        HistoryItem::Full(n) => mutate_node(n, rng),
+        HistoryItem::Patch { base, splices } => match rng.below(3) {
+            0 => *base = base.saturating_sub(1),
+            1 if !splices.is_empty() => {
+                splices.remove(rng.below(splices.len()));
+            }
+            _ => {
+                if let Some(s) = splices.first_mut() {
+                    s.delete = s.delete.wrapping_add(1);
+                }
+            }
+        },
+        HistoryItem::Values { base, values } => match rng.below(3) {
+            0 => *base = base.saturating_sub(1),
+            1 if !values.is_empty() => {
+                let i = rng.below(values.len());
+                let v: &mut Word = &mut values[i].1;
+                flip(v, rng);
+            }
+            _ => {
+                if let Some(v) = values.first_mut() {
+                    v.0 = v.0.wrapping_add(1);
+                }
+            }
+        },
+    }
+}
+
+impl Target for Pos {
+    fn name(&self) -> &'static str {
+        "pos"
+    }
+
+    fn seeds(&self) -> &[(String, Vec<u8>)] {
+        &self.seeds
+    }
+
+    fn run(&self, seed: usize, data: &[u8]) -> Result<Outcome, Finding> {
+        let q = &self.queries[seed];
+        let last = match q.ask {
+            Ask::Value(..) => lightprov_types::ErrorCode::ExtraNodes,
+            Ask::Range(..) => lightprov_types::ErrorCode::ExtraResults,
+            Ask::Diff(..) => lightprov_types::ErrorCode::UnmatchedSubtree,
+            Ask::History(..) => lightprov_types::ErrorCode::UnusedNode,
+        };
+        crate::judge(
+            verify(&q.ask, data),
+            &q.honest,
+            &self.seeds[seed].1,
+            data,
+            last,
+        )
+    }
+
+    fn mutate(&self, seed: usize, data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {
+        match &self.queries[seed].ask {
+            Ask::Value(..) => {
+                let mut p = PathProof::decode(data).ok()?;
+                let len = p.nodes.len();
+                match rng.below(4) {
+                    0 if len > 1 => {
+                        p.nodes.remove(rng.below(len));
+                    }
+                    1 if len > 0 => {
+                        let n = p.nodes[rng.below(len)].clone();
+                        p.nodes.push(n);
+                    }
+                    _ if len > 0 => {
+                        let i = rng.below(len);
+                        mutate_node(&mut p.nodes[i], rng);
+                    }
+                    _ => return None,
+                }
+                Some(p.encode())
+            }
+            Ask::Range(..) => {
+                let mut p = RangeProof::decode(data).ok()?;
+                mutate_tree(&mut p.tree, rng);
+                Some(p.encode())
+            }
+            Ask::Diff(..) => {
+                let mut p = DiffProof::decode(data).ok()?;
+                if rng.one_in(2) {
+                    mutate_tree(&mut p.old, rng);
+                } else {
+                    mutate_tree(&mut p.new, rng);
+                }
+                Some(p.encode())
+            }
+            Ask::History(..) => {
+                let mut p = HistoryProof::decode(data).ok()?;
+                let len = p.items.len();
+                match rng.below(5) {
+                    0 if len > 1 => {
+                        p.items.remove(rng.below(len));
+                    }
+                    1 if len > 0 => {
+                        let i = rng.below(len);
+                        let it = p.items[i].clone();
+                        p.items.push(it);
+                    }
+                    2 => p.to = p.to.wrapping_add(rng.below(3) as u64).wrapping_sub(1),
+                    _ if len > 0 => {
+                        let i = rng.below(len);
+                        mutate_item(&mut p.items[i], rng);
+                    }
+                    _ => return None,
+                }
+                Some(p.encode())
+            }
+        }
+    }
+
+    fn dictionary(&self) -> Vec<Vec<u8>> {
+        vec![vec![0], vec![1], vec![2], vec![0xff]]
+    }
+
+    fn regression(&self, seed: usize, data: &[u8], why: &str) -> Option<Regression> {
+        let q = &self.queries[seed];
+        let mut inputs = q.inputs.clone();
+        inputs["proof"] = json!(lightprov_types::hex::encode(data));
+        Some(vectors::regression_vector(
+            "pos", "pos", &q.vector, inputs, why, data,
+        ))
+    }
+}
