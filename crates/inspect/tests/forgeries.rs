@@ -412,6 +412,155 @@ fn check_forgeries(
     }
 }
 
+#[test]
+fn forkless_forgeries_are_rejected_by_the_verifier_with_their_class_code() {
+    check_forgeries(
+        &valid("forkless", ""),
+        &lightprov_types::forkless::FAMILY,
+        forkless::FORGERIES,
+        forkless::forge,
+        forkless_verify,
+        |v, proof| {
+            // The outline of the honest proof matches the header's root.
+            let range = v
+                .inputs
+                .get("fromBlock")
+                .map(|_| (v.num("fromBlock"), v.num("toBlock")));
+            let o =
+                forkless::outline(proof, &forkless_key(v), range, &v.b256("forklessRoot")).unwrap();
+            assert!(o.root.matches, "{}", v.name);
+            assert!(
+                o.roots.iter().all(|r| r.matches),
+                "{}: {:?}",
+                v.name,
+                o.roots
+            );
+        },
+    );
+}
+
+/// A POS vector's roots (history: one per block) and key, as its runner reads them.
+fn pos_verify(v: &Vector, proof: &[u8]) -> Result<(), ErrorCode> {
+    use lightprov_verifier::{
+        Verify,
+        pos::{BlockRoots, PosHistory, PosValue},
+    };
+    let key = v.b256("stateKey");
+    if v.str("kind") == "history" {
+        let roots = pos_roots(v);
+        let q = BlockRoots {
+            from: v.inputs["fromBlock"].as_u64().unwrap(),
+            roots: &roots,
+        };
+        PosHistory::verify(&q, &key, proof).map(|_| ())
+    } else {
+        PosValue::verify(&v.b256("posRoot"), &key, proof).map(|_| ())
+    }
+    .map_err(|e| e.code())
+}
+
+fn pos_roots(v: &Vector) -> Vec<lightprov_types::B256> {
+    v.inputs["roots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| lightprov_types::B256::from_slice(&common::hex(r.as_str().unwrap())))
+        .collect()
+}
+
+#[test]
+fn pos_forgeries_are_rejected_by_the_verifier_with_their_class_code() {
+    let vectors: Vec<Vector> = valid("pos", "")
+        .into_iter()
+        .filter(|v| matches!(v.str("kind"), "value" | "history"))
+        .collect();
+    check_forgeries(
+        &vectors,
+        &lightprov_types::pos::FAMILY,
+        pos::FORGERIES,
+        pos::forge,
+        pos_verify,
+        |v, proof| {
+            // The outline of the honest proof matches the header's roots, and every block's
+            // path reaches a leaf of the set.
+            let key = v.b256("stateKey");
+            let o = if v.str("kind") == "history" {
+                let from = v.inputs["fromBlock"].as_u64().unwrap();
+                pos::outline_history(proof, &key, from, &pos_roots(v)).unwrap()
+            } else {
+                pos::outline_value(proof, &key, &v.b256("posRoot")).unwrap()
+            };
+            assert!(o.root.matches, "{}", v.name);
+            assert!(
+                o.roots.iter().all(|r| r.matches),
+                "{}: {:?}",
+                v.name,
+                o.roots
+            );
+            let nodes = o.tree.walk();
+            assert!(
+                nodes
+                    .iter()
+                    .any(|n| n.kind == lightprov_inspect::NodeKind::Result),
+                "{}",
+                v.name
+            );
+            assert!(
+                nodes
+                    .iter()
+                    .all(|n| !n.label.contains("leaves the node set")),
+                "{}",
+                v.name
+            );
+        },
+    );
+}
+
+/// A forgery of one kind of proof does not apply to the other, and a history outline against
+/// the roots of other blocks shows the paths leaving the node set.
+#[test]
+fn pos_forgeries_fit_their_proof_kind_and_outlines_show_foreign_roots() {
+    let value = valid("pos", "value-1").remove(0);
+    let history = valid("pos", "history-1").remove(0);
+    for kind in ["history-node-repeated", "history-node-unused"] {
+        assert!(
+            not_applicable(&pos::forge(kind, &value.bytes("proof")))
+                || matches!(
+                    pos::forge(kind, &value.bytes("proof")),
+                    Err(ForgeError::Decode(_))
+                ),
+            "{kind}"
+        );
+    }
+    for kind in ["value-changed", "truncated-path", "extra-node"] {
+        assert!(
+            not_applicable(&pos::forge(kind, &history.bytes("proof"))),
+            "{kind}"
+        );
+    }
+    assert!(not_applicable(&pos::forge(
+        "other-child",
+        &value.bytes("proof")
+    )));
+    let mut roots = pos_roots(&history);
+    roots.reverse();
+    roots[0] = lightprov_types::B256::repeat_byte(7);
+    let o = pos::outline_history(
+        &history.bytes("proof"),
+        &history.b256("stateKey"),
+        history.inputs["fromBlock"].as_u64().unwrap(),
+        &roots,
+    )
+    .unwrap();
+    assert!(!o.roots[0].matches);
+    assert!(
+        o.tree
+            .walk()
+            .iter()
+            .any(|n| n.label.contains("leaves the node set"))
+    );
+}
+
 fn mbt_roots(v: &Vector) -> Vec<lightprov_types::B256> {
     v.inputs["roots"]
         .as_array()
@@ -449,47 +598,6 @@ fn mbt_verify(v: &Vector, proof: &[u8]) -> Result<(), ErrorCode> {
             };
             verify_history(&t, &q, proof).map(|_| ())
         }
-#[test]
-fn forkless_forgeries_are_rejected_by_the_verifier_with_their_class_code() {
-    check_forgeries(
-        &valid("forkless", ""),
-        &lightprov_types::forkless::FAMILY,
-        forkless::FORGERIES,
-        forkless::forge,
-        forkless_verify,
-        |v, proof| {
-            // The outline of the honest proof matches the header's root.
-            let range = v
-                .inputs
-                .get("fromBlock")
-                .map(|_| (v.num("fromBlock"), v.num("toBlock")));
-            let o =
-                forkless::outline(proof, &forkless_key(v), range, &v.b256("forklessRoot")).unwrap();
-            assert!(o.root.matches, "{}", v.name);
-            assert!(
-                o.roots.iter().all(|r| r.matches),
-                "{}: {:?}",
-                v.name,
-                o.roots
-            );
-        },
-    );
-
-/// A POS vector's roots (history: one per block) and key, as its runner reads them.
-fn pos_verify(v: &Vector, proof: &[u8]) -> Result<(), ErrorCode> {
-    use lightprov_verifier::{
-        Verify,
-        pos::{BlockRoots, PosHistory, PosValue},
-    };
-    if v.str("kind") == "history" {
-        let roots = pos_roots(v);
-        let q = BlockRoots {
-            from: v.inputs["fromBlock"].as_u64().unwrap(),
-            roots: &roots,
-        };
-        PosHistory::verify(&q, &key, proof).map(|_| ())
-    } else {
-        PosValue::verify(&v.b256("posRoot"), &key, proof).map(|_| ())
     }
     .map_err(|e| e.code())
 }
@@ -561,92 +669,4 @@ fn mbt_forgeries_are_rejected_by_the_verifier_with_their_class_code() {
     for kind in ["bogus", "link-dropped", "other-params"] {
         assert!(not_applicable(&mbt::forge(kind, &any)), "{kind}");
     }
-fn pos_roots(v: &Vector) -> Vec<lightprov_types::B256> {
-    v.inputs["roots"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| lightprov_types::B256::from_slice(&common::hex(r.as_str().unwrap())))
-        .collect()
-}
-
-fn pos_forgeries_are_rejected_by_the_verifier_with_their_class_code() {
-    let vectors: Vec<Vector> = valid("pos", "")
-        .into_iter()
-        .filter(|v| matches!(v.str("kind"), "value" | "history"))
-        .collect();
-    check_forgeries(
-        &vectors,
-        &lightprov_types::pos::FAMILY,
-        pos::FORGERIES,
-        pos::forge,
-        pos_verify,
-        |v, proof| {
-            // The outline of the honest proof matches the header's roots, and every block's
-            // path reaches a leaf of the set.
-            let key = v.b256("stateKey");
-            let o = if v.str("kind") == "history" {
-                let from = v.inputs["fromBlock"].as_u64().unwrap();
-                pos::outline_history(proof, &key, from, &pos_roots(v)).unwrap()
-                pos::outline_value(proof, &key, &v.b256("posRoot")).unwrap()
-            assert!(o.root.matches, "{}", v.name);
-            assert!(
-                o.roots.iter().all(|r| r.matches),
-                "{}: {:?}",
-                o.roots
-            let nodes = o.tree.walk();
-            assert!(
-                nodes
-                    .iter()
-                    .any(|n| n.kind == lightprov_inspect::NodeKind::Result),
-                "{}",
-                v.name
-            assert!(
-                nodes
-                    .iter()
-                    .all(|n| !n.label.contains("leaves the node set")),
-                "{}",
-                v.name
-        },
-    );
-}
-
-/// A forgery of one kind of proof does not apply to the other, and a history outline against
-/// the roots of other blocks shows the paths leaving the node set.
-fn pos_forgeries_fit_their_proof_kind_and_outlines_show_foreign_roots() {
-    let value = valid("pos", "value-1").remove(0);
-    let history = valid("pos", "history-1").remove(0);
-    for kind in ["history-node-repeated", "history-node-unused"] {
-        assert!(
-            not_applicable(&pos::forge(kind, &value.bytes("proof")))
-                || matches!(
-                    pos::forge(kind, &value.bytes("proof")),
-                    Err(ForgeError::Decode(_))
-                ),
-            "{kind}"
-    for kind in ["value-changed", "truncated-path", "extra-node"] {
-        assert!(
-            not_applicable(&pos::forge(kind, &history.bytes("proof"))),
-            "{kind}"
-    assert!(not_applicable(&pos::forge(
-        "other-child",
-        &value.bytes("proof")
-    )));
-    let mut roots = pos_roots(&history);
-    roots.reverse();
-    roots[0] = lightprov_types::B256::repeat_byte(7);
-    let o = pos::outline_history(
-        &history.bytes("proof"),
-        &history.b256("stateKey"),
-        history.inputs["fromBlock"].as_u64().unwrap(),
-        &roots,
-    )
-    .unwrap();
-    assert!(!o.roots[0].matches);
-    assert!(
-        o.tree
-            .walk()
-            .iter()
-            .any(|n| n.label.contains("leaves the node set"))
-    );
 }

@@ -367,7 +367,6 @@ fn run_pos(i: &Value) -> Outcome {
     }
 }
 
-
 fn check(family: &str, run: fn(&Value) -> Outcome, pick: fn(&Value) -> bool) -> usize {
     let mut n = 0;
     for kind in ["valid", "invalid"] {

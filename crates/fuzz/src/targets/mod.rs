@@ -12,7 +12,9 @@ pub mod params;
 pub mod pos;
 
 /// The names of every target, in run order.
-pub const TARGETS: [&str; 8] = ["mpt", "header", "cole", "lvmt", "forkless", "mbt", "pos", "params"];
+pub const TARGETS: [&str; 8] = [
+    "mpt", "header", "cole", "lvmt", "forkless", "mbt", "pos", "params",
+];
 
 /// Every target, in run order, for [`crate::cli::run`].
 pub fn entries() -> Vec<crate::cli::Entry> {

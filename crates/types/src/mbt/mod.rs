@@ -196,12 +196,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_family_is_registered_and_its_root_is_the_last_extra_data_commitment() {
+    fn the_family_is_registered_and_its_root_follows_forkless_root() {
         assert!(crate::FAMILIES.iter().any(|f| core::ptr::eq(*f, &FAMILY)));
         // mbtRoot follows the four extraData commitments of the families registered before it.
         assert_eq!(
-            MBT_ROOT.offset + crate::family::Commitment::LEN,
-            crate::family::EXTRA_COMMITMENTS_LEN
+            MBT_ROOT.offset,
+            crate::forkless::FORKLESS_ROOT.offset + crate::family::Commitment::LEN
         );
     }
 }

@@ -249,7 +249,7 @@ fn family_entry_is_consistent() {
     for t in FAMILY.tampers {
         assert!(FAMILY.codes.contains(&t.code), "{}", t.name);
     }
-    assert_eq!(POS_ROOT.offset, 128);
+    assert_eq!(POS_ROOT.offset, 160);
 }
 
 /// The tree of docs/proofs.md's POS-Tree worked example: three keys, two leaves of at most two
