@@ -12,7 +12,6 @@ import type { ErrorCode } from '../errors.js';
 import { wasmOf } from '../init.js';
 import { cole } from './cole.js';
 import { forkless } from './forkless.js';
-import type { DiffScheme, Family, HistoryProof, HistoryScheme, ValueScheme, VerifiedHistory } from './family.js';
 import type { DiffScheme, Family, HistoryProof, HistoryScheme, RangeScheme, ValueScheme, VerifiedHistory } from './family.js';
 import { lvmt } from './lvmt.js';
 import { mbt } from './mbt.js';
