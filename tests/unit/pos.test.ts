@@ -92,9 +92,9 @@ describe('POS-Tree in the SDK', () => {
     expect(short).toBeInstanceOf(VerificationError);
   });
 
-  it('reads posRoot from extraData bytes 128..160', () => {
+  it('reads posRoot from extraData bytes 160..192', () => {
     const root = '0x' + 'ab'.repeat(32);
-    const extra = '0x' + '00'.repeat(128) + 'ab'.repeat(32) + '11'.repeat(65);
+    const extra = '0x' + '00'.repeat(160) + 'ab'.repeat(32) + '11'.repeat(65);
     expect(posRootOf(extra)).toBe(root);
   });
 });
