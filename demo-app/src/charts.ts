@@ -26,6 +26,9 @@ export const SCHEME_COLORS: Record<string, string> = {
   cole: '#2563eb',
   'cole-star': '#7c3aed',
   lvmt: '#059669',
+  forkless: '#0891b2',
+  mbt: '#db2777',
+  pos: '#65a30d',
   mpt: '#d97706',
 };
 
