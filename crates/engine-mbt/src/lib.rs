@@ -499,6 +499,28 @@ impl MbtEngine {
     }
 }
 
+impl MbtEngine {
+    /// Every stored node of block `block`'s tree (empty subtrees are not stored), each once,
+    /// with the bytes of its record: the page set of that version, to measure how much two
+    /// versions share (the SIRI paper's deduplication and node-sharing ratios).
+    pub fn nodes_at(&self, block: u64) -> Result<Vec<(B256, usize)>> {
+        let mut out = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![(self.root_at(block)?, 0u8)];
+        while let Some((h, level)) = stack.pop() {
+            if h == self.empty_at(level) || !seen.insert(h) {
+                continue;
+            }
+            let n = self.load(&h, level)?;
+            out.push((h, n.encode().len()));
+            if level < self.params.depth() {
+                stack.extend(n.children()?.iter().map(|c| (*c, level + 1)));
+            }
+        }
+        Ok(out)
+    }
+}
+
 fn block_of(key: &[u8]) -> Result<u64> {
     <[u8; 8]>::try_from(key)
         .map(u64::from_be_bytes)

@@ -318,6 +318,29 @@ impl<S: KvStore> PosEngine<S> {
     }
 }
 
+impl<S: KvStore> PosEngine<S> {
+    /// Every node of block `block`'s tree, each once, with the bytes of its encoding: the page
+    /// set of that version, to measure how much two versions share (the SIRI paper's
+    /// deduplication and node-sharing ratios).
+    pub fn nodes_at(&self, block: u64) -> Result<Vec<(B256, usize)>, PosEngineError> {
+        use prove::NodeSource;
+        let mut out = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![self.meta(block)?.root];
+        while let Some(h) = stack.pop() {
+            if !seen.insert(h) {
+                continue;
+            }
+            let n = self.node(&h)?;
+            out.push((h, n.encoded_len()));
+            if !n.is_leaf() {
+                stack.extend((0..n.entries.len()).filter_map(|i| n.child(i)));
+            }
+        }
+        Ok(out)
+    }
+}
+
 fn decode_rule(v: &[u8]) -> Result<SplitRule, PosEngineError> {
     match v {
         [0, bits, a, b, c, d] => Ok(SplitRule::ContentDefined {

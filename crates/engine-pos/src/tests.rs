@@ -351,3 +351,79 @@ fn engine_proofs_of_ranges_diffs_and_histories_verify() {
     let want: Vec<_> = model.iter().map(|m| m.get(&k).copied()).collect();
     assert_eq!(got, want);
 }
+
+/// The B+-tree baseline's split policy: with `FixedSize { entries: n }` every node of a level
+/// holds exactly n entries but the level's last (the one holding its largest keys), after
+/// inserts, updates and deletes in blocks on fjall; and every key's lookup and proof (present
+/// and absent) verify against the block's root.
+#[test]
+fn fixed_split_makes_nodes_of_exactly_n_entries_and_its_proofs_verify() {
+    use lightprov_types::pos::prove::NodeSource;
+    const N: u16 = 5;
+    let dir = tempfile::tempdir().unwrap();
+    let store = lightprov_engine_api::kv::FjallStore::open(dir.path()).unwrap();
+    let mut e = PosEngine::open(
+        std::sync::Arc::new(store),
+        SplitRule::FixedSize { entries: N },
+    )
+    .unwrap();
+    let account = |i: u16| Key::Balance(Address::from_word(keccak256(i.to_be_bytes())));
+    let mut model: BTreeMap<B256, Word> = BTreeMap::new();
+    for b in 0..6u64 {
+        let writes: Vec<_> = (0..120u16)
+            .map(|j| {
+                let i = (j * 7 + b as u16 * 31) % 400;
+                // Every eleventh write of a later block deletes.
+                let v = if b > 0 && j % 11 == 0 {
+                    [0; 32]
+                } else {
+                    word((j % 250) as u8 + 1)
+                };
+                (account(i), v)
+            })
+            .collect();
+        for (k, v) in &writes {
+            if *v == [0; 32] {
+                model.remove(&k.state_key());
+            } else {
+                model.insert(k.state_key(), *v);
+            }
+        }
+        e.apply_block(b, &writes).unwrap();
+        let head = e.head().unwrap();
+        // The nodes of each level, in key order.
+        let mut levels: BTreeMap<u8, Vec<(B256, usize)>> = BTreeMap::new();
+        for (h, bytes) in e.nodes_at(head).unwrap() {
+            let n = e.node(&h).unwrap();
+            assert_eq!(n.encoded_len(), bytes);
+            levels
+                .entry(n.level)
+                .or_default()
+                .push((*n.max_key().unwrap(), n.entries.len()));
+        }
+        assert_eq!(
+            levels[&0].iter().map(|(_, len)| len).sum::<usize>(),
+            model.len(),
+            "the leaves hold the state"
+        );
+        for (level, mut nodes) in levels {
+            nodes.sort();
+            let (last, full) = nodes.split_last().unwrap();
+            for (_, len) in full {
+                assert_eq!(*len, usize::from(N), "block {b}, level {level}");
+            }
+            assert!(
+                (1..=usize::from(N)).contains(&last.1),
+                "block {b}, level {level}"
+            );
+        }
+        let root = e.root(head).unwrap();
+        for i in 0..420u16 {
+            let k = account(i);
+            let want = model.get(&k.state_key()).copied().unwrap_or([0; 32]);
+            assert_eq!(e.get(&k, head).unwrap(), want);
+            let p = e.prove(&k, head).unwrap();
+            assert_eq!(verify(&root, &k, head, &p).unwrap(), want);
+        }
+    }
+}

@@ -41,6 +41,8 @@ const FILES = {
   rpc: 'rpc.json',
   blockStore: 'blockstore.json',
   logs: 'logs.json',
+  siri: 'siri.json',
+  siriWasm: 'siri-wasm.json',
 };
 const raw = {};
 for (const [k, f] of Object.entries(FILES)) {
@@ -57,6 +59,7 @@ const runs = [
   ...Object.entries(raw).map(([k, d]) => [FILES[k], d.run]),
   ['history-proofs.json (read by history.mjs)', raw.history.proofsRun],
   ['lvmt-proofs.json (read by lvmt.mjs)', raw.lvmt.proofsRun],
+  ['siri-proofs.json (read by siri.mjs)', raw.siriWasm.proofsRun],
 ];
 const strays = runs.filter(([, r]) => r !== run);
 if (!run || strays.length) {
@@ -239,6 +242,47 @@ const engines = {
   })),
 };
 
+// SIRI (issue 17): the four structures against the dataset size, the deduplication study, and
+// the wasm verify times of their one-key proofs.
+const sr = raw.siri;
+const siriLabels = Object.fromEntries(sr.structures.map((x) => [x.id, x.label]));
+const siriRow = (id, n) => sr.rows.find((r) => r.structure === id && r.n === n);
+const siriSeries = (field) => sr.structures.map((x) => ({ label: x.label, id: x.id, values: sr.sizes.map((n) => siriRow(x.id, n)[field]) }));
+const siriLargest = Math.max(...sr.sizes);
+const dedupIds = [...new Set(sr.dedup.map((d) => d.structure))];
+const overlaps = [...new Set(sr.dedup.map((d) => d.overlap))].sort((a, b) => a - b);
+const dedupAt = (id, o) => sr.dedup.find((d) => d.structure === id && d.n === siriLargest && d.overlap === o);
+const siri = {
+  sizes: sr.sizes,
+  batch: sr.batch,
+  reads: sr.reads,
+  writeBatches: sr.writeBatches,
+  mixBatches: sr.mixBatches,
+  historyBlocks: sr.historyBlocks,
+  historyWrites: sr.historyWrites,
+  rangeKeys: sr.rangeKeys,
+  readsPerS: siriSeries('readsPerS'),
+  writesPerS: siriSeries('writesPerS'),
+  readHeavyOpsPerS: siriSeries('readHeavyOpsPerS'),
+  updateHeavyOpsPerS: siriSeries('updateHeavyOpsPerS'),
+  pathNodes: siriSeries('pathNodes'),
+  proofBytes: siriSeries('proofBytes'),
+  diffUs: siriSeries('diffUs'),
+  diskBytes: siriSeries('diskBytes'),
+  historyBytes: siriSeries('historyBytes'),
+  separateBytes: siriSeries('separateBytes'),
+  rangeBytes: siriSeries('rangeBytes'),
+  dedup: {
+    n: siriLargest,
+    overlaps,
+    predicted: overlaps.map((o) => dedupAt(dedupIds[0], o).predicted),
+    eta: dedupIds.map((id) => ({ label: siriLabels[id], id, values: overlaps.map((o) => dedupAt(id, o).eta) })),
+    nodeSharing: dedupIds.map((id) => ({ label: siriLabels[id], id, values: overlaps.map((o) => dedupAt(id, o).nodeSharing) })),
+  },
+  targets: sr.targets,
+  wasm: raw.siriWasm.rows,
+};
+
 // ---------------------------------------------------------------- headline (ratios of this run only)
 const mb = (b) => `${(b / 1e6).toFixed(b < 1e7 ? 2 : 1)} MB`;
 const kb = (b) => `${(b / 1e3).toFixed(1)} kB`;
@@ -347,6 +391,44 @@ const headline = [];
       paper: 'Forkless Fig. 8 (4 KiB best on their disk)',
     });
   }
+  {
+    const n = siriLargest;
+    const [pos, bt, mbt] = ['pos', 'btree', 'mbt'].map((id) => siriRow(id, n));
+    const heights = siri.pathNodes.find((x) => x.id === 'mbt').values;
+    const first = siriRow('mbt', Math.min(...siri.sizes));
+    headline.push({
+      figure: `SIRI reads and writes at ${n} keys: POS-Tree vs the Merkle B+-tree`,
+      value: `reads ${x(pos.readsPerS, bt.readsPerS)} (target ≥ 0.95×), writes ${x(pos.writesPerS, bt.writesPerS)}; path ${pos.pathNodes.toFixed(1)} vs ${bt.pathNodes.toFixed(1)} nodes, MPT ${siriRow('mpt', n).pathNodes.toFixed(1)}`,
+      paper: 'Fig. 6: POS reads 0.95–1.06×, writes 1.04–1.9× the baseline',
+    });
+    headline.push({
+      figure: `SIRI MBT (${1 << mbt.params.bucketBits} buckets) from ${Math.min(...siri.sizes)} to ${n} keys`,
+      value: `height ${heights.map((h) => h.toFixed(0)).join(' / ')} nodes; reads/s ${x(mbt.readsPerS, first.readsPerS)}, writes/s ${x(mbt.writesPerS, first.writesPerS)} of the smallest size's`,
+      paper: 'Fig. 6/9: MBT height constant, throughput falls 30× as N/B grows',
+    });
+    const half = siri.dedup.overlaps.indexOf(50);
+    if (half >= 0) {
+      const eta = (id) => siri.dedup.eta.find((e) => e.id === id)?.values[half];
+      headline.push({
+        figure: `SIRI η of two versions differing by α = 0.5 (${siri.dedup.n} keys)`,
+        value: `POS ${eta('pos').toFixed(3)}, B+-tree ${eta('btree').toFixed(3)}, MBT ${eta('mbt').toFixed(3)} vs ½ − α/2 = ${siri.dedup.predicted[half].toFixed(3)}`,
+        paper: '§4.2.2: η(POS) ≈ η(MBT) ≈ ½ − α/2',
+      });
+    }
+    headline.push({
+      figure: `SIRI ${siri.historyBlocks}-block history of a key (${n} keys)`,
+      value: `POS ${pos.historyBytes} B = ${((100 * pos.historyBytes) / pos.separateBytes).toFixed(1)} % of ${siri.historyBlocks} separate proofs (target ≤ 25 %); MBT ${((100 * mbt.historyBytes) / mbt.separateBytes).toFixed(1)} %`,
+      paper: '— (the paper has no proofs)',
+    });
+    const w = siri.wasm.find((r) => r.n === n);
+    if (w) {
+      headline.push({
+        figure: `SIRI one-key verify in wasm (${n} keys)`,
+        value: `MPT ${w.verifyUs.mpt.toFixed(1)} µs · MBT ${w.verifyUs.mbt.toFixed(1)} µs (${w.ratioToMpt.mbt.toFixed(2)}×) · POS ${w.verifyUs.pos.toFixed(1)} µs (${w.ratioToMpt.pos.toFixed(2)}×); target within 2× of MPT`,
+        paper: '—',
+      });
+    }
+  }
   const [mptOnly, , every] = wasmSizes.apps;
   headline.push({
     figure: 'wasm verifier download, gzip',
@@ -380,8 +462,9 @@ const figures = {
     rpc: { blocks: raw.rpc.blocks, clients: raw.rpc.clients, requests: raw.rpc.requests },
     blockStore: { blocks: bs.blocks, txsPerBlock: bs.txsPerBlock, group: bs.group, memtableKiB: bs.memtableKiB },
     logs: { blocks: raw.logs.blocks, transfersPerBlock: raw.logs.transfersPerBlock },
+    siri: { sizes: sr.sizes, batch: sr.batch, seed: sr.seed, build: sr.build, btree: sr.btree },
   },
-  figures: { storage, throughput, commitLatency, provenance, lvmtVerify, mptVerify, wasmSizes, lvmtCommit, engines, rpc: raw.rpc, blockStore, logs: raw.logs, forklessPages },
+  figures: { storage, throughput, commitLatency, provenance, lvmtVerify, mptVerify, wasmSizes, lvmtCommit, engines, rpc: raw.rpc, blockStore, logs: raw.logs, forklessPages, siri },
   headline,
   raw,
 };
@@ -413,6 +496,7 @@ function table(head, rows) {
 const n0 = (v) => (v === null || v === undefined ? '—' : Math.round(v).toLocaleString('en-US'));
 const n1 = (v) => (v === null || v === undefined ? '—' : v.toFixed(1));
 const n2 = (v) => (v === null || v === undefined ? '—' : v.toFixed(2));
+const n3 = (v) => (v === null || v === undefined ? '—' : v.toFixed(3));
 
 /** The data table under each plot: the numbers it was drawn from. */
 function dataTable(fig, id) {
@@ -448,6 +532,28 @@ function dataTable(fig, id) {
       table(['download', 'gzip bytes', 'budget'], f.wasmSizes.apps.map((a) => [a.label, n0(a.gzip), a.budget === null ? '' : n0(a.budget)]))
     );
   }
+  if (id === 'siri-dedup') {
+    const d = f.siri.dedup;
+    return table(
+      ['overlap %', 'α', ...d.eta.map((x) => `${x.label} η`), ...d.nodeSharing.map((x) => `${x.label} node sharing`), '½ − α/2 (paper)'],
+      d.overlaps.map((o, i) => [o, (1 - o / 100).toFixed(2), ...d.eta.map((x) => n3(x.values[i])), ...d.nodeSharing.map((x) => n3(x.values[i])), n3(d.predicted[i])]),
+    );
+  }
+  if (id.startsWith('siri-')) {
+    const s = f.siri;
+    const rows = s.sizes.flatMap((n, i) =>
+      s.readsPerS.map((x) => {
+        const get = (field) => s[field].find((y) => y.id === x.id).values[i];
+        const hist = get('historyBytes');
+        return [n, x.label, n0(get('readsPerS')), n0(get('writesPerS')), n0(get('readHeavyOpsPerS')), n0(get('updateHeavyOpsPerS')), n2(get('pathNodes')), n0(get('proofBytes')), n0(get('diffUs')), n0(get('diskBytes')), hist === null ? '—' : `${n0(hist)} (${((100 * hist) / get('separateBytes')).toFixed(1)} %)`, n0(get('separateBytes'))];
+      }),
+    );
+    const wasm = s.wasm.flatMap((r) => ['mpt', 'mbt', 'pos', 'btree'].map((k) => [r.n, s.readsPerS.find((x) => x.id === k)?.label ?? k, n0(r.proofBytes[k]), n1(r.verifyUs[k]), `${r.ratioToMpt[k].toFixed(2)}×`]));
+    return (
+      table(['keys', 'structure', 'reads/s', 'writes/s', 'read-heavy ops/s', 'update-heavy ops/s', 'path nodes', 'one-key proof B', 'diff µs', 'disk bytes', `${s.historyBlocks}-block history B (% of separate)`, `${s.historyBlocks} separate proofs B`], rows) +
+      table(['keys', 'structure', 'one-key proof B', 'wasm verify µs', '× MPT'], wasm)
+    );
+  }
   if (id === 'lvmt-commit') return table(['openings kept', 'writes/s', 'block p50 ms'], f.lvmtCommit.rows.map((r) => [r.label, n0(r.writesPerS), n2(r.blockP50Ms)]));
   if (id === 'block-store') {
     return table(
@@ -476,6 +582,14 @@ const CAPTIONS = {
   'block-store': (fig) => {
     const b = fig.figures.blockStore;
     return `The node's block store on fjall, the same ${b.blocks} blocks of ${b.txsPerBlock} transfers (typed transactions and receipts with an event each) in every layout, one synced batch per block: geth's hash-keyed schema, then Block-LSM built up as the paper's breakdown does (group prefix; + tables aligned to groups of ${b.group} blocks; + the transaction index in its own keyspace). Write amplification = bytes the process sent to the device (/proc/self/io write_bytes − cancelled_write_bytes) over the bytes of keys and values stored; "without the journal" subtracts the journal files' bytes. Memtables and tables ${b.memtableKiB} KiB in every keyspace.`;
+  },
+  'siri-dedup': (fig) => {
+    const d = fig.figures.siri.dedup;
+    return `Two versions of the same ${d.n} keys: the head, and the head with a contiguous key range of α·N records (in key order) given new values, as the paper's §4.2.2 analysis assumes; η = 1 − bytes(P₁ ∪ P₂) / (bytes(P₁) + bytes(P₂)) over the stored nodes of each version (§4.2.1), node sharing the same over node counts (§5.4.2; in the table). The dashed line is the paper's prediction ½ − α/2. MBT places keys in buckets by a hash of the key, so a contiguous key range touches most buckets: the paper's N₀ = α·B assumes otherwise.`;
+  },
+  siri: (fig) => {
+    const s = fig.figures.siri;
+    return `MPT, MBT (MbtParams::DEFAULT: 4096 buckets, fanout 16), POS-Tree (content-defined splits, about 16 entries a node) and the Merkle B+-tree baseline (the same engine, fixed splits of 16 entries), on fjall, fed the same keys and operations: the dataset loaded in 10 blocks, then ${s.reads} gets at the head (reads/s) and ${s.writeBatches} blocks of ${s.batch} updates (writes/s); the read-heavy (95 % reads) and update-heavy (50 %) mixes run ${s.mixBatches} batches of ${s.batch} operations, one block a batch. Path length = nodes from the root to the key's leaf (MPT: the key's storage trie). Diff = the diff proof of the versions before and after a block of ${s.batch} updates (MPT has none). History = one proof of a key over ${s.historyBlocks} blocks of ${s.historyWrites} updates against ${s.historyBlocks} one-key proofs. Wasm: one-key proofs of the same keys verified by the SDK in Node.`;
   },
 };
 

@@ -12,6 +12,10 @@ export const COLORS = {
   'COLE*': '#2ca02c',
   LVMT: '#9467bd',
   Forkless: '#8c564b',
+  MBT: '#e377c2',
+  'POS-Tree': '#17becf',
+  'Merkle B+-tree': '#7f7f7f',
+  '½ − α/2 (paper)': '#000000',
 };
 
 const color = (label) => COLORS[label] ?? COLORS[label.replace(/ \(.*$/, '')] ?? '#555';
@@ -358,6 +362,60 @@ function forklessPagesChart(fig) {
   };
 }
 
+/** A SIRI figure against the dataset size, one line per structure (those that have it). */
+function siriChart(fig, id, field, title, yAxis) {
+  const f = fig.figures.siri;
+  const series = f[field].filter((x) => x.values.every((v) => v !== null));
+  const datasets = series.map((x) => ({
+    label: x.label,
+    data: x.values,
+    borderColor: color(x.label),
+    backgroundColor: color(x.label),
+    pointRadius: 4,
+    borderWidth: 2,
+  }));
+  return {
+    id,
+    paper: 'SIRI (Yue et al. 2020) Fig. 6/9',
+    title,
+    config: base(
+      'line',
+      title,
+      `32-byte keys and values; batches of ${f.batch} ops, one synced commit per block, on fjall; the B+-tree is the POS-Tree engine with fixed splits of 16 entries`,
+      { labels: f.sizes.map(String), datasets },
+      { x: axis('dataset size (keys)'), y: yAxis(series.flatMap((x) => x.values)) },
+    ),
+  };
+}
+
+function siriDedupChart(fig) {
+  const d = fig.figures.siri.dedup;
+  const datasets = d.eta.map((x) => ({
+    label: x.label,
+    data: x.values,
+    borderColor: color(x.label),
+    backgroundColor: color(x.label),
+    pointRadius: 4,
+    borderWidth: 2,
+  }));
+  datasets.push({ label: '½ − α/2 (paper)', data: d.predicted, borderColor: '#000', backgroundColor: '#000', borderDash: [6, 4], pointRadius: 0, borderWidth: 2 });
+  return {
+    id: 'siri-dedup',
+    paper: 'SIRI §4.2.2, Fig. 17(c)',
+    title: 'Deduplication ratio of two versions vs their overlap',
+    config: base(
+      'line',
+      'Deduplication ratio η of two versions vs their overlap',
+      `${d.n} keys; the second version updates a contiguous key range of α·N records (α = 1 − overlap); η = 1 − bytes(P₁ ∪ P₂) / (bytes(P₁) + bytes(P₂))`,
+      { labels: d.overlaps.map(String), datasets },
+      {
+        x: axis('overlap of the two versions (% of records)'),
+        y: axis('deduplication ratio η (fraction of bytes)', { beginAtZero: true }),
+      },
+    ),
+  };
+}
+
 /** Every plot of the report, in order. */
 export function charts(fig) {
   const out = [];
@@ -369,5 +427,11 @@ export function charts(fig) {
   out.push(provenanceChart(fig, 'bytes'), provenanceChart(fig, 'verify'));
   out.push(lvmtVerifyChart(fig), mptVerifyChart(fig), wasmChart(fig), lvmtCommitChart(fig), blockStoreChart(fig));
   if (fig.figures.forklessPages) out.push(forklessPagesChart(fig));
+  out.push(
+    siriChart(fig, 'siri-reads', 'readsPerS', 'SIRI read throughput vs dataset size', (v) => logAxis('read throughput (gets/s, log scale)', 'count', v)),
+    siriChart(fig, 'siri-writes', 'writesPerS', 'SIRI write throughput vs dataset size', (v) => logAxis('write throughput (updates/s, log scale)', 'count', v)),
+    siriChart(fig, 'siri-path', 'pathNodes', 'SIRI path length vs dataset size', () => axis('path length (nodes from the root to the leaf)', { beginAtZero: true })),
+    siriDedupChart(fig),
+  );
   return out;
 }

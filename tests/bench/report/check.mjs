@@ -45,6 +45,18 @@ function expected(fig) {
     'with the journal': f.blockStore.rows.map((r) => ({ index: r.label, value: r.wa })),
     'without the journal': f.blockStore.rows.map((r) => ({ index: r.label, value: r.waNoJournal })),
   };
+  if (f.siri) {
+    const sizes = f.siri.sizes.map(String);
+    const bySize = (series) => Object.fromEntries(series.filter((x) => x.values.every((v) => v !== null)).map((x) => [x.label, x.values.map((v, i) => ({ index: sizes[i], value: v }))]));
+    out['siri-reads'] = bySize(f.siri.readsPerS);
+    out['siri-writes'] = bySize(f.siri.writesPerS);
+    out['siri-path'] = bySize(f.siri.pathNodes);
+    const overlaps = f.siri.dedup.overlaps.map(String);
+    out['siri-dedup'] = {
+      ...Object.fromEntries(f.siri.dedup.eta.map((x) => [x.label, x.values.map((v, i) => ({ index: overlaps[i], value: v }))])),
+      '½ − α/2 (paper)': f.siri.dedup.predicted.map((v, i) => ({ index: overlaps[i], value: v })),
+    };
+  }
   if (f.forklessPages) out['forkless-pages'] = { 'recompute µs': f.forklessPages.rows.map((r) => ({ index: r.label, value: r.us })) };
   return out;
 }
@@ -71,6 +83,24 @@ export function checkReport(dir) {
   const rendered = JSON.parse(fs.readFileSync(path.join(dir, 'rendered.json'), 'utf8'));
   const html = fs.readFileSync(path.join(dir, 'index.html'), 'utf8');
   const want = expected(fig);
+  // The SIRI figures (issue 17): every structure at every size, the η study, the wasm times.
+  const si = fig.figures.siri;
+  const siriIds = ['mpt', 'mbt', 'pos', 'btree'];
+  ok(Boolean(si), 'figures.json has no SIRI figures');
+  if (si) {
+    for (const field of ['readsPerS', 'writesPerS', 'readHeavyOpsPerS', 'updateHeavyOpsPerS', 'pathNodes', 'proofBytes', 'diskBytes', 'separateBytes']) {
+      const ids = si[field].map((x) => x.id).sort();
+      ok(JSON.stringify(ids) === JSON.stringify([...siriIds].sort()) && si[field].every((x) => x.values.length === si.sizes.length && x.values.every((v) => typeof v === 'number' && v > 0)), `SIRI ${field}: not a positive number for every structure at every size`);
+    }
+    for (const id of ['mbt', 'pos', 'btree']) {
+      ok(si.historyBytes.find((x) => x.id === id)?.values.every((v) => v > 0) && si.diffUs.find((x) => x.id === id)?.values.every((v) => v > 0), `SIRI ${id}: no history proof or diff time`);
+      ok(si.dedup.eta.some((x) => x.id === id && x.values.every((v) => v >= 0 && v <= 1)), `SIRI ${id}: no η in [0, 1] at every overlap`);
+    }
+    ok(si.rangeBytes.find((x) => x.id === 'pos')?.values.every((v) => v > 0), 'SIRI: no POS range proof');
+    ok(si.wasm.length === si.sizes.length && si.wasm.every((r) => ['mpt', 'mbt', 'pos'].every((k) => r.verifyUs[k] > 0)), 'SIRI: no wasm verify time for MPT, MBT and POS at every size');
+    ok(fig.headline.some((r) => r.figure.startsWith('SIRI')), 'SIRI: no headline row');
+  }
+
   ok(rendered.run === fig.run, `rendered.json is of run ${rendered.run}, figures.json of ${fig.run}`);
   const ids = rendered.charts.map((c) => c.id);
   for (const id of Object.keys(want)) ok(ids.includes(id), `no plot ${id}`);

@@ -1,0 +1,131 @@
+#!/usr/bin/env node
+// SIRI proofs verified in wasm: for every dataset size of the SIRI benchmark
+// (server-mock/benches/siri.rs, which wrote target/bench/siri-proofs.json), the one-key proofs of
+// the same keys at the head — MPT (the eth_getProof account + storage proof, through the SDK's
+// mpt module as the history bench does), MBT (SDK verifyMbtValue), POS-Tree and the Merkle
+// B+-tree baseline (SDK verifyPosValue) — and a POS range proof and the 128-block history proofs
+// of POS and MBT (SDK verifyPosRange, verifyPosHistory, verifyMbtHistory). Prints µs per verify
+// and the ratio to MPT's; nothing is asserted. `--json <file>` also writes the figures as JSON.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { init } from '@lightprov/sdk';
+import { verifyMbtHistory, verifyMbtValue } from '@lightprov/sdk/mbt';
+import { verifyPosHistory, verifyPosRange, verifyPosValue } from '@lightprov/sdk/pos';
+
+const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const jsonAt = process.argv.indexOf('--json');
+const jsonOut = jsonAt > 0 ? process.argv[jsonAt + 1] : undefined;
+const file = path.join(root, 'target', 'bench', 'siri-proofs.json');
+if (!fs.existsSync(file)) {
+  console.log(`no ${path.relative(root, file)}: run the SIRI benchmark first (cargo bench -p lightprov-node --bench siri)`);
+  process.exit(0);
+}
+await init({ families: ['mbt', 'pos'] });
+/** The SDK's mpt module (sdk/wasm/mpt), instantiated from its file. */
+async function load(family) {
+  const dir = path.join(root, 'sdk', 'wasm', family);
+  const m = await import(path.join(dir, 'lightprov_verifier_wasm.js'));
+  m.initSync({ module: fs.readFileSync(path.join(dir, 'lightprov_verifier_wasm_bg.wasm')) });
+  return m;
+}
+const mptWasm = await load('mpt');
+const bytes = (h) => Uint8Array.from(Buffer.from(h.slice(2), 'hex'));
+const word = (h) => BigInt(h);
+const data = JSON.parse(fs.readFileSync(file, 'utf8'));
+
+/** Median µs per call over alternating rounds, after a warm-up (as history.mjs). */
+function time(fns, { rounds = 9, roundMs = 100 } = {}) {
+  const sizes = fns.map((f) => {
+    const t0 = performance.now();
+    let n = 0;
+    while (performance.now() - t0 < 200) (f(n++), 0);
+    return Math.max(5, Math.round((n / 200) * roundMs));
+  });
+  const samples = fns.map(() => []);
+  for (let r = 0; r < rounds; r++) {
+    fns.forEach((f, k) => {
+      const t0 = performance.now();
+      for (let i = 0; i < sizes[k]; i++) f(i);
+      samples[k].push(((performance.now() - t0) * 1000) / sizes[k]);
+    });
+  }
+  return samples.map((xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]);
+}
+
+const STRUCTURES = [['mpt', 'MPT'], ['mbt', 'MBT'], ['pos', 'POS-Tree'], ['btree', 'Merkle B+-tree']];
+const rows = [];
+console.log(`\nSIRI one-key proofs verified in wasm (Node ${process.version}; median of 9 alternating rounds; the same keys at the head for every structure)`);
+console.log('| N | structure | keys | proof bytes | verify µs | × MPT |');
+console.log('|--:|-----------|-----:|------------:|----------:|------:|');
+for (const size of data.sizes) {
+  const s = size.structures;
+  const one = {
+    mpt: s.mpt.cases.map((c) => ({ proof: bytes(c.proof), root: bytes(s.mpt.root) })),
+    mbt: s.mbt.cases.map((c) => ({ proof: bytes(c.proof), stateKey: c.stateKey, value: word(c.value) })),
+    pos: s.pos.cases.map((c) => ({ proof: bytes(c.proof), stateKey: c.stateKey, value: word(c.value) })),
+    btree: s.btree.cases.map((c) => ({ proof: bytes(c.proof), stateKey: c.stateKey, value: word(c.value) })),
+  };
+  const verify = {
+    mpt: (c) => {
+      if (!mptWasm.verifyAccountProof(c.proof, c.root)) throw new Error('MPT: the contract is absent');
+    },
+    mbt: (c) => verifyMbtValue({ proof: c.proof, stateKey: c.stateKey, mbtRoot: s.mbt.root, params: s.mbt.params, claimed: c.value }),
+    pos: (c) => verifyPosValue({ proof: c.proof, stateKey: c.stateKey, posRoot: s.pos.root, value: c.value }),
+    btree: (c) => verifyPosValue({ proof: c.proof, stateKey: c.stateKey, posRoot: s.btree.root, value: c.value }),
+  };
+  // Every proof is checked once before timing (MBT and POS against the value the bench wrote).
+  for (const [k] of STRUCTURES) for (const c of one[k]) verify[k](c);
+  const timed = time(STRUCTURES.map(([k]) => (i) => verify[k](one[k][i % one[k].length])));
+  const us = Object.fromEntries(STRUCTURES.map(([k], i) => [k, timed[i]]));
+  const row = { n: size.n, keys: one.mpt.length, proofBytes: {}, verifyUs: us, ratioToMpt: {} };
+  for (const [k, label] of STRUCTURES) {
+    const b = one[k].reduce((a, c) => a + c.proof.length, 0) / one[k].length;
+    row.proofBytes[k] = b;
+    row.ratioToMpt[k] = us[k] / us.mpt;
+    console.log(`| ${size.n} | ${label} | ${one[k].length} | ${b.toFixed(0)} | ${us[k].toFixed(1)} | ${(us[k] / us.mpt).toFixed(2)}× |`);
+  }
+  // The POS range and the 128-block histories: one proof each, verified, then timed.
+  const range = s.pos.range;
+  const ph = s.pos.history;
+  const mh = s.mbt.history;
+  const others = [
+    () => {
+      const got = verifyPosRange({ proof: bytes(range.proof), lo: range.lo, hi: range.hi, posRoot: range.root });
+      if (got.length !== range.keys) throw new Error(`POS range: ${got.length} entries, expected ${range.keys}`);
+    },
+    () => verifyPosHistory({ proof: bytes(ph.proof), stateKey: ph.stateKey, fromBlock: ph.fromBlock, roots: ph.roots }),
+    () => verifyMbtHistory({ proof: bytes(mh.proof), stateKey: mh.stateKey, fromBlock: mh.fromBlock, toBlock: mh.toBlock, roots: mh.roots, params: s.mbt.params }),
+  ];
+  for (const f of others) f();
+  const [rangeUs, posHistUs, mbtHistUs] = time(others, { rounds: 5 });
+  row.range = { keys: range.keys, bytes: bytes(range.proof).length, verifyUs: rangeUs };
+  row.history = {
+    blocks: ph.roots.length,
+    pos: { bytes: bytes(ph.proof).length, separateBytes: ph.separateBytes, verifyUs: posHistUs },
+    mbt: { bytes: bytes(mh.proof).length, separateBytes: mh.separateBytes, verifyUs: mbtHistUs },
+  };
+  rows.push(row);
+}
+for (const r of rows) {
+  const within = (k) => (r.ratioToMpt[k] <= 2 ? 'met' : 'short');
+  console.log(
+    `N = ${r.n}: one-key verify MBT ${r.ratioToMpt.mbt.toFixed(2)}× MPT's (target ≤ 2×: ${within('mbt')}), POS ${r.ratioToMpt.pos.toFixed(2)}× (${within('pos')}), B+-tree ${r.ratioToMpt.btree.toFixed(2)}×; ` +
+      `POS range of ${r.range.keys} keys ${r.range.bytes} B in ${r.range.verifyUs.toFixed(1)} µs; ` +
+      `${r.history.blocks}-block history: POS ${r.history.pos.bytes} B in ${r.history.pos.verifyUs.toFixed(0)} µs, MBT ${r.history.mbt.bytes} B in ${r.history.mbt.verifyUs.toFixed(0)} µs`,
+  );
+}
+if (jsonOut) {
+  const doc = {
+    run: process.env.LIGHTPROV_BENCH_RUN ?? '',
+    proofsRun: data.run ?? '',
+    generator: 'tests/bench/siri.mjs',
+    node: process.version,
+    timing: 'median µs per verify of 9 alternating rounds after a warm-up; wasm in Node',
+    rows,
+  };
+  fs.mkdirSync(path.dirname(path.resolve(jsonOut)), { recursive: true });
+  fs.writeFileSync(jsonOut, JSON.stringify(doc, null, 2) + '\n');
+  console.log(`figures written to ${jsonOut}`);
+}
