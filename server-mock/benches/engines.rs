@@ -34,6 +34,8 @@ use std::{
     time::Instant,
 };
 
+mod common;
+
 use alloy_primitives::{B256, keccak256};
 use lightprov_engine_api::{
     Key, StateEngine, Write,
@@ -131,11 +133,7 @@ fn main() {
         .max(1);
     let samples: u64 = env("LIGHTPROV_BENCH_SAMPLES").unwrap_or(20).max(1);
     let depth: u8 = env("LIGHTPROV_BENCH_LVMT_DEPTH").unwrap_or(if smoke { 4 } else { 16 });
-    let run_id = std::env::var("LIGHTPROV_BENCH_RUN").unwrap_or_default();
-    let json_out = std::env::var("LIGHTPROV_BENCH_JSON")
-        .ok()
-        .filter(|f| !f.is_empty())
-        .map(PathBuf::from);
+    let (run_id, json_out) = common::report_env();
     if smoke {
         mix_matches_the_workload(ops);
     }
@@ -288,15 +286,7 @@ fn main() {
                 && is_largest
                 && let Some(lvmt) = lvmt
             {
-                let dir = proofs_dir.as_ref().map_or_else(
-                    || {
-                        Path::new(env!("CARGO_MANIFEST_DIR"))
-                            .join("..")
-                            .join("target")
-                            .join("bench")
-                    },
-                    |d| d.path().to_path_buf(),
-                );
+                let dir = common::proofs_dir(proofs_dir.as_ref());
                 proofs_file = Some(dump_proofs(
                     &w,
                     blocks,
@@ -349,11 +339,7 @@ fn main() {
             "mixes": mixes,
             "proofsFile": proofs_file.map(|p: PathBuf| p.file_name().map(|f| f.to_string_lossy().into_owned())),
         });
-        if let Some(d) = file.parent() {
-            std::fs::create_dir_all(d).unwrap();
-        }
-        std::fs::write(&file, serde_json::to_string_pretty(&doc).unwrap() + "\n").unwrap();
-        println!("figures written to {}", file.display());
+        common::write_figures(&file, &doc);
     }
 }
 
@@ -804,13 +790,9 @@ fn dump_proofs(
         .unwrap(),
     )
     .unwrap();
-    // Shown from the workspace root, where scripts/bench runs.
-    let shown = file
-        .strip_prefix(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
-        .unwrap_or(&file);
     println!(
         "provenance proofs (COLE, COLE*, LVMT, forkless, MPT) for ranges 2, 8, 32, 128 written to {}\n",
-        shown.display()
+        common::shown(&file)
     );
     file
 }

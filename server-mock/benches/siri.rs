@@ -33,12 +33,9 @@
     missing_docs
 )]
 
-use std::{
-    collections::HashSet,
-    path::{Path, PathBuf},
-    sync::Arc,
-    time::Instant,
-};
+use std::{collections::HashSet, path::Path, sync::Arc, time::Instant};
+
+mod common;
 
 use alloy_primitives::{Address, B256, keccak256};
 use lightprov_engine_api::{Key, StateEngine, Write, kv::FjallStore};
@@ -773,11 +770,7 @@ fn print_targets(rows: &[Value], dedup: &[Value], sizes: &[u64]) -> Vec<Value> {
 
 fn main() {
     let cfg = config();
-    let run_id = std::env::var("LIGHTPROV_BENCH_RUN").unwrap_or_default();
-    let json_out = std::env::var("LIGHTPROV_BENCH_JSON")
-        .ok()
-        .filter(|f| !f.is_empty())
-        .map(PathBuf::from);
+    let (run_id, json_out) = common::report_env();
     let build = if cfg.smoke {
         "test (smoke)"
     } else if cfg!(debug_assertions) {
@@ -806,15 +799,7 @@ fn main() {
     let targets = print_targets(&rows, &dedup, &cfg.sizes);
 
     let tmp = cfg.smoke.then(|| tempfile::tempdir().unwrap());
-    let dir = tmp.as_ref().map_or_else(
-        || {
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("..")
-                .join("target")
-                .join("bench")
-        },
-        |d| d.path().to_path_buf(),
-    );
+    let dir = common::proofs_dir(tmp.as_ref());
     std::fs::create_dir_all(&dir).unwrap();
     let proofs_file = dir.join("siri-proofs.json");
     std::fs::write(
@@ -822,12 +807,9 @@ fn main() {
         serde_json::to_vec(&json!({ "run": run_id, "seed": SEED, "sizes": proof_sizes })).unwrap(),
     )
     .unwrap();
-    let shown = proofs_file
-        .strip_prefix(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
-        .unwrap_or(&proofs_file);
     println!(
         "one-key, range and history proofs written to {}",
-        shown.display()
+        common::shown(&proofs_file)
     );
 
     if let Some(file) = json_out {
@@ -852,10 +834,6 @@ fn main() {
             "targets": targets,
             "proofsFile": "siri-proofs.json",
         });
-        if let Some(d) = file.parent() {
-            std::fs::create_dir_all(d).unwrap();
-        }
-        std::fs::write(&file, serde_json::to_string_pretty(&doc).unwrap() + "\n").unwrap();
-        println!("figures written to {}", file.display());
+        common::write_figures(&file, &doc);
     }
 }

@@ -7,12 +7,12 @@
 // nothing is asserted. `--json <file>` also writes the figures as JSON.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import { init, LvmtParams, verifyLvmtHistory } from '@lightprov/sdk';
 import { verifyForklessHistory } from '@lightprov/sdk/forkless';
 
-const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+import { loadModule, root, timeAlternating } from './wasm-timing.mjs';
+
 const jsonAt = process.argv.indexOf('--json');
 const jsonOut = jsonAt > 0 ? process.argv[jsonAt + 1] : undefined;
 const file = path.join(root, 'target', 'bench', 'history-proofs.json');
@@ -21,15 +21,8 @@ if (!fs.existsSync(file)) {
   process.exit(0);
 }
 await init({ families: ['lvmt', 'forkless'] });
-/** A family's wasm module as the SDK ships it (sdk/wasm/<family>), instantiated from its file. */
-async function load(family) {
-  const dir = path.join(root, 'sdk', 'wasm', family);
-  const m = await import(path.join(dir, 'lightprov_verifier_wasm.js'));
-  m.initSync({ module: fs.readFileSync(path.join(dir, 'lightprov_verifier_wasm_bg.wasm')) });
-  return m;
-}
-const coleWasm = await load('cole');
-const mptWasm = await load('mpt');
+const coleWasm = await loadModule('cole');
+const mptWasm = await loadModule('mpt');
 
 const bytes = (h) => Uint8Array.from(Buffer.from(h.slice(2), 'hex'));
 const data = JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -89,25 +82,6 @@ for (const c of cases) {
   if (withForkless) verifyForkless(c);
 }
 
-/** Median µs per call over alternating rounds, after a warm-up. */
-function time(fns, { rounds = 9, roundMs = 120 } = {}) {
-  const sizes = fns.map((f) => {
-    const t0 = performance.now();
-    let n = 0;
-    while (performance.now() - t0 < 300) (f(n++), 0);
-    return Math.max(5, Math.round((n / 300) * roundMs));
-  });
-  const samples = fns.map(() => []);
-  for (let r = 0; r < rounds; r++) {
-    fns.forEach((f, k) => {
-      const t0 = performance.now();
-      for (let i = 0; i < sizes[k]; i++) f(i);
-      samples[k].push(((performance.now() - t0) * 1000) / sizes[k]);
-    });
-  }
-  return samples.map((xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]);
-}
-
 const ranges = [...new Set(cases.map((c) => c.range))].sort((a, b) => a - b);
 const keyCount = cases.filter((c) => c.range === ranges[0]).length;
 console.log(
@@ -136,7 +110,7 @@ for (const range of ranges) {
   ];
   contestants.push(withLvmt ? (i) => verifyLvmt(cs[i % cs.length]) : null);
   contestants.push(withForkless ? (i) => verifyForkless(cs[i % cs.length]) : null);
-  const timed = time(contestants.filter((f) => f !== null));
+  const timed = timeAlternating(contestants.filter((f) => f !== null));
   const [coleT, starT, mptT] = timed;
   const lvmtT = withLvmt ? timed[3] : NaN;
   const forkT = withForkless ? timed[withLvmt ? 4 : 3] : NaN;

@@ -8,13 +8,13 @@
 // and the ratio to MPT's; nothing is asserted. `--json <file>` also writes the figures as JSON.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import { init } from '@lightprov/sdk';
 import { verifyMbtHistory, verifyMbtValue } from '@lightprov/sdk/mbt';
 import { verifyPosHistory, verifyPosRange, verifyPosValue } from '@lightprov/sdk/pos';
 
-const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+import { loadModule, root, timeAlternating } from './wasm-timing.mjs';
+
 const jsonAt = process.argv.indexOf('--json');
 const jsonOut = jsonAt > 0 ? process.argv[jsonAt + 1] : undefined;
 const file = path.join(root, 'target', 'bench', 'siri-proofs.json');
@@ -23,36 +23,10 @@ if (!fs.existsSync(file)) {
   process.exit(0);
 }
 await init({ families: ['mbt', 'pos'] });
-/** The SDK's mpt module (sdk/wasm/mpt), instantiated from its file. */
-async function load(family) {
-  const dir = path.join(root, 'sdk', 'wasm', family);
-  const m = await import(path.join(dir, 'lightprov_verifier_wasm.js'));
-  m.initSync({ module: fs.readFileSync(path.join(dir, 'lightprov_verifier_wasm_bg.wasm')) });
-  return m;
-}
-const mptWasm = await load('mpt');
+const mptWasm = await loadModule('mpt');
 const bytes = (h) => Uint8Array.from(Buffer.from(h.slice(2), 'hex'));
 const word = (h) => BigInt(h);
 const data = JSON.parse(fs.readFileSync(file, 'utf8'));
-
-/** Median µs per call over alternating rounds, after a warm-up (as history.mjs). */
-function time(fns, { rounds = 9, roundMs = 100 } = {}) {
-  const sizes = fns.map((f) => {
-    const t0 = performance.now();
-    let n = 0;
-    while (performance.now() - t0 < 200) (f(n++), 0);
-    return Math.max(5, Math.round((n / 200) * roundMs));
-  });
-  const samples = fns.map(() => []);
-  for (let r = 0; r < rounds; r++) {
-    fns.forEach((f, k) => {
-      const t0 = performance.now();
-      for (let i = 0; i < sizes[k]; i++) f(i);
-      samples[k].push(((performance.now() - t0) * 1000) / sizes[k]);
-    });
-  }
-  return samples.map((xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]);
-}
 
 const STRUCTURES = [['mpt', 'MPT'], ['mbt', 'MBT'], ['pos', 'POS-Tree'], ['btree', 'Merkle B+-tree']];
 const rows = [];
@@ -77,7 +51,7 @@ for (const size of data.sizes) {
   };
   // Every proof is checked once before timing (MBT and POS against the value the bench wrote).
   for (const [k] of STRUCTURES) for (const c of one[k]) verify[k](c);
-  const timed = time(STRUCTURES.map(([k]) => (i) => verify[k](one[k][i % one[k].length])));
+  const timed = timeAlternating(STRUCTURES.map(([k]) => (i) => verify[k](one[k][i % one[k].length])));
   const us = Object.fromEntries(STRUCTURES.map(([k], i) => [k, timed[i]]));
   const row = { n: size.n, keys: one.mpt.length, proofBytes: {}, verifyUs: us, ratioToMpt: {} };
   for (const [k, label] of STRUCTURES) {
@@ -99,7 +73,7 @@ for (const size of data.sizes) {
     () => verifyMbtHistory({ proof: bytes(mh.proof), stateKey: mh.stateKey, fromBlock: mh.fromBlock, toBlock: mh.toBlock, roots: mh.roots, params: s.mbt.params }),
   ];
   for (const f of others) f();
-  const [rangeUs, posHistUs, mbtHistUs] = time(others, { rounds: 5 });
+  const [rangeUs, posHistUs, mbtHistUs] = timeAlternating(others, { rounds: 5, roundMs: 100, warmMs: 200 });
   row.range = { keys: range.keys, bytes: bytes(range.proof).length, verifyUs: rangeUs };
   row.history = {
     blocks: ph.roots.length,

@@ -362,18 +362,14 @@ function forklessPagesChart(fig) {
   };
 }
 
+/** One series ({ label, values }) as a line in its structure's colour. */
+const lineOf = (x) => ({ label: x.label, data: x.values, borderColor: color(x.label), backgroundColor: color(x.label), pointRadius: 4, borderWidth: 2 });
+
 /** A SIRI figure against the dataset size, one line per structure (those that have it). */
 function siriChart(fig, id, field, title, yAxis) {
   const f = fig.figures.siri;
   const series = f[field].filter((x) => x.values.every((v) => v !== null));
-  const datasets = series.map((x) => ({
-    label: x.label,
-    data: x.values,
-    borderColor: color(x.label),
-    backgroundColor: color(x.label),
-    pointRadius: 4,
-    borderWidth: 2,
-  }));
+  const datasets = series.map(lineOf);
   return {
     id,
     paper: 'SIRI (Yue et al. 2020) Fig. 6/9',
@@ -390,14 +386,7 @@ function siriChart(fig, id, field, title, yAxis) {
 
 function siriDedupChart(fig) {
   const d = fig.figures.siri.dedup;
-  const datasets = d.eta.map((x) => ({
-    label: x.label,
-    data: x.values,
-    borderColor: color(x.label),
-    backgroundColor: color(x.label),
-    pointRadius: 4,
-    borderWidth: 2,
-  }));
+  const datasets = d.eta.map(lineOf);
   datasets.push({ label: '½ − α/2 (paper)', data: d.predicted, borderColor: '#000', backgroundColor: '#000', borderDash: [6, 4], pointRadius: 0, borderWidth: 2 });
   return {
     id: 'siri-dedup',
