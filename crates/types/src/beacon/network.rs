@@ -6,7 +6,10 @@
 //! consensus specs for mainnet and minimal, the networks' own configuration repositories for
 //! Sepolia, Holesky and Hoodi).
 
-use super::{Fork, Slot};
+use super::{
+    Fork, LightClientBootstrap, LightClientFinalityUpdate, LightClientOptimisticUpdate,
+    LightClientUpdate, Slot,
+};
 
 /// The preset constants the light-client protocol reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -275,6 +278,44 @@ impl Network {
     pub fn is_active(&self, fork: Fork, slot: Slot) -> bool {
         self.preset.epoch(slot) >= self.schedule(fork).epoch
     }
+
+    /// The fork of a light-client object served without its fork's name — a chunk of the
+    /// Beacon API's `updates` answer (whose context bytes are a fork digest), or an answer whose
+    /// `Eth-Consensus-Version` header a browser does not expose: the fork whose container
+    /// decodes `bytes` exactly and is in force at the object's header slot (the attested
+    /// header's, or a bootstrap's), as the API's context rule says. Forks with the same
+    /// containers (Altair and Bellatrix, Electra and Fulu) are told apart by that slot. `None`
+    /// if no fork fits: the bytes are no such object of this network.
+    pub fn fork_of(&self, kind: ObjectKind, bytes: &[u8]) -> Option<Fork> {
+        let p = &self.preset;
+        Fork::ALL.into_iter().find(|&fork| {
+            let slot = match kind {
+                ObjectKind::Bootstrap => LightClientBootstrap::decode(bytes, fork, p)
+                    .map(|o| o.header.beacon.slot),
+                ObjectKind::Update => {
+                    LightClientUpdate::decode(bytes, fork, p).map(|o| o.attested_header.beacon.slot)
+                }
+                ObjectKind::FinalityUpdate => LightClientFinalityUpdate::decode(bytes, fork, p)
+                    .map(|o| o.attested_header.beacon.slot),
+                ObjectKind::OptimisticUpdate => LightClientOptimisticUpdate::decode(bytes, fork, p)
+                    .map(|o| o.attested_header.beacon.slot),
+            };
+            slot.is_ok_and(|s| self.fork_at_slot(s) == Some(fork))
+        })
+    }
+}
+
+/// The light-client objects [`Network::fork_of`] tells the fork of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObjectKind {
+    /// `LightClientBootstrap`.
+    Bootstrap,
+    /// `LightClientUpdate`.
+    Update,
+    /// `LightClientFinalityUpdate`.
+    FinalityUpdate,
+    /// `LightClientOptimisticUpdate`.
+    OptimisticUpdate,
 }
 
 #[cfg(test)]
