@@ -23,8 +23,8 @@ use std::{
 use beacon_common::{bytes, fixtures, fork_of_digest, network, root, snappy, uint, yaml};
 use lightprov_verifier::beacon::{
     self, Fork, LightClientBootstrap, LightClientFinalityUpdate, LightClientOptimisticUpdate,
-    LightClientStore, LightClientUpdate, Network, ObjectKind, Preset,
-    execution_root, is_better_update,
+    LightClientStore, LightClientUpdate, Network, ObjectKind, Preset, execution_root,
+    is_better_update,
 };
 use yaml_rust2::Yaml;
 
@@ -64,7 +64,12 @@ fn run_sync_case(case: &Path) -> usize {
     let fork = fork_of_digest(&n, &bytes(&meta["bootstrap_fork_digest"]));
     let b = snappy(&case.join("bootstrap.ssz_snappy"));
     // The fork a client finds from the bytes alone is the one the spec's digest names.
-    assert_eq!(n.fork_of(ObjectKind::Bootstrap, &b), Some(fork), "{}", case.display());
+    assert_eq!(
+        n.fork_of(ObjectKind::Bootstrap, &b),
+        Some(fork),
+        "{}",
+        case.display()
+    );
     let trusted = root(&meta["trusted_block_root"]);
     let mut store = beacon::bootstrap(n, &trusted, fork, &b)
         .unwrap_or_else(|e| panic!("{}: bootstrap: {e}", case.display()));
@@ -118,8 +123,16 @@ fn forks_of_short_forms(n: &Network, u: &LightClientUpdate, fork: Fork, at: &str
         signature_slot: u.signature_slot,
     };
     let (f, o) = (finality.encode(), optimistic.encode());
-    assert_eq!(n.fork_of(ObjectKind::FinalityUpdate, &f), Some(fork), "{at}");
-    assert_eq!(n.fork_of(ObjectKind::OptimisticUpdate, &o), Some(fork), "{at}");
+    assert_eq!(
+        n.fork_of(ObjectKind::FinalityUpdate, &f),
+        Some(fork),
+        "{at}"
+    );
+    assert_eq!(
+        n.fork_of(ObjectKind::OptimisticUpdate, &o),
+        Some(fork),
+        "{at}"
+    );
     // An optimistic update is no finality update of any fork.
     assert_eq!(n.fork_of(ObjectKind::FinalityUpdate, &o), None, "{at}");
 }

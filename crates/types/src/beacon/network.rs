@@ -290,8 +290,9 @@ impl Network {
         let p = &self.preset;
         Fork::ALL.into_iter().find(|&fork| {
             let slot = match kind {
-                ObjectKind::Bootstrap => LightClientBootstrap::decode(bytes, fork, p)
-                    .map(|o| o.header.beacon.slot),
+                ObjectKind::Bootstrap => {
+                    LightClientBootstrap::decode(bytes, fork, p).map(|o| o.header.beacon.slot)
+                }
                 ObjectKind::Update => {
                     LightClientUpdate::decode(bytes, fork, p).map(|o| o.attested_header.beacon.slot)
                 }
