@@ -306,6 +306,40 @@ impl Network {
     }
 }
 
+impl Network {
+    /// A network as the shared vectors and the SDK name one: `{"name": "mainnet"}` (a public
+    /// network) or `{"preset": "minimal", "genesisValidatorsRoot": "0x…", "lastFork": "capella"}`
+    /// (a simulated chain). The error names the field.
+    #[cfg(feature = "serde")]
+    pub fn from_json(v: &serde_json::Value) -> Result<Network, crate::DecodeError> {
+        use crate::DecodeError;
+        if let Some(name) = v.get("name") {
+            let name = name
+                .as_str()
+                .ok_or_else(|| DecodeError::new("network.name", "not a string"))?;
+            return Network::named(name)
+                .copied()
+                .ok_or_else(|| DecodeError::new("network.name", "not a public network"));
+        }
+        if v.get("preset").and_then(|p| p.as_str()) != Some("minimal") {
+            return Err(DecodeError::new("network.preset", "expected \"minimal\""));
+        }
+        let gvr = v
+            .get("genesisValidatorsRoot")
+            .and_then(|g| g.as_str())
+            .ok_or_else(|| DecodeError::new("network.genesisValidatorsRoot", "not a string"))?;
+        let gvr = crate::hex::fixed::<32>(gvr, "network.genesisValidatorsRoot")?;
+        let last = v
+            .get("lastFork")
+            .and_then(|f| f.as_str())
+            .and_then(Fork::from_name)
+            .ok_or_else(|| {
+                DecodeError::new("network.lastFork", "not a fork from altair to fulu")
+            })?;
+        Ok(Network::minimal(gvr, last))
+    }
+}
+
 /// The light-client objects [`Network::fork_of`] tells the fork of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ObjectKind {
