@@ -108,13 +108,6 @@ impl Beacon {
     }
 }
 
-fn flip(b: &mut [u8], rng: &mut Rng) {
-    if !b.is_empty() {
-        let i = rng.below(b.len());
-        b[i] ^= 1 << rng.below(8);
-    }
-}
-
 impl Target for Beacon {
     fn name(&self) -> &'static str {
         "beacon"
@@ -150,9 +143,9 @@ impl Target for Beacon {
             3 => {
                 // Drop or add a participant.
                 let bits = &mut u.sync_aggregate.sync_committee_bits;
-                flip(bits, rng);
+                rng.flip(bits);
             }
-            4 => flip(&mut u.sync_aggregate.sync_committee_signature, rng),
+            4 => rng.flip(&mut u.sync_aggregate.sync_committee_signature),
             5 if !u.finality_branch.is_empty() => {
                 let i = rng.below(u.finality_branch.len());
                 u.finality_branch[i][rng.below(32)] ^= 1;
