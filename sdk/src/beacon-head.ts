@@ -271,7 +271,8 @@ function forkFor(network: BeaconNetworkArg, kind: 'bootstrap' | 'update' | 'fina
 
 /**
  * The SSZ payloads of a multi-object answer (`updates`): each `length(u64 LE) ‖ forkDigest(4) ‖
- * ssz`. A framing that does not add up is the node's fault.
+ * ssz`, the length counting the digest and the SSZ bytes (as lodestar and lightprov-node frame
+ * them). A framing that does not add up is the node's fault.
  */
 function chunks(body: Uint8Array, e: Endpoint, what: string): Uint8Array[] {
   const out: Uint8Array[] = [];
@@ -280,9 +281,10 @@ function chunks(body: Uint8Array, e: Endpoint, what: string): Uint8Array[] {
   while (at < body.length) {
     if (body.length - at < 12) throw new NodeFaultError(what, e.url, `answers a chunk header cut at byte ${at}`);
     const len = view.getBigUint64(at, true);
-    if (len > BigInt(body.length - at - 12)) throw new NodeFaultError(what, e.url, `answers a chunk of ${len} bytes at byte ${at}, past the end`);
-    out.push(body.subarray(at + 12, at + 12 + Number(len)));
-    at += 12 + Number(len);
+    if (len < 4n) throw new NodeFaultError(what, e.url, `answers a chunk of ${len} bytes at byte ${at}, shorter than its fork digest`);
+    if (len > BigInt(body.length - at - 8)) throw new NodeFaultError(what, e.url, `answers a chunk of ${len} bytes at byte ${at}, past the end`);
+    out.push(body.subarray(at + 12, at + 8 + Number(len)));
+    at += 8 + Number(len);
   }
   return out;
 }

@@ -55,7 +55,7 @@ function beaconAnswer(url) {
     return Buffer.concat(
       chosen.map((u) => {
         const head = Buffer.alloc(12);
-        head.writeBigUInt64LE(BigInt(u.length));
+        head.writeBigUInt64LE(BigInt(4 + u.length)); // the length counts the digest
         Buffer.from('bba4da96', 'hex').copy(head, 8); // Capella's fork digest on mainnet
         return Buffer.concat([head, Buffer.from(u)]);
       }),

@@ -22,13 +22,13 @@ const FINALITY = asFinalityUpdate(ssz((all[6] as { update: string }).update));
 const OPTIMISTIC = asOptimisticUpdate(ssz((all[7] as { update: string }).update));
 const NOW = (all[7] as { currentSlot: bigint }).currentSlot;
 
-/** `updates` framing: per object `length(u64 LE) ‖ forkDigest(4) ‖ ssz`. */
+/** `updates` framing: per object `length(u64 LE) ‖ forkDigest(4) ‖ ssz`, the length counting digest and SSZ. */
 function frame(objects: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(objects.reduce((n, o) => n + 12 + o.length, 0));
   const dv = new DataView(out.buffer);
   let at = 0;
   for (const o of objects) {
-    dv.setBigUint64(at, BigInt(o.length), true);
+    dv.setBigUint64(at, BigInt(4 + o.length), true);
     out.set(CAPELLA_DIGEST, at + 8);
     out.set(o, at + 12);
     at += 12 + o.length;
