@@ -86,10 +86,62 @@ pub struct Limits {
     pub idle_timeout: Duration,
 }
 
+/// GET requests answered beside JSON-RPC (the beacon API of `--consensus sync-committee`):
+/// paths under [`REST_PREFIXES`]. Handlers are synchronous; the front runs them on the
+/// blocking pool within the request timeout, as it does JSON-RPC calls.
+pub trait Rest: Send + Sync + 'static {
+    /// Answers `GET path?query` with the request's `Accept` header.
+    fn get(&self, path: &str, query: Option<&str>, accept: Option<&str>) -> RestAnswer;
+}
+
+/// The paths a [`Rest`] handler answers; without one, GETs there get HTTP 501 saying how to
+/// enable it.
+pub const REST_PREFIXES: [&str; 2] = ["/eth/", "/lightprov/v1/"];
+
+/// A [`Rest`] answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RestAnswer {
+    /// HTTP status.
+    pub status: u16,
+    /// Headers (`content-type` among them).
+    pub headers: Vec<(&'static str, String)>,
+    /// Body.
+    pub body: Vec<u8>,
+}
+
+impl RestAnswer {
+    /// A JSON answer.
+    pub fn json(status: u16, v: &serde_json::Value) -> Self {
+        Self {
+            status,
+            headers: vec![("content-type", "application/json; charset=utf-8".to_owned())],
+            body: v.to_string().into_bytes(),
+        }
+    }
+
+    /// The body as JSON (tests).
+    pub fn json_body(&self) -> Option<serde_json::Value> {
+        serde_json::from_slice(&self.body).ok()
+    }
+
+    fn response(self) -> Response<HttpBody> {
+        let mut r = Response::new(HttpBody::from(self.body));
+        *r.status_mut() = StatusCode::from_u16(self.status).unwrap_or(StatusCode::OK);
+        for (name, value) in self.headers {
+            if let Ok(v) = HeaderValue::from_str(&value) {
+                r.headers_mut().insert(name, v);
+            }
+        }
+        r
+    }
+}
+
 /// What every connection shares.
 struct Shared {
     limits: Limits,
     methods: HashSet<&'static str>,
+    /// The GET API, if the node serves one.
+    rest: Option<Arc<dyn Rest>>,
     /// Expensive calls (or batches with one) being answered.
     calls: Arc<Semaphore>,
     /// Every call being answered, `--max-connections` at most. A call keeps its permit until it
@@ -105,11 +157,12 @@ fn calls_in_flight() -> usize {
     std::thread::available_parallelism().map_or(4, |n| (2 * n.get()).max(4))
 }
 
-/// Serves `methods` on `listener` under `limits` until `stop` fires; returns once every
-/// connection is closed.
+/// Serves `methods` (and `rest`'s GETs) on `listener` under `limits` until `stop` fires;
+/// returns once every connection is closed.
 pub async fn serve(
     listener: TcpListener,
     methods: impl Into<Methods>,
+    rest: Option<Arc<dyn Rest>>,
     limits: Limits,
     stop: StopHandle,
 ) {
@@ -117,6 +170,7 @@ pub async fn serve(
     let shared = Arc::new(Shared {
         limits,
         methods: methods.method_names().collect(),
+        rest,
         calls: Arc::new(Semaphore::new(calls_in_flight())),
         work: Arc::new(Semaphore::new(limits.max_connections as usize)),
     });
@@ -361,6 +415,12 @@ impl<S: Rpc> Front<S> {
                 format!("request too big: {size}, at most {max} (--max-request-bytes)"),
             )
         };
+        if req.method() == Method::GET {
+            let path = req.uri().path();
+            if REST_PREFIXES.iter().any(|p| path.starts_with(p)) {
+                return Ok(self.rest(&req).await);
+            }
+        }
         let announced = content_length(&req);
         let content_type = req.headers().get(header::CONTENT_TYPE);
         let early = if req.method() != Method::POST {
@@ -486,6 +546,47 @@ impl<S: Rpc> Front<S> {
             answer = json_response(StatusCode::OK, merged);
         }
         Ok(answer)
+    }
+}
+
+impl<S: Rpc> Front<S> {
+    /// Answers a GET of the REST API on the blocking pool (holding a `work` permit, as calls
+    /// do), or says it is not enabled.
+    async fn rest(&self, req: &Request<Incoming>) -> Response<HttpBody> {
+        let Some(rest) = self.shared.rest.clone() else {
+            return RestAnswer::json(
+                501,
+                &serde_json::json!({
+                    "code": 501,
+                    "message": "the beacon API is not enabled: start lightprov-node with --consensus sync-committee",
+                }),
+            )
+            .response();
+        };
+        let path = req.uri().path().to_owned();
+        let query = req.uri().query().map(str::to_owned);
+        let accept = req
+            .headers()
+            .get(header::ACCEPT)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let work = self.shared.work.clone().acquire_owned().await;
+        let answer = tokio::task::spawn_blocking(move || {
+            let _held = work;
+            rest.get(&path, query.as_deref(), accept.as_deref())
+        })
+        .await;
+        match answer {
+            Ok(a) => a.response(),
+            Err(e) => {
+                tracing::error!("REST handler failed: {e}");
+                RestAnswer::json(
+                    500,
+                    &serde_json::json!({ "code": 500, "message": "internal error: the handler failed" }),
+                )
+                .response()
+            }
+        }
     }
 }
 
