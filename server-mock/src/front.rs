@@ -21,6 +21,10 @@
 //! "Invalid request". [`triage`] runs that check on its own, without sockets — what the front
 //! does with a body once it is in — for tests and the fuzz target; [`merge_batch`] builds a
 //! batch's answer from jsonrpsee's and the refused entries'.
+//!
+//! `GET`s under [`REST_PREFIXES`] (`/eth/`, `/lightprov/v1/`) go to the node's [`Rest`] handler
+//! (the beacon API of `--consensus sync-committee`) under the same connection and time limits,
+//! or are answered 501 when the node runs none.
 
 use std::{
     borrow::Cow,
