@@ -288,7 +288,13 @@ async fn main() -> anyhow::Result<()> {
             let settings = beacon::Settings {
                 participation: args.sync_participation,
             };
+            let started = std::time::Instant::now();
             let b = BeaconChain::open(&chain, settings).context("building the beacon chain")?;
+            tracing::info!(
+                "beacon chain: {} slots derived from the execution chain in {:.2?}",
+                b.head_slot().map_or(0, |h| h + 1),
+                started.elapsed()
+            );
             println!(
                 "beacon        minimal preset, {}, genesis validators root 0x{}, slot {}, {}/{} signing",
                 beacon::FORK.name(),

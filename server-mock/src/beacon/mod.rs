@@ -24,7 +24,10 @@
 
 pub mod rest;
 
-use std::{collections::HashMap, sync::Arc};
+use std::{
+    collections::HashMap,
+    sync::{Arc, LazyLock},
+};
 
 use alloy_consensus::Header;
 use bls12_381::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
@@ -167,13 +170,36 @@ fn u64_chunk(v: u64) -> Root {
     c
 }
 
-/// A fixed root standing for a field the light client never opens.
-fn filler(what: &str, i: usize) -> Root {
-    sha256(&[
-        b"lightprov simulated beacon ",
-        what.as_bytes(),
-        &(i as u64).to_le_bytes(),
-    ])
+/// Fixed roots standing for the fields the light client never opens: `fields` of them, then
+/// zero chunks up to `leaves`.
+fn fillers(what: &str, fields: usize, leaves: usize) -> Vec<Root> {
+    (0..leaves)
+        .map(|i| match i < fields {
+            true => sha256(&[
+                b"lightprov simulated beacon ",
+                what.as_bytes(),
+                &(i as u64).to_le_bytes(),
+            ]),
+            false => [0; 32],
+        })
+        .collect()
+}
+
+/// The state's and the body's leaves before the chain's own are set (hashed once).
+static STATE_FILLERS: LazyLock<Vec<Root>> =
+    LazyLock::new(|| fillers("state field", STATE_FIELDS, STATE_LEAVES));
+static BODY_FILLERS: LazyLock<Vec<Root>> =
+    LazyLock::new(|| fillers("body field", BODY_FIELDS, BODY_LEAVES));
+
+/// `leaves` with the leaves `set` gives.
+fn with_leaves(leaves: &[Root], set: &[(usize, Root)]) -> Vec<Root> {
+    let mut out = leaves.to_vec();
+    for (i, v) in set {
+        if let Some(l) = out.get_mut(*i) {
+            *l = *v;
+        }
+    }
+    out
 }
 
 /// The root of a tree over `leaves` (a power of two) and the branch (bottom up) of leaf `index`.
@@ -232,20 +258,17 @@ pub fn payload_header(header: &Header, hash: Root) -> ExecutionPayloadHeader {
 
 /// The leaves of a block body committing to `payload`.
 fn body_leaves(payload: &ExecutionPayloadHeader) -> Vec<Root> {
-    (0..BODY_LEAVES)
-        .map(|i| match i {
-            BODY_EXECUTION_PAYLOAD => payload.hash_tree_root(FORK),
-            BODY_GRAFFITI => {
-                let mut g = [0u8; 32];
-                if let Some(dst) = g.get_mut(..9) {
-                    dst.copy_from_slice(b"lightprov");
-                }
-                g
-            }
-            i if i < BODY_FIELDS => filler("body field", i),
-            _ => [0; 32],
-        })
-        .collect()
+    let mut graffiti = [0u8; 32];
+    if let Some(dst) = graffiti.get_mut(..9) {
+        dst.copy_from_slice(b"lightprov");
+    }
+    with_leaves(
+        &BODY_FILLERS,
+        &[
+            (BODY_EXECUTION_PAYLOAD, payload.hash_tree_root(FORK)),
+            (BODY_GRAFFITI, graffiti),
+        ],
+    )
 }
 
 fn bad(e: impl std::fmt::Display) -> anyhow::Error {
@@ -403,22 +426,27 @@ impl BeaconChain {
         let period = PRESET.period(slot);
         let current = self.committee(period).root;
         let next = self.committee(period + 1).root;
-        let gvr = self.network.genesis_validators_root;
-        Ok((0..STATE_LEAVES)
-            .map(|i| match i {
-                STATE_GENESIS_TIME => u64_chunk(self.network.genesis_time),
-                STATE_GENESIS_VALIDATORS_ROOT => gvr,
-                STATE_SLOT => u64_chunk(slot),
-                STATE_PREVIOUS_JUSTIFIED => c.previous_justified.hash_tree_root(),
-                STATE_CURRENT_JUSTIFIED => c.current_justified.hash_tree_root(),
-                STATE_FINALIZED => c.finalized.hash_tree_root(),
-                STATE_CURRENT_SYNC_COMMITTEE => current,
-                STATE_NEXT_SYNC_COMMITTEE => next,
-                STATE_EXECUTION_PAYLOAD_HEADER => payload.hash_tree_root(FORK),
-                i if i < STATE_FIELDS => filler("state field", i),
-                _ => [0; 32],
-            })
-            .collect())
+        let n = &self.network;
+        Ok(with_leaves(
+            &STATE_FILLERS,
+            &[
+                (STATE_GENESIS_TIME, u64_chunk(n.genesis_time)),
+                (STATE_GENESIS_VALIDATORS_ROOT, n.genesis_validators_root),
+                (STATE_SLOT, u64_chunk(slot)),
+                (
+                    STATE_PREVIOUS_JUSTIFIED,
+                    c.previous_justified.hash_tree_root(),
+                ),
+                (
+                    STATE_CURRENT_JUSTIFIED,
+                    c.current_justified.hash_tree_root(),
+                ),
+                (STATE_FINALIZED, c.finalized.hash_tree_root()),
+                (STATE_CURRENT_SYNC_COMMITTEE, current),
+                (STATE_NEXT_SYNC_COMMITTEE, next),
+                (STATE_EXECUTION_PAYLOAD_HEADER, payload.hash_tree_root(FORK)),
+            ],
+        ))
     }
 
     /// The state leaves of the block at `slot` (read back from the execution chain).
@@ -482,6 +510,18 @@ impl BeaconChain {
     /// The `LightClientUpdate` whose attested header is the block at `attested`, signed in the
     /// next slot: with the next sync committee, and the finalized checkpoint's header.
     pub fn update(&mut self, chain: &Chain, attested: Slot) -> anyhow::Result<LightClientUpdate> {
+        let mut u = self.unsigned_update(chain, attested)?;
+        self.sign(&mut u);
+        Ok(u)
+    }
+
+    /// [`BeaconChain::update`] before [`BeaconChain::sign`]: what needs the execution chain
+    /// (its sync aggregate is empty).
+    pub fn unsigned_update(
+        &mut self,
+        chain: &Chain,
+        attested: Slot,
+    ) -> anyhow::Result<LightClientUpdate> {
         let signature_slot = attested + 1;
         if self.head_slot().is_none_or(|h| signature_slot > h) {
             anyhow::bail!("no block at slot {signature_slot} signs slot {attested} yet");
@@ -498,7 +538,7 @@ impl BeaconChain {
             0 => LightClientHeader::empty(FORK),
             e => self.light_client_header(chain, e * PRESET.slots_per_epoch)?,
         };
-        let mut update = LightClientUpdate {
+        Ok(LightClientUpdate {
             attested_header,
             next_sync_committee: self.sync_committee(PRESET.period(attested) + 1),
             next_sync_committee_branch: next_branch,
@@ -509,17 +549,16 @@ impl BeaconChain {
                 sync_committee_signature: [0; 96],
             },
             signature_slot,
-        };
-        update.sync_aggregate = self.aggregate(&update);
-        Ok(update)
+        })
     }
 
-    /// The members' aggregate signature over `update`'s attested block root (of the committee
-    /// of its signature slot's period).
-    fn aggregate(&mut self, update: &LightClientUpdate) -> SyncAggregate {
+    /// Signs `update`: the aggregate of the participating members' signatures over its attested
+    /// block root, by the committee of its signature slot's period (cached by signature slot).
+    pub fn sign(&mut self, update: &mut LightClientUpdate) {
         let slot = update.signature_slot;
         if let Some(a) = self.aggregates.get(&slot) {
-            return a.clone();
+            update.sync_aggregate = a.clone();
+            return;
         }
         let committee = self.committee(PRESET.period(slot));
         let message = sync_committee_signing_root(&self.network, update);
@@ -543,45 +582,47 @@ impl BeaconChain {
             self.aggregates.clear();
         }
         self.aggregates.insert(slot, a.clone());
-        a
+        update.sync_aggregate = a;
     }
 
-    /// The best update of `period` (spec: the one a server keeps): attested at the period's
-    /// last slot but one, signed at its last slot; in the head's period, attested at the head's
-    /// parent and signed by the head. `None` while the period has no two blocks.
+    /// The attested slot of the best update of `period` (spec: the one a server keeps): the
+    /// period's last slot but one, signed at its last slot; in the head's period, the head's
+    /// parent, signed by the head. `None` while the period has no two blocks.
+    pub fn period_attested(&self, period: u64) -> Option<Slot> {
+        let head = self.head_slot()?;
+        let per = PRESET.update_timeout();
+        let first = period.saturating_mul(per);
+        let signature = head.min(first.saturating_add(per - 1));
+        (signature > first).then(|| signature - 1)
+    }
+
+    /// The attested slot of the latest finality and optimistic updates: the head's parent,
+    /// signed by the head (`None` for a chain of one block).
+    pub fn latest_attested(&self) -> Option<Slot> {
+        self.head_slot()?.checked_sub(1)
+    }
+
+    /// The best update of `period` ([`BeaconChain::period_attested`]).
     pub fn period_update(
         &mut self,
         chain: &Chain,
         period: u64,
     ) -> anyhow::Result<Option<LightClientUpdate>> {
-        let Some(head) = self.head_slot() else {
-            return Ok(None);
-        };
-        let per = PRESET.update_timeout();
-        let first = period.saturating_mul(per);
-        let signature = head.min(first.saturating_add(per - 1));
-        if signature < first + 1 {
-            return Ok(None);
-        }
-        self.update(chain, signature - 1).map(Some)
+        self.period_attested(period)
+            .map(|a| self.update(chain, a))
+            .transpose()
     }
 
-    /// The latest `LightClientFinalityUpdate`: the head's parent attested, signed by the head.
+    /// The latest `LightClientFinalityUpdate` ([`BeaconChain::latest_attested`]).
     pub fn finality_update(
         &mut self,
         chain: &Chain,
     ) -> anyhow::Result<Option<LightClientFinalityUpdate>> {
-        let Some(head) = self.head_slot().filter(|h| *h > 0) else {
-            return Ok(None);
-        };
-        let u = self.update(chain, head - 1)?;
-        Ok(Some(LightClientFinalityUpdate {
-            attested_header: u.attested_header,
-            finalized_header: u.finalized_header,
-            finality_branch: u.finality_branch,
-            sync_aggregate: u.sync_aggregate,
-            signature_slot: u.signature_slot,
-        }))
+        Ok(self
+            .latest_attested()
+            .map(|a| self.update(chain, a))
+            .transpose()?
+            .map(finality_of))
     }
 
     /// The latest `LightClientOptimisticUpdate`.
@@ -590,12 +631,10 @@ impl BeaconChain {
         chain: &Chain,
     ) -> anyhow::Result<Option<LightClientOptimisticUpdate>> {
         Ok(self
-            .finality_update(chain)?
-            .map(|u| LightClientOptimisticUpdate {
-                attested_header: u.attested_header,
-                sync_aggregate: u.sync_aggregate,
-                signature_slot: u.signature_slot,
-            }))
+            .latest_attested()
+            .map(|a| self.update(chain, a))
+            .transpose()?
+            .map(optimistic_of))
     }
 
     /// `compute_fork_digest` at `epoch` (Fulu's: the fork data root's first 4 bytes XORed with
@@ -639,6 +678,26 @@ impl BeaconChain {
         let message = compute_signing_root(&block.root, &domain);
         let sk = secret(&self.seed, b"proposer", block.header.proposer_index, 0);
         Ok(G2Affine::from(hash_to_g2(&message) * sk).to_compressed())
+    }
+}
+
+/// The finality update of `u`: its attested and finalized headers, signature and slot.
+pub fn finality_of(u: LightClientUpdate) -> LightClientFinalityUpdate {
+    LightClientFinalityUpdate {
+        attested_header: u.attested_header,
+        finalized_header: u.finalized_header,
+        finality_branch: u.finality_branch,
+        sync_aggregate: u.sync_aggregate,
+        signature_slot: u.signature_slot,
+    }
+}
+
+/// The optimistic update of `u`: its attested header, signature and slot.
+pub fn optimistic_of(u: LightClientUpdate) -> LightClientOptimisticUpdate {
+    LightClientOptimisticUpdate {
+        attested_header: u.attested_header,
+        sync_aggregate: u.sync_aggregate,
+        signature_slot: u.signature_slot,
     }
 }
 

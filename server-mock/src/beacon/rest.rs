@@ -18,12 +18,15 @@
 //! block or root (or an update not there yet), 400 naming a bad parameter, 406 for an `Accept`
 //! that excludes SSZ on the light-client paths.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 
-use lightprov_types::beacon::{BeaconBlockHeader, Root, Slot};
+use lightprov_types::beacon::{BeaconBlockHeader, LightClientUpdate, Root, Slot};
 use serde_json::{Value, json};
 
-use super::{BeaconChain, COMMITTEE_SIZE, FORK, MAX_REQUEST_LIGHT_CLIENT_UPDATES, PRESET};
+use super::{
+    BeaconChain, COMMITTEE_SIZE, FORK, MAX_REQUEST_LIGHT_CLIENT_UPDATES, PRESET, finality_of,
+    optimistic_of,
+};
 use crate::{
     chain::Chain,
     front::{Rest, RestAnswer},
@@ -114,22 +117,57 @@ impl BeaconApi {
         }
     }
 
-    /// The beacon chain, synced with the execution chain, with the chain read-locked.
-    fn with<T>(
+    /// Runs `f` on the beacon chain, synced with the execution chain, with the chain
+    /// read-locked; returns the beacon chain still locked, the chain's lock released. (The
+    /// beacon chain is locked first, then the chain, everywhere.)
+    fn locked<T>(
         &self,
         f: impl FnOnce(&mut BeaconChain, &Chain) -> Result<T, RestAnswer>,
-    ) -> Result<T, RestAnswer> {
+    ) -> Result<(MutexGuard<'_, BeaconChain>, T), RestAnswer> {
+        let mut beacon = self
+            .beacon
+            .lock()
+            .map_err(|_| internal("beacon lock poisoned"))?;
         let chain = self
             .node
             .chain
             .read()
             .map_err(|_| internal("chain lock poisoned"))?;
-        let mut beacon = self
-            .beacon
-            .lock()
-            .map_err(|_| internal("beacon lock poisoned"))?;
         beacon.sync(&chain).map_err(internal)?;
-        f(&mut beacon, &chain)
+        let t = f(&mut beacon, &chain)?;
+        Ok((beacon, t))
+    }
+
+    /// [`BeaconApi::locked`]'s result alone.
+    fn with<T>(
+        &self,
+        f: impl FnOnce(&mut BeaconChain, &Chain) -> Result<T, RestAnswer>,
+    ) -> Result<T, RestAnswer> {
+        self.locked(f).map(|(_, t)| t)
+    }
+
+    /// The updates attested at the slots `pick` chooses, with the fork digest of each: built
+    /// under the chain's read lock, signed after it is released (the committee's signatures
+    /// take some milliseconds per update; block production need not wait for them).
+    fn signed_updates(
+        &self,
+        pick: impl FnOnce(&BeaconChain) -> Result<Vec<Slot>, RestAnswer>,
+    ) -> Result<Vec<(LightClientUpdate, [u8; 4])>, RestAnswer> {
+        let (mut beacon, unsigned) = self.locked(|b, c| {
+            pick(b)?
+                .into_iter()
+                .map(|a| b.unsigned_update(c, a))
+                .collect::<anyhow::Result<Vec<_>>>()
+                .map_err(internal)
+        })?;
+        Ok(unsigned
+            .into_iter()
+            .map(|mut u| {
+                beacon.sign(&mut u);
+                let digest = beacon.fork_digest(PRESET.epoch(u.attested_header.beacon.slot));
+                (u, digest)
+            })
+            .collect())
     }
 
     fn answer(&self, path: &str, query: Option<&str>, accept: Option<&str>) -> RestAnswer {
@@ -191,34 +229,36 @@ impl BeaconApi {
                     ));
                 }
                 let count = count.min(MAX_REQUEST_LIGHT_CLIENT_UPDATES);
-                self.with(|b, c| {
-                    let mut body = Vec::new();
-                    for p in start..start.saturating_add(count) {
-                        let Some(u) = b.period_update(c, p).map_err(internal)? else {
-                            break;
-                        };
-                        let digest = b.fork_digest(PRESET.epoch(u.attested_header.beacon.slot));
-                        let bytes = u.encode();
-                        body.extend_from_slice(&((bytes.len() + 4) as u64).to_le_bytes());
-                        body.extend_from_slice(&digest);
-                        body.extend_from_slice(&bytes);
-                    }
-                    Ok(ssz(body))
-                })
+                let updates = self.signed_updates(|b| {
+                    Ok((start..start.saturating_add(count))
+                        .map_while(|p| b.period_attested(p))
+                        .collect())
+                })?;
+                let mut body = Vec::new();
+                for (u, digest) in updates {
+                    let bytes = u.encode();
+                    body.extend_from_slice(&((bytes.len() + 4) as u64).to_le_bytes());
+                    body.extend_from_slice(&digest);
+                    body.extend_from_slice(&bytes);
+                }
+                Ok(ssz(body))
             }
-            "finality_update" | "optimistic_update" => self.with(|b, c| {
-                let bytes = if what == "finality_update" {
-                    b.finality_update(c).map_err(internal)?.map(|u| u.encode())
-                } else {
-                    b.optimistic_update(c)
-                        .map_err(internal)?
-                        .map(|u| u.encode())
-                };
-                bytes.map(ssz).ok_or_else(|| {
+            "finality_update" | "optimistic_update" => {
+                let latest =
+                    self.signed_updates(|b| Ok(b.latest_attested().into_iter().collect()))?;
+                let Some((u, _)) = latest.into_iter().next() else {
                     let what = what.replace('_', " ");
-                    error(404, format!("no {what} yet: the chain has one block"))
-                })
-            }),
+                    return Err(error(
+                        404,
+                        format!("no {what} yet: the chain has one block"),
+                    ));
+                };
+                Ok(ssz(if what == "finality_update" {
+                    finality_of(u).encode()
+                } else {
+                    optimistic_of(u).encode()
+                }))
+            }
             _ => Err(error(
                 404,
                 format!(
@@ -271,12 +311,15 @@ impl BeaconApi {
                 None => block_slot(b, id, "state_id")?,
             };
             let c = b.checkpoints(slot).map_err(internal)?;
+            let head = b.head_slot().unwrap_or_default();
+            let finalized = b.checkpoints(head).map_err(internal)?.finalized.epoch
+                * PRESET.slots_per_epoch;
             let cp = |c: super::Checkpoint| json!({ "epoch": c.epoch.to_string(), "root": hex(&c.root) });
             Ok(RestAnswer::json(
                 200,
                 &json!({
                     "execution_optimistic": false,
-                    "finalized": false,
+                    "finalized": slot <= finalized,
                     "data": {
                         "previous_justified": cp(c.previous_justified),
                         "current_justified": cp(c.current_justified),
