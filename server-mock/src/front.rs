@@ -1341,4 +1341,87 @@ mod tests {
         assert_eq!(err.kind(), io::ErrorKind::TimedOut);
         assert!(started.elapsed() < Duration::from_secs(10));
     }
+
+    /// Echoes what it was asked.
+    struct Echo;
+
+    impl Rest for Echo {
+        fn get(&self, path: &str, query: Option<&str>, accept: Option<&str>) -> RestAnswer {
+            let mut a = RestAnswer::json(
+                200,
+                &serde_json::json!({ "path": path, "query": query, "accept": accept }),
+            );
+            a.headers.push(("eth-consensus-version", "fulu".to_owned()));
+            a
+        }
+    }
+
+    /// One request over a fresh connection: the whole answer, head and body.
+    async fn raw(addr: std::net::SocketAddr, request: &str) -> String {
+        let mut s = TcpStream::connect(addr).await.unwrap();
+        s.write_all(request.as_bytes()).await.unwrap();
+        let mut out = String::new();
+        tokio::time::timeout(Duration::from_secs(10), s.read_to_string(&mut out))
+            .await
+            .unwrap()
+            .unwrap();
+        out
+    }
+
+    #[tokio::test]
+    async fn gets_under_the_rest_prefixes_reach_the_handler_or_say_how_to_enable_it() {
+        for rest in [Some(Arc::new(Echo) as Arc<dyn Rest>), None] {
+            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            let (stop, handle) = jsonrpsee::server::stop_channel();
+            let limits = Limits {
+                max_request_bytes: 1 << 16,
+                max_response_bytes: 1 << 16,
+                max_connections: 4,
+                max_batch: MAX_BATCH,
+                request_timeout: Duration::from_secs(10),
+                idle_timeout: Duration::from_secs(10),
+            };
+            let server = tokio::spawn(serve(
+                listener,
+                jsonrpsee::RpcModule::new(()),
+                rest.clone(),
+                limits,
+                stop,
+            ));
+            let get = |path: &str| {
+                format!(
+                    "GET {path} HTTP/1.1\r\nhost: x\r\naccept: application/octet-stream\r\nconnection: close\r\n\r\n"
+                )
+            };
+            let a = raw(
+                addr,
+                &get("/eth/v1/beacon/light_client/updates?start_period=1&count=2"),
+            )
+            .await;
+            let b = raw(addr, &get("/lightprov/v1/beacon/status")).await;
+            if rest.is_some() {
+                assert!(a.starts_with("HTTP/1.1 200"), "{a}");
+                assert!(a.contains("eth-consensus-version: fulu"), "{a}");
+                assert!(
+                    a.contains(r#""path":"/eth/v1/beacon/light_client/updates""#),
+                    "{a}"
+                );
+                assert!(a.contains(r#""query":"start_period=1&count=2""#), "{a}");
+                assert!(a.contains(r#""accept":"application/octet-stream""#), "{a}");
+                assert!(b.starts_with("HTTP/1.1 200"), "{b}");
+            } else {
+                for r in [&a, &b] {
+                    assert!(r.starts_with("HTTP/1.1 501"), "{r}");
+                    assert!(r.contains("--consensus sync-committee"), "{r}");
+                }
+            }
+            // Other GETs are JSON-RPC's refusal, as before.
+            let c = raw(addr, &get("/")).await;
+            assert!(c.starts_with("HTTP/1.1 405"), "{c}");
+            assert!(c.contains("JSON-RPC requests are POSTed"), "{c}");
+            handle.stop().unwrap();
+            server.await.unwrap();
+        }
+    }
 }
