@@ -4,7 +4,8 @@
  * followed by `BeaconStore` from a finalized checkpoint across a sync committee period (the
  * committee rotating), and the verified finalized and optimistic execution blocks are the ones
  * `eth_getBlockByNumber` returns. Bad requests get the API's errors; a restarted node serves
- * the same roots; a node without the flag says how to enable it.
+ * the same roots; below two thirds of the committee signing, the optimistic head moves and the
+ * finalized one does not; a node without the flag says how to enable it.
  */
 import { isVerificationError } from '@lightprov/sdk';
 import { BeaconStore, type BeaconFork, loadBeacon } from '@lightprov/sdk/beacon';
@@ -164,6 +165,34 @@ describe('the sync committee of lightprov-node', () => {
     expect(after.finalized).toEqual(before.finalized);
     expect(after.network).toEqual(before.network);
     expect((await json(`/eth/v1/beacon/headers/${before.currentSlot}`)).body.data.root).toBe(root);
+  });
+
+  it('below two thirds of the committee, moves the optimistic head and not the finalized one', async () => {
+    const low = await startNode({ args: ['--engines', 'mpt', '--consensus', 'sync-committee', '--sync-participation', '20'] });
+    try {
+      await mine(low.url, 40);
+      const get = async (p: string) => fetch(new URL(p, low.url), { headers: { accept: SSZ } });
+      const s = (await (await get('/lightprov/v1/beacon/status')).json()) as Status;
+      expect(s.participation).toBe(20);
+      const network = { preset: 'minimal' as const, genesisValidatorsRoot: s.network.genesisValidatorsRoot, lastFork: s.network.lastFork };
+      const trustedBlockRoot = (await (await get('/eth/v1/beacon/headers/8')).json()).data.root as string;
+      const boot = await get(`/eth/v1/beacon/light_client/bootstrap/${trustedBlockRoot}`);
+      const store = BeaconStore.bootstrap({ network, trustedBlockRoot, bootstrap: { fork: 'fulu', ssz: new Uint8Array(await boot.arrayBuffer()) } });
+      try {
+        const currentSlot = BigInt(s.currentSlot);
+        const fu = new Uint8Array(await (await get('/eth/v1/beacon/light_client/finality_update')).arrayBuffer());
+        expect(store.processFinalityUpdate({ fork: 'fulu', ssz: fu, currentSlot })).toEqual({ applied: false, optimistic: true });
+        expect(store.finalizedHeader().slot).toBe(8n);
+        expect(store.optimisticHeader().slot).toBe(currentSlot - 1n);
+        expect(store.optimisticHeader().execution?.blockHash).toBe(
+          ((await rpc(low.url, 'eth_getBlockByNumber', ['0x' + (currentSlot - 1n).toString(16), false])) as { hash: string }).hash,
+        );
+      } finally {
+        store.free();
+      }
+    } finally {
+      await low.stop();
+    }
   });
 
   it('is not served without --consensus sync-committee, and the node says how to enable it', async () => {
