@@ -80,6 +80,8 @@ export interface BeaconExecutionHead {
 export class BeaconHead {
   private lastRefresh = 0;
   private refreshing: Promise<void> | undefined;
+  /** Signers of the newest optimistic update applied, and the committee's size. */
+  private signers: { signed: number; size: number } | undefined;
 
   private constructor(
     readonly net: Transport,
@@ -158,6 +160,15 @@ export class BeaconHead {
     return { head: this.opts.head === 'finalized' ? finalized : of(this.optimistic(), 'optimistic'), finalized };
   }
 
+  /**
+   * How many of the sync committee signed the newest optimistic update the store applied (its
+   * aggregate signature verified over exactly those members' keys), of how many; `undefined`
+   * until one is applied.
+   */
+  participation(): { signed: number; size: number } | undefined {
+    return this.signers;
+  }
+
   /** The store's bytes, as saved. */
   save(): Uint8Array {
     return this.store.save();
@@ -234,7 +245,10 @@ export class BeaconHead {
         const fork = forkFor(this.network, kind, body, version, e, path);
         try {
           if (kind === 'finality_update') this.store.processFinalityUpdate({ fork, ssz: body, currentSlot: now });
-          else this.store.processOptimisticUpdate({ fork, ssz: body, currentSlot: now });
+          else {
+            this.store.processOptimisticUpdate({ fork, ssz: body, currentSlot: now });
+            this.signers = signersOf(body, this.opts.public ? 512 : 32);
+          }
         } catch (err) {
           if (!benign(err)) throw err;
         }
@@ -245,6 +259,16 @@ export class BeaconHead {
       if (!(err instanceof RpcError) || lied(err)) throw err;
     }
   }
+}
+
+/**
+ * The members that signed a `LightClientOptimisticUpdate` (one the store verified): its sync
+ * aggregate's bits follow the 4-byte offset of its header, `size / 8` bytes.
+ */
+function signersOf(ssz: Uint8Array, size: number): { signed: number; size: number } {
+  let signed = 0;
+  for (const b of ssz.subarray(4, 4 + size / 8)) for (let x = b; x !== 0; x &= x - 1) signed++;
+  return { signed, size };
 }
 
 /** Whether a failure (or any node's, for a failover) was a node's lie, not an absence. */

@@ -142,13 +142,17 @@ export class LightClient {
 
   /**
    * With `trust: { beacon }`: the beacon light client's verified headers — finalized and
-   * optimistic, each with its execution block — after a refresh. `undefined` for other anchors.
+   * optimistic, each with its execution block — after a refresh, how many of the committee
+   * signed the newest, and the beacon nodes marked faulty. `undefined` for other anchors.
    */
-  async beacon(): Promise<{ finalized: BeaconHeader; optimistic: BeaconHeader; faultyNodes: { url: string; error: Error }[] } | undefined> {
+  async beacon(): Promise<
+    | { finalized: BeaconHeader; optimistic: BeaconHeader; participation: { signed: number; size: number } | undefined; faultyNodes: { url: string; error: Error }[] }
+    | undefined
+  > {
     const b = this.beaconHead;
     if (b === undefined) return undefined;
     await b.refresh();
-    return { finalized: b.finalized(), optimistic: b.optimistic(), faultyNodes: b.net.faultyNodes() };
+    return { finalized: b.finalized(), optimistic: b.optimistic(), participation: b.participation(), faultyNodes: b.net.faultyNodes() };
   }
 
   /** The verified header of a block ('latest' is the node's head, verified back to the anchor). */

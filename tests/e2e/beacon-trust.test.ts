@@ -60,6 +60,8 @@ describe('trust: { beacon } against the simulated sync committee', () => {
     expect(b?.optimistic.execution?.blockHash).toBe(head.hash);
     const onNode = (await rpc(node.url, 'eth_getBlockByNumber', ['0x' + head.number.toString(16), false])) as { hash: string };
     expect(onNode.hash).toBe(head.hash);
+    // The node's default: 30 of its 32 members sign.
+    expect(b?.participation).toEqual({ signed: 30, size: 32 });
     const fin = await client.getHeader('finalized');
     expect(fin.hash).toBe(b?.finalized.execution?.blockHash);
     expect(fin.number).toBeLessThan(head.number);

@@ -117,6 +117,8 @@ describe('BeaconFollower over scripted beacon nodes (real mainnet periods 862..8
     expect(f.optimistic().slot).toBe(7109431n);
     expect(head.slot).toBe(7109431n);
     expect(head.number).toBe(f.optimistic().execution?.blockNumber);
+    // 510 of the 512 members signed the optimistic update (tests/fixtures/beacon/real/SOURCE.md).
+    expect(f.participation()).toEqual({ signed: 510, size: 512 });
   });
 
   it('reads the fork from the bytes when the Eth-Consensus-Version header is not exposed', async () => {
