@@ -68,6 +68,12 @@ describe('trust: { beacon } against the simulated sync committee', () => {
     const who = node.accounts[0]?.address as string;
     const want = BigInt((await rpc(node.url, 'eth_getBalance', [who, '0x' + head.number.toString(16)])) as string);
     expect(await client.getBalance(who)).toBe(want);
+    // Through EIP-1193 (what ethers and viem use): the head and a balance, verified the same way.
+    const eip = client.asEip1193();
+    const eipHead = BigInt((await eip.request({ method: 'eth_blockNumber' })) as string);
+    expect(eipHead).toBeGreaterThanOrEqual(head.number);
+    const atHead = (await eip.request({ method: 'eth_getBalance', params: [who, '0x' + head.number.toString(16)] })) as string;
+    expect(BigInt(atHead)).toBe(want);
     // An older block, by the hash links back from the verified head.
     expect((await client.getHeader(1n)).hash).toBe(((await rpc(node.url, 'eth_getBlockByNumber', ['0x1', false])) as { hash: string }).hash);
   });
