@@ -55,7 +55,9 @@ const tables = process.env.LIGHTPROV_LVMT_TABLES ? ['--lvmt-tables', process.env
 // The transfer workload moves wei between 1000 accounts every block, so their balance
 // histories have a point every few blocks for the explorer to draw; two signed transfers
 // between the dev accounts per block leave transactions, receipts and Transfer events.
-const node = spawn(bin, ['--data-dir', dataDir, '--port', port, '--block-time', '1s', '--workload', 'transfer', '--tx-per-block', txPerBlock, '--transfers', '2', ...tables], {
+// A simulated sync committee signs every block (the beacon light-client API on the same port):
+// the page follows it as a wallet on Ethereum would.
+const node = spawn(bin, ['--data-dir', dataDir, '--port', port, '--block-time', '1s', '--workload', 'transfer', '--tx-per-block', txPerBlock, '--transfers', '2', '--consensus', 'sync-committee', ...tables], {
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 // The node's log goes to stdout: everything until it listens, then all but the per-block lines
@@ -215,6 +217,27 @@ try {
         res.end(`lightprov-node is not answering: ${e.message}`);
       });
       return req.pipe(up);
+    }
+    if (url.pathname.startsWith('/eth/v1/beacon/') || url.pathname.startsWith('/lightprov/v1/beacon/')) {
+      // Same-origin beacon light-client API (GET), with the headers a client reads.
+      if (req.method !== 'GET') {
+        res.writeHead(405, { allow: 'GET' });
+        return res.end();
+      }
+      const up = http.request(
+        { host: nodeUrl.hostname, port: nodeUrl.port, path: url.pathname + url.search, method: 'GET', headers: { accept: req.headers.accept ?? 'application/json' } },
+        (r) => {
+          const headers = { 'content-type': r.headers['content-type'] ?? 'application/octet-stream', 'cache-control': 'no-store' };
+          if (r.headers['eth-consensus-version']) headers['eth-consensus-version'] = r.headers['eth-consensus-version'];
+          res.writeHead(r.statusCode ?? 502, headers);
+          r.pipe(res);
+        },
+      );
+      up.on('error', (e) => {
+        if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
+        res.end(`lightprov-node is not answering: ${e.message}`);
+      });
+      return up.end();
     }
     if (url.pathname === '/demo-config.json') {
       res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });

@@ -4,6 +4,7 @@ import './style.css';
 import { init } from '@lightprov/sdk';
 
 import { setupAccounts } from './accounts.js';
+import { setupBeacon } from './beacon.js';
 import { setupCompare } from './compare.js';
 import { setupConnect } from './connect.js';
 import { setupForgery } from './forgery.js';
@@ -21,6 +22,7 @@ setupCompare();
 setupInspector();
 setupForgery();
 setupTransfer();
+setupBeacon();
 // Start loading the verifier (a separate .wasm asset) while the user reads the form.
 init().catch((e: unknown) => byId('connect-out').replaceChildren(errorBox(e, 'Loading the WebAssembly verifier')));
 document.body.dataset['ready'] = 'true';

@@ -10,6 +10,7 @@ import { NodeFaultError, RpcError, VerificationError, wasmCall } from './errors.
 import { type VerifiedHeader, encodeHeader } from './header.js';
 import { bytesArg, bytesToHex, hexToBigInt, hexToBytes } from './hex.js';
 import { loadFamily, wasmOf } from './init.js';
+import type { BeaconExecutionHead, BeaconHead, BeaconTrust } from './beacon-head.js';
 import type { Endpoint, Transport } from './transport.js';
 
 /**
@@ -23,6 +24,7 @@ import type { Endpoint, Transport } from './transport.js';
 export type Trust = (
   | { genesisHash: string; signers: readonly string[]; commitments?: readonly string[] }
   | { checkpoint: { number: number | bigint; hash: string }; signers?: readonly string[]; commitments?: readonly string[] }
+  | { beacon: BeaconTrust; commitments?: readonly string[] }
 ) & {
   /**
    * The chain's EIP-155 id. No header commits to it, so a node's `eth_chainId` can only be
@@ -46,7 +48,7 @@ export interface Anchor {
   number: bigint;
   hash: string;
   /** The argument that named it, for errors. */
-  field: 'trust.genesisHash' | 'trust.checkpoint.hash';
+  field: 'trust.genesisHash' | 'trust.checkpoint.hash' | 'trust.beacon';
   /** `trust.commitments`, if given. */
   commitments: readonly string[] | undefined;
   /** `trust.chainId`, if given. */
@@ -58,7 +60,7 @@ export interface Anchor {
 /** Checks a caller's trust argument. */
 export function anchorArg(trust: unknown): Anchor {
   const t = trust as Partial<{ genesisHash: string; signers: readonly string[]; checkpoint: { number: number | bigint; hash: string }; commitments: unknown }>;
-  if (typeof t !== 'object' || t === null) throw new TypeError('trust: expected {genesisHash, signers} or {checkpoint}');
+  if (typeof t !== 'object' || t === null) throw new TypeError('trust: expected {genesisHash, signers}, {checkpoint} or {beacon}');
   if (t.commitments !== undefined && !(Array.isArray(t.commitments) && t.commitments.every((c) => typeof c === 'string'))) {
     throw new TypeError('trust.commitments: expected an array of commitment names (coleRoot, lvmtRoot, …)');
   }
@@ -73,6 +75,11 @@ export function anchorArg(trust: unknown): Anchor {
     if (signerList.length === 0) throw new RangeError('trust.signers: a genesis anchor needs at least one signer');
     return { number: 0n, hash: bytesToHex(bytesArg(t.genesisHash, 'trust.genesisHash', 32)), signers, field: 'trust.genesisHash', commitments, chainId };
   }
+  if ((t as { beacon?: unknown }).beacon !== undefined) {
+    if (signerList.length > 0) throw new TypeError('trust.signers: a beacon anchor has no signers (the sync committee signs its headers)');
+    // The block comes from the beacon chain once it is synced (LightClient.connect).
+    return { number: -1n, hash: '', signers, field: 'trust.beacon', commitments, chainId };
+  }
   if (t.checkpoint !== undefined) {
     const checkpoint = t.checkpoint as { number?: unknown; hash?: unknown };
     return {
@@ -84,7 +91,7 @@ export function anchorArg(trust: unknown): Anchor {
       chainId,
     };
   }
-  throw new TypeError('trust: expected {genesisHash, signers} or {checkpoint: {number, hash}}');
+  throw new TypeError('trust: expected {genesisHash, signers}, {checkpoint: {number, hash}} or {beacon: {network, checkpoint, urls}}');
 }
 
 /**
@@ -172,6 +179,10 @@ export class HeaderChain {
   private readonly anchorNumber: bigint;
   /** How often a heavier branch replaced the verified one. */
   reorgs = 0;
+  /** The beacon light client whose verified execution blocks are the chain's head, if any. */
+  private beacon: BeaconHead | undefined;
+  /** The newest execution block the beacon chain finalized (-1: none yet). */
+  private finalizedNumber = -1n;
 
   private constructor(
     private readonly net: Transport,
@@ -258,7 +269,11 @@ export class HeaderChain {
     }
     if (tag === 'earliest') target = 0n;
     else if (typeof tag === 'bigint' || typeof tag === 'number') target = BigInt(tag);
-    else if (this.signers.length === 0) {
+    else if (this.beacon !== undefined) {
+      // The beacon chain's verified head (or its finalized block for `finalized` and `safe`).
+      await this.followBeacon(e);
+      target = tag === 'finalized' || tag === 'safe' ? this.finalizedNumber : this.highest;
+    } else if (this.signers.length === 0) {
       // Hash links verify only backwards: the newest verifiable header is the checkpoint.
       target = this.highest;
     } else {
@@ -277,6 +292,11 @@ export class HeaderChain {
     // to ask another node (RpcError).
     const unreachable = (why: string): Error =>
       origin === 'argument' ? new RangeError(`block ${target} ${why}`) : new RpcError('headers', -1, `${e.url} answers against block ${target}, which ${why}`);
+    if (target > this.highest && this.beacon !== undefined) {
+      await this.followBeacon(e);
+      if (target <= this.highest) return this.verifiedAt(e, target);
+      throw unreachable(`is after the newest block the beacon chain's sync committee has signed (${this.highest})`);
+    }
     if (target > this.highest) {
       if (this.signers.length === 0) {
         throw unreachable(
@@ -300,6 +320,106 @@ export class HeaderChain {
       throw unreachable(`is more than maxHeaderGap headers before the verified ${this.lowest}`);
     }
     return this.serial(() => this.extendBackward(e, target));
+  }
+
+  /**
+   * Makes the execution blocks `beacon` verifies the chain's head: the anchor was its head when
+   * the client connected; every read of `latest` (or of a block past the verified range) asks it
+   * for a newer one first.
+   */
+  trackBeacon(beacon: BeaconHead): void {
+    this.beacon = beacon;
+    const { finalized } = beacon.execution();
+    if (this.hashes.get(finalized.number) === finalized.hash) this.finalizedNumber = finalized.number;
+  }
+
+  /** Refreshes the beacon store and adopts its finalized, then its followed, execution block. */
+  private async followBeacon(e: Endpoint): Promise<void> {
+    const beacon = this.beacon as BeaconHead;
+    await beacon.refresh();
+    const { head, finalized } = beacon.execution();
+    await this.serial(async () => {
+      await this.adopt(e, finalized, true);
+      if (head.hash !== finalized.hash) await this.adopt(e, head, false);
+    });
+  }
+
+  /**
+   * Makes `b` (an execution block the sync committee signed) verified: its header fetched by its
+   * hash, and its ancestors by hash links down to a verified block. Verified blocks after that
+   * one (an optimistic branch the beacon chain left) are dropped; a link that contradicts a
+   * block the beacon chain finalized is refused (`PARENT_MISMATCH`: a committee that signs two
+   * finalized histories). A node that serves another branch's block at a number is asked for
+   * the block by hash instead.
+   */
+  private async adopt(e: Endpoint, b: BeaconExecutionHead, final: boolean): Promise<void> {
+    const finalize = () => {
+      if (final && b.number > this.finalizedNumber) this.finalizedNumber = b.number;
+    };
+    if (this.hashes.get(b.number) === b.hash) return finalize();
+    const conflict = (n: bigint) =>
+      new VerificationError('PARENT_MISMATCH', `the beacon chain's block ${b.number} (${b.hash}) descends from another block ${n} than the finalized one (${this.hashes.get(n)})`, { field: 'parentHash' });
+    if (b.number <= this.finalizedNumber && this.hashes.has(b.number)) throw conflict(b.number);
+    const top = await this.fetchByHash(e, b.hash);
+    if (top.number !== b.number) {
+      throw new VerificationError('HEADER_HASH_MISMATCH', `the beacon chain names ${b.hash} block ${b.number}, but that header is block ${top.number}`, {
+        field: 'number',
+        expected: String(b.number),
+        found: String(top.number),
+      });
+    }
+    const branch = [top];
+    let cur = top;
+    const byNumber = new Map<bigint, unknown>();
+    let reset = false;
+    for (;;) {
+      const n = cur.number - 1n;
+      if (n < this.lowest) {
+        // The whole verified range was on a branch the beacon chain left (it was all optimistic).
+        if (this.finalizedNumber >= this.lowest) throw conflict(this.finalizedNumber);
+        reset = true;
+        break;
+      }
+      if (n <= this.highest) {
+        if (this.hashes.get(n) === cur.parentHash) break;
+        if (n <= this.finalizedNumber) throw conflict(n);
+      }
+      if (BigInt(branch.length) > this.maxHeaderGap) {
+        throw new RpcError('headers', -1, `the beacon chain's head ${b.number} is more than maxHeaderGap blocks past the verified ${this.highest}`);
+      }
+      if (!byNumber.has(n)) {
+        // The headers below, by number in one batch: the node's canonical chain is the beacon's.
+        let low = n - BigInt(this.batchSize) + 1n;
+        if (n > this.highest && low <= this.highest) low = this.highest + 1n;
+        const numbers: bigint[] = [];
+        for (let k = n; k >= low && k >= 0n; k--) numbers.push(k);
+        const jsons = numbers.length > 1 ? await this.net.batch(e, 'eth_getBlockByNumber', numbers.map((k) => ['0x' + k.toString(16), false])) : [];
+        jsons.forEach((j, i) => byNumber.set(numbers[i]!, j));
+      }
+      let parent: VerifiedHeader;
+      try {
+        parent = this.checkHeader(byNumber.get(n), 'eth_getBlockByNumber', cur.parentHash);
+      } catch (err) {
+        if (!(err instanceof VerificationError) && !(err instanceof RpcError)) throw err;
+        parent = await this.fetchByHash(e, cur.parentHash); // another branch at that number: by hash
+      }
+      if (parent.number !== n) {
+        throw new VerificationError('PARENT_MISMATCH', `block ${cur.number}'s parent claims number ${parent.number}`, { field: 'number' });
+      }
+      branch.push(parent);
+      cur = parent;
+    }
+    const from = reset ? this.lowest : cur.number;
+    for (let n = from; n <= this.highest; n++) {
+      const old = this.hashes.get(n);
+      if (old !== undefined) this.byHash.delete(old);
+      this.hashes.delete(n);
+      this.recent.delete(n);
+    }
+    if (reset) this.lowest = cur.number;
+    this.highest = cur.number - 1n;
+    for (const h of branch.reverse()) this.remember(h);
+    finalize();
   }
 
   /**

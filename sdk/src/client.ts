@@ -13,6 +13,8 @@
  * URLs, a node that fails or times out is skipped for the call, and a node that serves data that
  * does not verify is marked faulty and not asked again.
  */
+import { BeaconHead, type BeaconTrust } from './beacon-head.js';
+import type { BeaconHeader } from './families/beacon.js';
 import { type BlockTag, blockNumberArg, blockTagArg, objectArg, stateKeyArg, uint64Arg } from './args.js';
 import { HeaderChain, type HeaderProgress, type Trust, anchorArg } from './chain.js';
 import { type Eip1193Options, type Eip1193Provider, eip1193 } from './eip1193.js';
@@ -29,6 +31,7 @@ import { type IndexedTransaction, type VerifiedTransaction, type VerifiedTransac
 import { Transport } from './transport.js';
 
 export type { BlockTag } from './args.js';
+export type { BeaconStorage, BeaconTrust } from './beacon-head.js';
 export type { HeaderProgress, Trust } from './chain.js';
 export type { Eip1193Options, Eip1193Provider } from './eip1193.js';
 export type { DiffScheme, HistoryProof, HistoryScheme, RangeScheme, ValueScheme, VerifiedDiff, VerifiedHistory, VerifiedRange, VerifiedValue } from './families/family.js';
@@ -108,12 +111,13 @@ export class LightClient {
     private readonly net: Transport,
     private readonly chain: HeaderChain,
     private readonly ctx: FamilyContext,
+    private readonly beaconHead: BeaconHead | undefined,
   ) {}
 
   /** Creates a client and verifies its anchor header. */
   static async connect(opts: LightClientOptions): Promise<LightClient> {
     objectArg(opts, 'options', 'an object');
-    const anchor = anchorArg(opts.trust);
+    let anchor = anchorArg(opts.trust);
     const urls = typeof opts.rpc === 'string' ? [opts.rpc] : Array.isArray(opts.rpc) ? [...(opts.rpc as readonly string[])] : [];
     const net = new Transport(urls, opts.timeoutMs ?? 10_000, opts.fetch ?? globalThis.fetch.bind(globalThis));
     const batchSize = opts.batchSize ?? 100;
@@ -123,9 +127,32 @@ export class LightClient {
     await loadFamily('header');
     if (opts.onProgress !== undefined && typeof opts.onProgress !== 'function') throw new TypeError('onProgress: expected a function');
     if (!Number.isSafeInteger(batchSize) || batchSize < 1 || batchSize > 1000) throw new RangeError('batchSize: expected an integer from 1 to 1000');
+    let beacon: BeaconHead | undefined;
+    if (anchor.field === 'trust.beacon') {
+      // The head the sync committee signed is the anchor; the chain follows it from there.
+      beacon = await BeaconHead.open((opts.trust as { beacon: BeaconTrust }).beacon, opts.timeoutMs ?? 10_000, opts.fetch ?? globalThis.fetch.bind(globalThis));
+      const { head } = beacon.execution();
+      anchor = { ...anchor, number: head.number, hash: head.hash };
+    }
     const chain = await HeaderChain.open(net, anchor, batchSize, BigInt(gap), opts.onProgress);
+    if (beacon !== undefined) chain.trackBeacon(beacon);
     const ctx: FamilyContext = { net, chain, batchSize, state: new Map(), options: { lvmtParamsId } };
-    return new LightClient(net, chain, ctx);
+    return new LightClient(net, chain, ctx, beacon);
+  }
+
+  /**
+   * With `trust: { beacon }`: the beacon light client's verified headers — finalized and
+   * optimistic, each with its execution block — after a refresh, how many of the committee
+   * signed the newest, and the beacon nodes marked faulty. `undefined` for other anchors.
+   */
+  async beacon(): Promise<
+    | { finalized: BeaconHeader; optimistic: BeaconHeader; participation: { signed: number; size: number } | undefined; faultyNodes: { url: string; error: Error }[] }
+    | undefined
+  > {
+    const b = this.beaconHead;
+    if (b === undefined) return undefined;
+    await b.refresh();
+    return { finalized: b.finalized(), optimistic: b.optimistic(), participation: b.participation(), faultyNodes: b.net.faultyNodes() };
   }
 
   /** The verified header of a block ('latest' is the node's head, verified back to the anchor). */

@@ -24,9 +24,10 @@ export class Transport {
     urls: readonly string[],
     private readonly timeoutMs: number,
     private readonly fetchFn: typeof fetch,
+    field = 'rpc',
   ) {
     if (urls.length === 0 || !urls.every((u) => typeof u === 'string' && /^https?:\/\//.test(u))) {
-      throw new TypeError('rpc: expected one or more http(s) URLs');
+      throw new TypeError(`${field}: expected one or more http(s) URLs`);
     }
     this.endpoints = urls.map((url) => ({ url, faulty: undefined }));
   }
@@ -79,6 +80,35 @@ export class Transport {
     if (!Array.isArray(res)) throw new RpcError(method, -1, 'malformed JSON-RPC batch response');
     const byId = new Map(res.map((r: { id?: unknown }) => [r?.id, r]));
     return paramsList.map((_, i) => unwrap(method, byId.get(first + i)));
+  }
+
+  /**
+   * A REST `GET` of `path` (from the endpoint's URL) asking for SSZ (`application/octet-stream`):
+   * the body's bytes and the `Eth-Consensus-Version` header (lowercase; `undefined` when absent
+   * or not exposed to the page). A 404 is an `RpcError` with code 404; any other failure an
+   * `RpcError` with the HTTP status, naming `path`.
+   */
+  async getBytes(e: Endpoint, path: string): Promise<{ body: Uint8Array; version: string | undefined }> {
+    const ctl = new AbortController();
+    const timer = setTimeout(() => ctl.abort(), this.timeoutMs);
+    const url = e.url.replace(/\/+$/, '') + path;
+    try {
+      const res = await this.fetchFn(url, { headers: { accept: 'application/octet-stream' }, signal: ctl.signal });
+      if (!res.ok) {
+        const why = (await res.json().catch(() => undefined)) as { message?: unknown } | undefined;
+        const message = typeof why?.message === 'string' ? `: ${why.message.slice(0, 200)}` : '';
+        throw new RpcError(path, res.status === 404 ? 404 : -1, `HTTP ${res.status} from ${e.url}${message}`);
+      }
+      const body = new Uint8Array(await res.arrayBuffer());
+      const version = res.headers.get('eth-consensus-version')?.toLowerCase() ?? undefined;
+      return { body, version };
+    } catch (err) {
+      if (err instanceof RpcError) throw err;
+      const aborted = ctl.signal.aborted ? ` (no answer within ${this.timeoutMs} ms)` : '';
+      throw new RpcError(path, -1, `${e.url}: ${err instanceof Error ? err.message : String(err)}${aborted}`, { cause: err });
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private async post(e: Endpoint, body: unknown, method: string): Promise<unknown> {

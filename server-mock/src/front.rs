@@ -21,6 +21,10 @@
 //! "Invalid request". [`triage`] runs that check on its own, without sockets — what the front
 //! does with a body once it is in — for tests and the fuzz target; [`merge_batch`] builds a
 //! batch's answer from jsonrpsee's and the refused entries'.
+//!
+//! `GET`s under [`REST_PREFIXES`] (`/eth/`, `/lightprov/v1/`) go to the node's [`Rest`] handler
+//! (the beacon API of `--consensus sync-committee`) under the same connection and time limits,
+//! or are answered 501 when the node runs none.
 
 use std::{
     borrow::Cow,
@@ -86,10 +90,62 @@ pub struct Limits {
     pub idle_timeout: Duration,
 }
 
+/// GET requests answered beside JSON-RPC (the beacon API of `--consensus sync-committee`):
+/// paths under [`REST_PREFIXES`]. Handlers are synchronous; the front runs them on the
+/// blocking pool within the request timeout, as it does JSON-RPC calls.
+pub trait Rest: Send + Sync + 'static {
+    /// Answers `GET path?query` with the request's `Accept` header.
+    fn get(&self, path: &str, query: Option<&str>, accept: Option<&str>) -> RestAnswer;
+}
+
+/// The paths a [`Rest`] handler answers; without one, GETs there get HTTP 501 saying how to
+/// enable it.
+pub const REST_PREFIXES: [&str; 2] = ["/eth/", "/lightprov/v1/"];
+
+/// A [`Rest`] answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RestAnswer {
+    /// HTTP status.
+    pub status: u16,
+    /// Headers (`content-type` among them).
+    pub headers: Vec<(&'static str, String)>,
+    /// Body.
+    pub body: Vec<u8>,
+}
+
+impl RestAnswer {
+    /// A JSON answer.
+    pub fn json(status: u16, v: &serde_json::Value) -> Self {
+        Self {
+            status,
+            headers: vec![("content-type", "application/json; charset=utf-8".to_owned())],
+            body: v.to_string().into_bytes(),
+        }
+    }
+
+    /// The body as JSON (tests).
+    pub fn json_body(&self) -> Option<serde_json::Value> {
+        serde_json::from_slice(&self.body).ok()
+    }
+
+    fn response(self) -> Response<HttpBody> {
+        let mut r = Response::new(HttpBody::from(self.body));
+        *r.status_mut() = StatusCode::from_u16(self.status).unwrap_or(StatusCode::OK);
+        for (name, value) in self.headers {
+            if let Ok(v) = HeaderValue::from_str(&value) {
+                r.headers_mut().insert(name, v);
+            }
+        }
+        r
+    }
+}
+
 /// What every connection shares.
 struct Shared {
     limits: Limits,
     methods: HashSet<&'static str>,
+    /// The GET API, if the node serves one.
+    rest: Option<Arc<dyn Rest>>,
     /// Expensive calls (or batches with one) being answered.
     calls: Arc<Semaphore>,
     /// Every call being answered, `--max-connections` at most. A call keeps its permit until it
@@ -105,11 +161,12 @@ fn calls_in_flight() -> usize {
     std::thread::available_parallelism().map_or(4, |n| (2 * n.get()).max(4))
 }
 
-/// Serves `methods` on `listener` under `limits` until `stop` fires; returns once every
-/// connection is closed.
+/// Serves `methods` (and `rest`'s GETs) on `listener` under `limits` until `stop` fires;
+/// returns once every connection is closed.
 pub async fn serve(
     listener: TcpListener,
     methods: impl Into<Methods>,
+    rest: Option<Arc<dyn Rest>>,
     limits: Limits,
     stop: StopHandle,
 ) {
@@ -117,6 +174,7 @@ pub async fn serve(
     let shared = Arc::new(Shared {
         limits,
         methods: methods.method_names().collect(),
+        rest,
         calls: Arc::new(Semaphore::new(calls_in_flight())),
         work: Arc::new(Semaphore::new(limits.max_connections as usize)),
     });
@@ -361,6 +419,12 @@ impl<S: Rpc> Front<S> {
                 format!("request too big: {size}, at most {max} (--max-request-bytes)"),
             )
         };
+        if req.method() == Method::GET {
+            let path = req.uri().path();
+            if REST_PREFIXES.iter().any(|p| path.starts_with(p)) {
+                return Ok(self.rest(&req).await);
+            }
+        }
         let announced = content_length(&req);
         let content_type = req.headers().get(header::CONTENT_TYPE);
         let early = if req.method() != Method::POST {
@@ -486,6 +550,47 @@ impl<S: Rpc> Front<S> {
             answer = json_response(StatusCode::OK, merged);
         }
         Ok(answer)
+    }
+}
+
+impl<S: Rpc> Front<S> {
+    /// Answers a GET of the REST API on the blocking pool (holding a `work` permit, as calls
+    /// do), or says it is not enabled.
+    async fn rest(&self, req: &Request<Incoming>) -> Response<HttpBody> {
+        let Some(rest) = self.shared.rest.clone() else {
+            return RestAnswer::json(
+                501,
+                &serde_json::json!({
+                    "code": 501,
+                    "message": "the beacon API is not enabled: start lightprov-node with --consensus sync-committee",
+                }),
+            )
+            .response();
+        };
+        let path = req.uri().path().to_owned();
+        let query = req.uri().query().map(str::to_owned);
+        let accept = req
+            .headers()
+            .get(header::ACCEPT)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let work = self.shared.work.clone().acquire_owned().await;
+        let answer = tokio::task::spawn_blocking(move || {
+            let _held = work;
+            rest.get(&path, query.as_deref(), accept.as_deref())
+        })
+        .await;
+        match answer {
+            Ok(a) => a.response(),
+            Err(e) => {
+                tracing::error!("REST handler failed: {e}");
+                RestAnswer::json(
+                    500,
+                    &serde_json::json!({ "code": 500, "message": "internal error: the handler failed" }),
+                )
+                .response()
+            }
+        }
     }
 }
 
@@ -1235,5 +1340,88 @@ mod tests {
         };
         assert_eq!(err.kind(), io::ErrorKind::TimedOut);
         assert!(started.elapsed() < Duration::from_secs(10));
+    }
+
+    /// Echoes what it was asked.
+    struct Echo;
+
+    impl Rest for Echo {
+        fn get(&self, path: &str, query: Option<&str>, accept: Option<&str>) -> RestAnswer {
+            let mut a = RestAnswer::json(
+                200,
+                &serde_json::json!({ "path": path, "query": query, "accept": accept }),
+            );
+            a.headers.push(("eth-consensus-version", "fulu".to_owned()));
+            a
+        }
+    }
+
+    /// One request over a fresh connection: the whole answer, head and body.
+    async fn raw(addr: std::net::SocketAddr, request: &str) -> String {
+        let mut s = TcpStream::connect(addr).await.unwrap();
+        s.write_all(request.as_bytes()).await.unwrap();
+        let mut out = String::new();
+        tokio::time::timeout(Duration::from_secs(10), s.read_to_string(&mut out))
+            .await
+            .unwrap()
+            .unwrap();
+        out
+    }
+
+    #[tokio::test]
+    async fn gets_under_the_rest_prefixes_reach_the_handler_or_say_how_to_enable_it() {
+        for rest in [Some(Arc::new(Echo) as Arc<dyn Rest>), None] {
+            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            let (stop, handle) = jsonrpsee::server::stop_channel();
+            let limits = Limits {
+                max_request_bytes: 1 << 16,
+                max_response_bytes: 1 << 16,
+                max_connections: 4,
+                max_batch: MAX_BATCH,
+                request_timeout: Duration::from_secs(10),
+                idle_timeout: Duration::from_secs(10),
+            };
+            let server = tokio::spawn(serve(
+                listener,
+                jsonrpsee::RpcModule::new(()),
+                rest.clone(),
+                limits,
+                stop,
+            ));
+            let get = |path: &str| {
+                format!(
+                    "GET {path} HTTP/1.1\r\nhost: x\r\naccept: application/octet-stream\r\nconnection: close\r\n\r\n"
+                )
+            };
+            let a = raw(
+                addr,
+                &get("/eth/v1/beacon/light_client/updates?start_period=1&count=2"),
+            )
+            .await;
+            let b = raw(addr, &get("/lightprov/v1/beacon/status")).await;
+            if rest.is_some() {
+                assert!(a.starts_with("HTTP/1.1 200"), "{a}");
+                assert!(a.contains("eth-consensus-version: fulu"), "{a}");
+                assert!(
+                    a.contains(r#""path":"/eth/v1/beacon/light_client/updates""#),
+                    "{a}"
+                );
+                assert!(a.contains(r#""query":"start_period=1&count=2""#), "{a}");
+                assert!(a.contains(r#""accept":"application/octet-stream""#), "{a}");
+                assert!(b.starts_with("HTTP/1.1 200"), "{b}");
+            } else {
+                for r in [&a, &b] {
+                    assert!(r.starts_with("HTTP/1.1 501"), "{r}");
+                    assert!(r.contains("--consensus sync-committee"), "{r}");
+                }
+            }
+            // Other GETs are JSON-RPC's refusal, as before.
+            let c = raw(addr, &get("/")).await;
+            assert!(c.starts_with("HTTP/1.1 405"), "{c}");
+            assert!(c.contains("JSON-RPC requests are POSTed"), "{c}");
+            handle.stop().unwrap();
+            server.await.unwrap();
+        }
     }
 }

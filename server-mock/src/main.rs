@@ -11,6 +11,7 @@ use tokio::sync::Notify;
 
 use lightprov_blockstore::{Layout, Options as BlockOptions};
 use lightprov_node::{
+    beacon::{self, BeaconChain, rest::BeaconApi},
     chain::{Chain, Config, Dishonest},
     families::{self, ROOMS},
     front,
@@ -99,9 +100,48 @@ struct Args {
     block_group: u64,
     #[command(flatten)]
     families: families::Flags,
+    /// The consensus beside the proof-of-authority seal: `none`, or `sync-committee`, a
+    /// simulated minimal-preset beacon chain (one beacon block per execution block, a sync
+    /// committee signing with real BLS keys) served as the beacon light-client API on the
+    /// JSON-RPC port (`/eth/v1/beacon/...`).
+    #[arg(long, value_enum, default_value = "none")]
+    consensus: Consensus,
+    /// With `--consensus sync-committee`: the members of the 32 that sign each sync aggregate,
+    /// as `N` or `N/32` (below 22, two thirds, light clients follow the optimistic head but
+    /// finality does not advance).
+    #[arg(long, default_value = "30/32", value_parser = parse_participation)]
+    sync_participation: usize,
     /// TESTS ONLY: corrupt answers on purpose, to check that clients catch it.
     #[arg(long, value_enum, hide = true)]
     dishonest: Option<Dishonest>,
+}
+
+/// `--consensus`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Consensus {
+    /// The proof-of-authority chain only.
+    None,
+    /// A simulated sync committee and the beacon light-client API.
+    SyncCommittee,
+}
+
+fn parse_participation(s: &str) -> Result<usize, String> {
+    let size = beacon::COMMITTEE_SIZE;
+    let (n, of) = match s.split_once('/') {
+        Some((n, of)) => (n.trim(), Some(of.trim())),
+        None => (s.trim(), None),
+    };
+    if of.is_some_and(|of| of != size.to_string()) {
+        return Err(format!(
+            "`{s}`: the committee has {size} members (write N or N/{size})"
+        ));
+    }
+    match n.parse::<usize>() {
+        Ok(n) if (1..=size).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "`{s}`: expected 1 to {size} members, as N or N/{size}"
+        )),
+    }
 }
 
 /// `--block-layout`.
@@ -242,6 +282,31 @@ async fn main() -> anyhow::Result<()> {
         tracing::warn!("DISHONEST MODE {d:?}: answers are corrupted on purpose");
     }
 
+    let beacon = match args.consensus {
+        Consensus::None => None,
+        Consensus::SyncCommittee => {
+            let settings = beacon::Settings {
+                participation: args.sync_participation,
+            };
+            let started = std::time::Instant::now();
+            let b = BeaconChain::open(&chain, settings).context("building the beacon chain")?;
+            tracing::info!(
+                "beacon chain: {} slots derived from the execution chain in {:.2?}",
+                b.head_slot().map_or(0, |h| h + 1),
+                started.elapsed()
+            );
+            println!(
+                "beacon        minimal preset, {}, genesis validators root 0x{}, slot {}, {}/{} signing",
+                beacon::FORK.name(),
+                hex::encode(b.network().genesis_validators_root),
+                b.head_slot().unwrap_or_default(),
+                settings.participation,
+                beacon::COMMITTEE_SIZE
+            );
+            Some(b)
+        }
+    };
+
     let on_demand = args.block_time.is_zero();
     let node = Arc::new(Node {
         chain: std::sync::RwLock::new(chain),
@@ -264,12 +329,18 @@ async fn main() -> anyhow::Result<()> {
         idle_timeout: args.idle_timeout,
     };
     let (stop, handle) = stop_channel();
+    let rest = beacon.map(|b| Arc::new(BeaconApi::new(node.clone(), b)) as Arc<dyn front::Rest>);
+    let serves_beacon = rest.is_some();
     let server = tokio::spawn(front::serve(
         listener,
         rpc::module(node.clone())?,
+        rest,
         limits,
         stop,
     ));
+    if serves_beacon {
+        println!("beacon api    http://{addr}/eth/v1/beacon/");
+    }
     println!("json-rpc      http://{addr}");
 
     let producer = tokio::spawn(produce(node.clone(), args.block_time));

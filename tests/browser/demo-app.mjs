@@ -124,6 +124,18 @@ try {
     await shot('01-connect');
   });
 
+  await check('follows the node\'s sync committee: finalized and optimistic heads, participation verified', async () => {
+    await page.waitForSelector('#beacon-participation[data-signed]:not([data-signed=""])', { timeout: 60_000 });
+    const heads = await page.$$eval('#beacon-out tr[data-beacon]', (rows) => Object.fromEntries(rows.map((r) => [r.getAttribute('data-beacon'), Number(r.getAttribute('data-block'))])));
+    expect(heads.finalized > 0 && heads.optimistic > heads.finalized, `heads: ${JSON.stringify(heads)}`);
+    const signed = await page.getAttribute('#beacon-participation', 'data-signed');
+    expect(signed === '30', `participation: ${signed} (the node's default is 30 of 32)`);
+    // It follows: the optimistic head moves as blocks are sealed.
+    await page.waitForFunction((n) => Number(document.querySelector('#beacon-out tr[data-beacon="optimistic"]')?.getAttribute('data-block')) > n, heads.optimistic, { timeout: 30_000 });
+    await view('#beacon-panel');
+    await shot('02-beacon');
+  });
+
   await check('picks an account and reads its balance, verified by MPT against a header', async () => {
     const option = await page.$eval('#account', (s) => [...s.options].find((o) => o.textContent?.startsWith('acct 3'))?.value);
     expect(option, 'no workload account in the picker');

@@ -19,7 +19,7 @@ use lightprov_types::{
     forkless::{Chain, Claim, Component, ForklessKey, Link, Located, Params, Proof, hash},
 };
 
-use archive::{Archive, Row};
+use archive::{Archive, Row, RowKey};
 use index::Index;
 use tree::Records;
 
@@ -163,14 +163,6 @@ pub fn forkless_key(key: &Key) -> ForklessKey {
         Key::Balance(a) => ForklessKey::Balance(a),
         Key::Nonce(a) => ForklessKey::Nonce(a),
         Key::Storage(a, s) => ForklessKey::Storage(a, s),
-    }
-}
-
-fn engine_key(key: &ForklessKey) -> Key {
-    match *key {
-        ForklessKey::Balance(a) => Key::Balance(a),
-        ForklessKey::Nonce(a) => Key::Nonce(a),
-        ForklessKey::Storage(a, s) => Key::Storage(a, s),
     }
 }
 
@@ -651,18 +643,39 @@ impl ForklessEngine {
             None => None,
             Some(r) => {
                 self.archive.wait(head)?;
-                let mut rows = self.archive.back_to(&engine_key(key).state_key(), lo)?;
-                // `back_to` stops one row past the change in force at `lo`: that row's chain
-                // value is the base the links resume from.
-                let base = if rows.last().is_some_and(|o| o.block < lo)
-                    && rows.len() >= 2
-                    && rows.get(rows.len() - 2).is_some_and(|o| o.block <= lo)
-                {
-                    rows.pop().map(|o| o.chain)
-                } else {
-                    None
+                let rows = self.archive.back_to(&row_key(key, r), lo)?;
+                // Newest first: the changes down to the one in force at `lo`, then older ones
+                // down to the nearest that keeps its chain value. The links start at the one in
+                // force at `lo`; the base is the chain value after the change before it, folded
+                // forward from that nearest kept value.
+                let inforce = rows.iter().position(|o| o.block <= lo);
+                let (links, base) = match inforce {
+                    Some(i) if i + 1 < rows.len() => {
+                        let older = rows.get(i + 1..).unwrap_or_default();
+                        let (last, rest) = older
+                            .split_last()
+                            .ok_or_else(|| Error::Corrupt("an archive row".into()))?;
+                        let kept = last.chain.ok_or_else(|| {
+                            Error::Corrupt(format!(
+                                "{key:?}: no chain value kept at block {}",
+                                last.block
+                            ))
+                        })?;
+                        let base = rest.iter().rev().fold(kept, |c, o| {
+                            hash::link(
+                                key,
+                                &Link {
+                                    block: o.block,
+                                    value: o.value,
+                                },
+                                &c,
+                            )
+                        });
+                        (rows.get(..=i).unwrap_or_default(), Some(base))
+                    }
+                    _ => (&rows[..], None),
                 };
-                let links = rows
+                let links = links
                     .iter()
                     .rev()
                     .map(|o| Link {
@@ -734,9 +747,17 @@ fn file_name(c: Component) -> String {
 
 fn row(c: &Change) -> Row {
     Row {
-        state_key: engine_key(&c.key).state_key(),
+        key: row_key(&c.key, c.record),
         value: c.value,
         chain: c.chain,
+    }
+}
+
+/// Where the archive keeps the rows of `key`, whose LiveDB record is `record`.
+fn row_key(key: &ForklessKey, record: u64) -> RowKey {
+    RowKey {
+        kind: key.kind(),
+        record,
     }
 }
 
@@ -775,10 +796,14 @@ impl StateEngine for ForklessEngine {
                 None => [0; 32],
             });
         }
+        // A key without a record was never written: zero at every block.
+        let Some(record) = self.index(&fk).get(&fk.record_key()) else {
+            return Ok([0; 32]);
+        };
         self.archive.wait(block)?;
         Ok(self
             .archive
-            .at(&key.state_key(), block)?
+            .at(&row_key(&fk, record), block)?
             .map_or([0; 32], |s| s.value))
     }
 

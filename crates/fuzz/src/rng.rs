@@ -43,6 +43,14 @@ impl Rng {
         (0..n).map(|_| self.byte()).collect()
     }
 
+    /// Flips one random bit of `b` (nothing if it is empty).
+    pub fn flip(&mut self, b: &mut [u8]) {
+        if !b.is_empty() {
+            let i = self.below(b.len());
+            b[i] ^= 1 << self.below(8);
+        }
+    }
+
     /// A random element of `items` (`None` if empty).
     pub fn pick<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
         items.get(self.below(items.len()))

@@ -66,6 +66,12 @@ fn mbt() {
 }
 
 #[test]
+fn beacon() {
+    // Each accepted input costs a pairing check: fewer inputs than the others.
+    run("beacon", 200);
+}
+
+#[test]
 fn params() {
     run("params", 100);
 }
@@ -106,6 +112,11 @@ fn regression_vectors_carry_the_input() {
             let back = match name {
                 "header" => Header::from_json(&inputs["header"]).unwrap().rlp().unwrap(),
                 "params" => hex::data(inputs["params"].as_str().unwrap(), "p").unwrap(),
+                "beacon" => {
+                    let updates = inputs["updates"].as_array().unwrap();
+                    let last = updates.last().unwrap();
+                    hex::data(last["ssz"].as_str().unwrap(), "u").unwrap()
+                }
                 "cole" | "lvmt" | "forkless" | "mbt" | "pos" => {
                     hex::data(inputs["proof"].as_str().unwrap(), "p").unwrap()
                 }

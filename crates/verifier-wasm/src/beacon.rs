@@ -8,7 +8,7 @@ use lightprov_types::{
     DecodeError,
     beacon::{
         BeaconError, Fork, LightClientBootstrap, LightClientFinalityUpdate, LightClientHeader,
-        LightClientOptimisticUpdate, LightClientUpdate, Network, Preset,
+        LightClientOptimisticUpdate, LightClientUpdate, Network, ObjectKind, Preset,
     },
 };
 use lightprov_verifier::beacon::{LightClientStore, Progress, execution_root};
@@ -59,6 +59,42 @@ fn pack(network: &Network, h: &LightClientHeader) -> Vec<u8> {
 #[wasm_bindgen(js_name = beaconNetworks)]
 pub fn beacon_networks() -> String {
     Network::PUBLIC.map(|n| n.name).join(",")
+}
+
+/// The fork of a light-client object (`kind`: `bootstrap`, `update`, `finality_update` or
+/// `optimistic_update`) of the public network `network`, told from its bytes (see
+/// `Network::fork_of`): for the chunks of an `updates` answer, and for answers whose
+/// `Eth-Consensus-Version` header is not readable. `undefined` if no fork decodes it.
+#[wasm_bindgen(js_name = beaconForkOf)]
+pub fn beacon_fork_of(network: &str, kind: &str, ssz: &[u8]) -> Result<Option<String>, JsValue> {
+    fork_of(named(network)?, kind, ssz)
+}
+
+/// `beaconForkOf` for a minimal-preset chain (as `BeaconStore.bootstrapMinimal`).
+#[wasm_bindgen(js_name = beaconForkOfMinimal)]
+pub fn beacon_fork_of_minimal(
+    genesis_validators_root: &[u8],
+    last_fork: &str,
+    kind: &str,
+    ssz: &[u8],
+) -> Result<Option<String>, JsValue> {
+    fork_of(&minimal(genesis_validators_root, last_fork)?, kind, ssz)
+}
+
+fn fork_of(network: &Network, kind: &str, ssz: &[u8]) -> Result<Option<String>, JsValue> {
+    let kind = match kind {
+        "bootstrap" => ObjectKind::Bootstrap,
+        "update" => ObjectKind::Update,
+        "finality_update" => ObjectKind::FinalityUpdate,
+        "optimistic_update" => ObjectKind::OptimisticUpdate,
+        _ => {
+            return Err(decode_error(&DecodeError::new(
+                "kind",
+                "expected bootstrap, update, finality_update or optimistic_update",
+            )));
+        }
+    };
+    Ok(network.fork_of(kind, ssz).map(|f| String::from(f.name())))
 }
 
 /// A light-client store of one network.
@@ -224,6 +260,12 @@ impl BeaconStore {
     #[wasm_bindgen(js_name = slotAt)]
     pub fn slot_at(&self, now: u64) -> u64 {
         self.store.network().slot_at(now)
+    }
+
+    /// The sync-committee period of `slot` on the store's network.
+    #[wasm_bindgen(js_name = periodAt)]
+    pub fn period_at(&self, slot: u64) -> u64 {
+        self.store.network().preset.period(slot)
     }
 
     /// The finalized header, packed (see the module's `pack`: slot, beacon root, block number,

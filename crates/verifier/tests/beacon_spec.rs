@@ -22,8 +22,9 @@ use std::{
 
 use beacon_common::{bytes, fixtures, fork_of_digest, network, root, snappy, uint, yaml};
 use lightprov_verifier::beacon::{
-    self, Fork, LightClientBootstrap, LightClientStore, LightClientUpdate, Network, Preset,
-    execution_root, is_better_update,
+    self, Fork, LightClientBootstrap, LightClientFinalityUpdate, LightClientOptimisticUpdate,
+    LightClientStore, LightClientUpdate, Network, ObjectKind, Preset, execution_root,
+    is_better_update,
 };
 use yaml_rust2::Yaml;
 
@@ -62,6 +63,13 @@ fn run_sync_case(case: &Path) -> usize {
     let n = network(case, gvr);
     let fork = fork_of_digest(&n, &bytes(&meta["bootstrap_fork_digest"]));
     let b = snappy(&case.join("bootstrap.ssz_snappy"));
+    // The fork a client finds from the bytes alone is the one the spec's digest names.
+    assert_eq!(
+        n.fork_of(ObjectKind::Bootstrap, &b),
+        Some(fork),
+        "{}",
+        case.display()
+    );
     let trusted = root(&meta["trusted_block_root"]);
     let mut store = beacon::bootstrap(n, &trusted, fork, &b)
         .unwrap_or_else(|e| panic!("{}: bootstrap: {e}", case.display()));
@@ -75,8 +83,12 @@ fn run_sync_case(case: &Path) -> usize {
                 let fork = fork_of_digest(&n, &bytes(&body["update_fork_digest"]));
                 let stem = body["update"].as_str().unwrap().trim();
                 let u = snappy(&case.join(format!("{stem}.ssz_snappy")));
+                assert_eq!(n.fork_of(ObjectKind::Update, &u), Some(fork), "{at}");
+                // Cut by a byte, no fork decodes it.
+                assert_eq!(n.fork_of(ObjectKind::Update, &u[1..]), None, "{at}");
                 let u = LightClientUpdate::decode(&u, fork, &n.preset)
                     .unwrap_or_else(|e| panic!("{at}: {e}"));
+                forks_of_short_forms(&n, &u, fork, &at);
                 store
                     .process_update(u, uint(&body["current_slot"]))
                     .unwrap_or_else(|e| panic!("{at}: {e}"));
@@ -94,6 +106,35 @@ fn run_sync_case(case: &Path) -> usize {
         check_header(&store, "optimistic_header", &body["checks"], &at);
     }
     steps.len()
+}
+
+/// The finality and optimistic updates made of `u` are told to be `fork`'s by their bytes.
+fn forks_of_short_forms(n: &Network, u: &LightClientUpdate, fork: Fork, at: &str) {
+    let finality = LightClientFinalityUpdate {
+        attested_header: u.attested_header.clone(),
+        finalized_header: u.finalized_header.clone(),
+        finality_branch: u.finality_branch.clone(),
+        sync_aggregate: u.sync_aggregate.clone(),
+        signature_slot: u.signature_slot,
+    };
+    let optimistic = LightClientOptimisticUpdate {
+        attested_header: u.attested_header.clone(),
+        sync_aggregate: u.sync_aggregate.clone(),
+        signature_slot: u.signature_slot,
+    };
+    let (f, o) = (finality.encode(), optimistic.encode());
+    assert_eq!(
+        n.fork_of(ObjectKind::FinalityUpdate, &f),
+        Some(fork),
+        "{at}"
+    );
+    assert_eq!(
+        n.fork_of(ObjectKind::OptimisticUpdate, &o),
+        Some(fork),
+        "{at}"
+    );
+    // An optimistic update is no finality update of any fork.
+    assert_eq!(n.fork_of(ObjectKind::FinalityUpdate, &o), None, "{at}");
 }
 
 fn sync_cases() -> Vec<PathBuf> {

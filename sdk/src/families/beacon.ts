@@ -109,17 +109,23 @@ type Wasm = ReturnType<typeof wasmOf<'beacon'>>;
 type WasmStore = ReturnType<Wasm['BeaconStore']['bootstrap']>;
 
 /** A network argument as the wasm calls take it: a public name, or a minimal chain's parts. */
-function networkOf(wasm: Wasm, v: unknown): { name: string } | { gvr: Uint8Array; lastFork: string } {
+function networkOf(wasm: Wasm, v: unknown, field = 'network'): { name: string } | { gvr: Uint8Array; lastFork: string } {
   const name = typeof v === 'object' && v !== null && 'name' in v ? (v as { name: unknown }).name : v;
   if (typeof name === 'string') {
     const known = wasm.beaconNetworks().split(',');
-    if (!known.includes(name)) throw new RangeError(`network: expected ${known.join(', ')} or a minimal chain, got ${JSON.stringify(name)}`);
+    if (!known.includes(name)) throw new RangeError(`${field}: expected ${known.join(', ')} or a minimal chain, got ${JSON.stringify(name)}`);
     return { name };
   }
-  const m = objectArg<Partial<MinimalBeaconChain>>(v, 'network', "a network name or { preset: 'minimal', genesisValidatorsRoot, lastFork }");
-  if (m.preset !== 'minimal') throw new RangeError(`network.preset: expected 'minimal', got ${JSON.stringify(m.preset)}`);
-  if (typeof m.lastFork !== 'string') throw new TypeError('network.lastFork: expected a fork name (altair … fulu)');
-  return { gvr: bytesArg(m.genesisValidatorsRoot, 'network.genesisValidatorsRoot', 32), lastFork: m.lastFork };
+  const m = objectArg<Partial<MinimalBeaconChain>>(v, field, "a network name or { preset: 'minimal', genesisValidatorsRoot, lastFork }");
+  if (m.preset !== 'minimal') throw new RangeError(`${field}.preset: expected 'minimal', got ${JSON.stringify(m.preset)}`);
+  if (typeof m.lastFork !== 'string') throw new TypeError(`${field}.lastFork: expected a fork name (altair … fulu)`);
+  return { gvr: bytesArg(m.genesisValidatorsRoot, `${field}.genesisValidatorsRoot`, 32), lastFork: m.lastFork };
+}
+
+/** Checks a network argument (after {@link loadBeacon}), naming `field` in its errors. */
+export function beaconNetworkArg(v: unknown, field: string): BeaconNetworkArg {
+  networkOf(wasmOf('beacon'), v, field);
+  return v as BeaconNetworkArg;
 }
 
 /** A light-client object's fork and bytes; the bytes came from a node (bad hex: BAD_ENCODING). */
@@ -144,6 +150,21 @@ function unpack(p: Uint8Array): BeaconHeader {
     beaconRoot,
     execution: { blockNumber: U64(p, 40), blockHash: bytesToHex(p.subarray(48, 80)), stateRoot: bytesToHex(p.subarray(80, 112)), root: bytesToHex(root) },
   };
+}
+
+/**
+ * The fork of a light-client object told from its bytes: the fork whose container decodes them
+ * and is in force at the object's header slot (what a Beacon API answer's context names), or
+ * `undefined` if none. For the chunks of an `updates` answer, and for answers whose
+ * `Eth-Consensus-Version` header a browser does not expose.
+ */
+export function forkOf(network: BeaconNetworkArg, kind: 'bootstrap' | 'update' | 'finality_update' | 'optimistic_update', ssz: Uint8Array): BeaconFork | undefined {
+  const wasm = wasmOf('beacon');
+  const n = networkOf(wasm, network);
+  if (!(ssz instanceof Uint8Array)) throw new TypeError('ssz: expected a Uint8Array');
+  const bytes = ssz;
+  const f = wasmCall(() => ('name' in n ? wasm.beaconForkOf(n.name, kind, bytes) : wasm.beaconForkOfMinimal(n.gvr, n.lastFork, kind, bytes)));
+  return f as BeaconFork | undefined;
 }
 
 const progress = (bits: number): BeaconProgress => ({ applied: (bits & 1) !== 0, optimistic: (bits & 2) !== 0 });
@@ -237,6 +258,11 @@ export class BeaconStore {
     return wasmCall(() => this.#inner.forceUpdate(slot));
   }
 
+  /** The sync-committee period of `slot` on the store's network. */
+  periodAt(slot: bigint | number): bigint {
+    return this.#inner.periodAt(uint64Arg(slot, 'slot', 'a slot'));
+  }
+
   /** The finalized header, with its execution block. */
   finalizedHeader(): BeaconHeader {
     return unpack(this.#inner.finalizedHeader());
@@ -257,3 +283,5 @@ export class BeaconStore {
     this.#inner.free();
   }
 }
+
+export { BeaconHead as BeaconFollower, type BeaconExecutionHead, type BeaconStorage, type BeaconTrust } from '../beacon-head.js';

@@ -38,11 +38,12 @@ pub const ROOM: Room = Room {
 #[command(next_help_heading = "Forkless LiveDB")]
 pub struct Flags {
     /// Bytes of a LiveDB page, the unit its hash trees hash (part of the chain's identity: it
-    /// shapes forklessRoot). The paper's choice is 4096.
-    #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u32).range(64..=65536))]
+    /// shapes forklessRoot). The paper's choice is 4096; 512 makes proofs smaller at no cost in
+    /// block time (docs/benchmarks.md).
+    #[arg(long, default_value_t = 512, value_parser = clap::value_parser!(u32).range(64..=65536))]
     pub forkless_page_size: u32,
     /// Children of an inner node of the LiveDB's hash trees.
-    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u8).range(2..=64))]
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u8).range(2..=64))]
     pub forkless_fanout: u8,
     /// Keys per bucket of the LiveDB's key indexes at which a bucket splits (linear hashing):
     /// an absence proof carries one bucket.

@@ -52,6 +52,11 @@ for (const [k, f] of Object.entries(FILES)) {
 }
 const optional = (f) => (fs.existsSync(path.join(rawDir, f)) ? JSON.parse(fs.readFileSync(path.join(rawDir, f), 'utf8')) : {});
 const steps = optional('steps.json');
+// The beacon light client against lodestar (tests/bench/beacon.mjs), when the run made it.
+const beacon = fs.existsSync(path.join(rawDir, 'beacon.json')) ? optional('beacon.json') : null;
+if (beacon && beacon.run !== (process.env.LIGHTPROV_BENCH_RUN || optional('run.json').run || raw.engines.run)) {
+  fail(`beacon.json is from another run (${beacon.run || '(none)'})`);
+}
 const runInfo = optional('run.json');
 // One run only: every file, and the proof files the wasm benches read, carry the same run id.
 const run = process.env.LIGHTPROV_BENCH_RUN || runInfo.run || raw.engines.run;
@@ -429,6 +434,17 @@ const headline = [];
       });
     }
   }
+  if (beacon) {
+    const row = (k) => beacon.rows.find((q) => q.key === k);
+    const [cached, cold, sync] = [row('cached'), row('cold'), row('sync')];
+    headline.push({
+      figure: 'Beacon light client: one update verified (real mainnet, wasm)',
+      value:
+        `${cached.lightprovMs.toFixed(1)} ms with the committee cached (target ≤ 15 ms), ${x(cached.lodestarMs, cached.lightprovMs)} lodestar's ${cached.lodestarMs.toFixed(1)} ms with herumi (target ≥ 3×) · ` +
+        `cold committee ${cold.lightprovMs.toFixed(1)} vs ${cold.lodestarMs.toFixed(1)} ms (${x(cold.lodestarMs, cold.lightprovMs)}) · sync of 6 periods ${sync.lightprovMs.toFixed(0)} vs ${sync.lodestarMs.toFixed(0)} ms · module ${kb(beacon.moduleGzipBytes)} gzip`,
+      paper: '— (helios, lodestar: the peers)',
+    });
+  }
   const [mptOnly, , every] = wasmSizes.apps;
   headline.push({
     figure: 'wasm verifier download, gzip',
@@ -464,7 +480,7 @@ const figures = {
     logs: { blocks: raw.logs.blocks, transfersPerBlock: raw.logs.transfersPerBlock },
     siri: { sizes: sr.sizes, batch: sr.batch, seed: sr.seed, build: sr.build, btree: sr.btree },
   },
-  figures: { storage, throughput, commitLatency, provenance, lvmtVerify, mptVerify, wasmSizes, lvmtCommit, engines, rpc: raw.rpc, blockStore, logs: raw.logs, forklessPages, siri },
+  figures: { storage, throughput, commitLatency, provenance, lvmtVerify, mptVerify, wasmSizes, lvmtCommit, engines, rpc: raw.rpc, blockStore, logs: raw.logs, forklessPages, siri, beacon },
   headline,
   raw,
 };
@@ -693,6 +709,17 @@ ${table(['call', 'ms (median of ' + fig.figures.logs.rounds + ')', '× the unver
   ])}
 <p class="caption">lightprov-node (MPT engine only), ${fig.figures.logs.transfersPerBlock} signed transfers a block, each with a Transfer event; the filter is the event's topic, so every block's bloom matches and every block's receipts and transactions are read (${fig.figures.logs.logs} logs): the worst case for the verified call; then a filter that matches one account's incoming transfers, where the verified bloom skips most blocks. The SDK reads the raw receipts and block (debug_getRawReceipts, debug_getRawBlock) in batches of 100 blocks.</p>
 
+${
+  fig.figures.beacon
+    ? `<h2 id="beacon">Beacon light client: lightprov's wasm against lodestar on real mainnet updates</h2>
+${table(
+  ['step', 'lightprov wasm (ms)', 'lodestar, herumi wasm (ms)', 'lodestar / lightprov', 'lodestar, blst native addon (ms)'],
+  fig.figures.beacon.rows.map((q) => [q.label, n2(q.lightprovMs), n2(q.lodestarMs), n2(q.lodestarMs / q.lightprovMs), q.lodestarNativeMs === null ? '—' : n2(q.lodestarNativeMs)]),
+)}
+<p class="caption">Sync committee periods 862..867 (Capella, 512 keys); medians of ${fig.figures.beacon.samples}. Both sides decode the SSZ a beacon node serves in each run. lodestar's light client verifies with herumi's BLS compiled to wasm, as in browsers; blst's native addon (Node only) for reference. Ours decompresses a committee's keys at its first signature check (the cold row), lodestar's at bootstrap. The beacon module is ${kb(fig.figures.beacon.moduleGzipBytes)} gzip${fig.figures.beacon.herumiGzipBytes ? `; herumi's BLS for browsers (bls-eth-wasm) ${kb(fig.figures.beacon.herumiGzipBytes)}` : ''}.</p>
+`
+    : ''
+}
 <h2>Reproduce</h2>
 <p><code>npm run bench -- --report</code> (setup, build, then this run; about 15 minutes on 2 cores) or <code>bash scripts/bench --report --quick</code> (small sizes). Larger runs: see docs/benchmarks.md.</p>
 </main></body>

@@ -78,13 +78,6 @@ impl Forkless {
     }
 }
 
-fn flip(b: &mut [u8], rng: &mut Rng) {
-    if !b.is_empty() {
-        let i = rng.below(b.len());
-        b[i] ^= 1 << rng.below(8);
-    }
-}
-
 impl Target for Forkless {
     fn name(&self) -> &'static str {
         "forkless"
@@ -113,7 +106,7 @@ impl Target for Forkless {
                     0 => *record = record.wrapping_add(1),
                     1 => *record = record.wrapping_sub(1),
                     2 => keys.count = keys.count.wrapping_add(rng.below(3) as u64).wrapping_sub(1),
-                    _ => flip(&mut keys.page, rng),
+                    _ => rng.flip(&mut keys.page),
                 },
                 Located::Absent { entries, buckets } => match rng.below(4) {
                     0 if !entries.is_empty() => {
@@ -124,7 +117,7 @@ impl Target for Forkless {
                         entries.swap(i, j);
                     }
                     2 => buckets.count = buckets.count.wrapping_add(1),
-                    _ => flip(&mut buckets.page, rng),
+                    _ => rng.flip(&mut buckets.page),
                 },
             },
             1 => {
@@ -139,7 +132,7 @@ impl Target for Forkless {
                     .wrapping_sub(1)
             }
             _ => match &mut p.claim {
-                Claim::Value(Some(o)) => flip(&mut o.page, rng),
+                Claim::Value(Some(o)) => rng.flip(&mut o.page),
                 Claim::History {
                     chain: Some((o, c)),
                     ..
@@ -165,7 +158,7 @@ impl Target for Forkless {
                         block: rng.below(64) as u64,
                         value: [rng.byte(); 32],
                     }),
-                    _ => flip(&mut o.page, rng),
+                    _ => rng.flip(&mut o.page),
                 },
                 _ => return None,
             },

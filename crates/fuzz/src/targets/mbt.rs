@@ -118,10 +118,6 @@ impl Mbt {
     }
 }
 
-fn flip(h: &mut B256, rng: &mut Rng) {
-    h.0[rng.below(32)] ^= 1 << rng.below(8);
-}
-
 /// Drops, swaps, duplicates, alters or invents an entry of a bucket.
 fn entries(e: &mut Vec<Entry>, rng: &mut Rng) {
     match rng.below(5) {
@@ -158,7 +154,7 @@ fn mutate_diff(n: &mut DiffNode, rng: &mut Rng) {
         return mutate_diff(&mut c[i], rng);
     }
     match n {
-        DiffNode::Same(h) => flip(h, rng),
+        DiffNode::Same(h) => rng.flip(&mut h.0),
         DiffNode::Inner(c) => match rng.below(3) {
             0 if !c.is_empty() => {
                 c.remove(rng.below(c.len()));
@@ -208,7 +204,7 @@ fn mutate_history(p: &mut HistoryProof, rng: &mut Rng) {
                     let node = &mut level[i];
                     if !node.is_empty() {
                         let j = rng.below(node.len());
-                        flip(&mut node[j], rng);
+                        rng.flip(&mut node[j].0);
                     }
                 }
                 _ => {}
@@ -226,7 +222,7 @@ fn mutate_value(p: &mut MbtProof, rng: &mut Rng) {
             let level = &mut p.levels[l];
             if !level.is_empty() {
                 let i = rng.below(level.len());
-                flip(&mut level[i], rng);
+                rng.flip(&mut level[i].0);
             }
         }
         _ => {

@@ -1,6 +1,7 @@
 //! The targets, and the list the `lightprov-fuzz` binary runs (a new target: its module,
 //! its name in [`TARGETS`] and its line in [`entries`]).
 
+pub mod beacon;
 pub mod clique;
 pub mod cole;
 pub mod forkless;
@@ -12,8 +13,8 @@ pub mod params;
 pub mod pos;
 
 /// The names of every target, in run order.
-pub const TARGETS: [&str; 8] = [
-    "mpt", "header", "cole", "lvmt", "forkless", "mbt", "pos", "params",
+pub const TARGETS: [&str; 9] = [
+    "mpt", "header", "cole", "lvmt", "forkless", "mbt", "pos", "beacon", "params",
 ];
 
 /// Every target, in run order, for [`crate::cli::run`].
@@ -27,6 +28,7 @@ pub fn entries() -> Vec<crate::cli::Entry> {
         Entry::new("forkless", || Ok(Box::new(forkless::Forkless::new()?))),
         Entry::new("mbt", || Ok(Box::new(mbt::Mbt::new()?))),
         Entry::new("pos", || Ok(Box::new(pos::Pos::new()?))),
+        Entry::new("beacon", || Ok(Box::new(beacon::Beacon::new()?))),
         Entry::new("params", || Ok(Box::new(params::ParamsTarget::new()?))),
     ]
 }

@@ -102,17 +102,19 @@ impl Pos {
     }
 }
 
-fn flip(w: &mut [u8; 32], rng: &mut Rng) {
-    w[rng.below(32)] ^= 1 << rng.below(8);
-}
-
 /// One change to a node: an entry's key or value flipped, an entry dropped, duplicated or
 /// swapped with its neighbour, or its level moved.
 fn mutate_node(n: &mut Node, rng: &mut Rng) {
     let len = n.entries.len();
     match rng.below(6) {
-        0 if len > 0 => flip(&mut n.entries[rng.below(len)].0.0, rng),
-        1 if len > 0 => flip(&mut n.entries[rng.below(len)].1, rng),
+        0 if len > 0 => {
+            let i = rng.below(len);
+            rng.flip(&mut n.entries[i].0.0)
+        }
+        1 if len > 0 => {
+            let i = rng.below(len);
+            rng.flip(&mut n.entries[i].1)
+        }
         2 if len > 0 => {
             n.entries.remove(rng.below(len));
         }
@@ -133,7 +135,7 @@ fn mutate_node(n: &mut Node, rng: &mut Rng) {
 /// hash, a separator or entry flipped, a child dropped or duplicated.
 fn mutate_tree(t: &mut Tree, rng: &mut Rng) {
     match t {
-        Tree::Pruned(h) => flip(&mut h.0, rng),
+        Tree::Pruned(h) => rng.flip(&mut h.0),
         Tree::Leaf(entries) => {
             let mut n = Node::leaf(std::mem::take(entries));
             mutate_node(&mut n, rng);
@@ -146,7 +148,10 @@ fn mutate_tree(t: &mut Tree, rng: &mut Rng) {
                     let i = rng.below(len);
                     mutate_tree(&mut children[i].1, rng);
                 }
-                1 if len > 0 => flip(&mut children[rng.below(len)].0.0, rng),
+                1 if len > 0 => {
+                    let i = rng.below(len);
+                    rng.flip(&mut children[i].0.0)
+                }
                 2 if len > 0 => {
                     let i = rng.below(len);
                     children[i].1 = Tree::Pruned(B256::from([rng.byte(); 32]));
@@ -185,7 +190,7 @@ fn mutate_item(item: &mut HistoryItem, rng: &mut Rng) {
             1 if !values.is_empty() => {
                 let i = rng.below(values.len());
                 let v: &mut Word = &mut values[i].1;
-                flip(v, rng);
+                rng.flip(v);
             }
             _ => {
                 if let Some(v) = values.first_mut() {

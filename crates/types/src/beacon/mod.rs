@@ -23,7 +23,7 @@ mod network;
 
 pub use codec::*;
 pub use error::{BeaconError, Branch};
-pub use network::{ForkSchedule, Network, Preset};
+pub use network::{ForkSchedule, Network, ObjectKind, Preset};
 
 use alloc::vec::Vec;
 

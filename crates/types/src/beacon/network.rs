@@ -6,7 +6,10 @@
 //! consensus specs for mainnet and minimal, the networks' own configuration repositories for
 //! Sepolia, Holesky and Hoodi).
 
-use super::{Fork, Slot};
+use super::{
+    Fork, LightClientBootstrap, LightClientFinalityUpdate, LightClientOptimisticUpdate,
+    LightClientUpdate, Slot,
+};
 
 /// The preset constants the light-client protocol reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -275,6 +278,79 @@ impl Network {
     pub fn is_active(&self, fork: Fork, slot: Slot) -> bool {
         self.preset.epoch(slot) >= self.schedule(fork).epoch
     }
+
+    /// The fork of a light-client object served without its fork's name — a chunk of the
+    /// Beacon API's `updates` answer (whose context bytes are a fork digest), or an answer whose
+    /// `Eth-Consensus-Version` header a browser does not expose: the fork whose container
+    /// decodes `bytes` exactly and is in force at the object's header slot (the attested
+    /// header's, or a bootstrap's), as the API's context rule says. Forks with the same
+    /// containers (Altair and Bellatrix, Electra and Fulu) are told apart by that slot. `None`
+    /// if no fork fits: the bytes are no such object of this network.
+    pub fn fork_of(&self, kind: ObjectKind, bytes: &[u8]) -> Option<Fork> {
+        let p = &self.preset;
+        Fork::ALL.into_iter().find(|&fork| {
+            let slot = match kind {
+                ObjectKind::Bootstrap => {
+                    LightClientBootstrap::decode(bytes, fork, p).map(|o| o.header.beacon.slot)
+                }
+                ObjectKind::Update => {
+                    LightClientUpdate::decode(bytes, fork, p).map(|o| o.attested_header.beacon.slot)
+                }
+                ObjectKind::FinalityUpdate => LightClientFinalityUpdate::decode(bytes, fork, p)
+                    .map(|o| o.attested_header.beacon.slot),
+                ObjectKind::OptimisticUpdate => LightClientOptimisticUpdate::decode(bytes, fork, p)
+                    .map(|o| o.attested_header.beacon.slot),
+            };
+            slot.is_ok_and(|s| self.fork_at_slot(s) == Some(fork))
+        })
+    }
+}
+
+impl Network {
+    /// A network as the shared vectors and the SDK name one: `{"name": "mainnet"}` (a public
+    /// network) or `{"preset": "minimal", "genesisValidatorsRoot": "0x…", "lastFork": "capella"}`
+    /// (a simulated chain). The error names the field.
+    #[cfg(feature = "serde")]
+    pub fn from_json(v: &serde_json::Value) -> Result<Network, crate::DecodeError> {
+        use crate::DecodeError;
+        if let Some(name) = v.get("name") {
+            let name = name
+                .as_str()
+                .ok_or_else(|| DecodeError::new("network.name", "not a string"))?;
+            return Network::named(name)
+                .copied()
+                .ok_or_else(|| DecodeError::new("network.name", "not a public network"));
+        }
+        if v.get("preset").and_then(|p| p.as_str()) != Some("minimal") {
+            return Err(DecodeError::new("network.preset", "expected \"minimal\""));
+        }
+        let gvr = v
+            .get("genesisValidatorsRoot")
+            .and_then(|g| g.as_str())
+            .ok_or_else(|| DecodeError::new("network.genesisValidatorsRoot", "not a string"))?;
+        let gvr = crate::hex::fixed::<32>(gvr, "network.genesisValidatorsRoot")?;
+        let last = v
+            .get("lastFork")
+            .and_then(|f| f.as_str())
+            .and_then(Fork::from_name)
+            .ok_or_else(|| {
+                DecodeError::new("network.lastFork", "not a fork from altair to fulu")
+            })?;
+        Ok(Network::minimal(gvr, last))
+    }
+}
+
+/// The light-client objects [`Network::fork_of`] tells the fork of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObjectKind {
+    /// `LightClientBootstrap`.
+    Bootstrap,
+    /// `LightClientUpdate`.
+    Update,
+    /// `LightClientFinalityUpdate`.
+    FinalityUpdate,
+    /// `LightClientOptimisticUpdate`.
+    OptimisticUpdate,
 }
 
 #[cfg(test)]

@@ -42,7 +42,7 @@ pub use bls::{
 };
 pub use lightprov_types::beacon::{
     BeaconError, Branch, Fork, LightClientBootstrap, LightClientFinalityUpdate, LightClientHeader,
-    LightClientOptimisticUpdate, LightClientUpdate, Network, Preset, Root,
+    LightClientOptimisticUpdate, LightClientUpdate, Network, ObjectKind, Preset, Root,
 };
 pub use merkle::{BranchFault, branch_root, check_normalized, depth_and_index};
 pub use store::{

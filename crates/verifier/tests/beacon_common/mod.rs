@@ -181,21 +181,7 @@ pub(crate) fn sign(network: &Network, u: &mut LightClientUpdate, keys: &[Scalar]
 /// The network a shared vector names: `{name}` of a public network, or
 /// `{preset: "minimal", genesisValidatorsRoot, lastFork}`.
 pub(crate) fn vector_network(v: &serde_json::Value) -> Network {
-    if let Some(name) = v["name"].as_str() {
-        return *Network::named(name).unwrap();
-    }
-    assert_eq!(v["preset"], "minimal");
-    let gvr = hex::decode(
-        v["genesisValidatorsRoot"]
-            .as_str()
-            .unwrap()
-            .trim_start_matches("0x"),
-    )
-    .unwrap();
-    Network::minimal(
-        gvr.try_into().unwrap(),
-        Fork::from_name(v["lastFork"].as_str().unwrap()).unwrap(),
-    )
+    Network::from_json(v).unwrap()
 }
 
 fn hex_of(v: &serde_json::Value) -> Vec<u8> {

@@ -1,0 +1,118 @@
+/**
+ * `LightClient` with `trust: { beacon }` against `lightprov-node --consensus sync-committee`: the
+ * client trusts only a finalized beacon block root, follows the node's simulated sync committee
+ * over the beacon light-client API, and reads state at the execution block the committee signed
+ * — the head moves as the chain grows, `finalized` is the beacon chain's finalized block, older
+ * blocks come by hash links, and a beacon node that lies is marked faulty while an honest one
+ * serves.
+ */
+import { LightClient, isVerificationError } from '@lightprov/sdk';
+import type { BeaconTrust } from '@lightprov/sdk/beacon';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { type RunningNode, startNode } from '../lib/node-process.js';
+import { mine, rpc } from '../lib/util.js';
+
+let node: RunningNode;
+let network: { preset: 'minimal'; genesisValidatorsRoot: string; lastFork: 'fulu' };
+let checkpoint: string;
+
+interface Status {
+  currentSlot: string;
+  finalized: { blockNumber: string; blockHash: string };
+  optimistic?: { blockNumber: string; blockHash: string };
+}
+const status = async (): Promise<Status> => (await (await fetch(new URL('/lightprov/v1/beacon/status', node.url))).json()) as Status;
+const slot = async () => BigInt((await status()).currentSlot);
+
+beforeAll(async () => {
+  node = await startNode({ args: ['--engines', 'mpt', '--consensus', 'sync-committee'] });
+  await mine(node.url, 40);
+  const g = (await (await fetch(new URL('/eth/v1/beacon/genesis', node.url))).json()) as { data: { genesis_validators_root: string } };
+  network = { preset: 'minimal', genesisValidatorsRoot: g.data.genesis_validators_root, lastFork: 'fulu' };
+  // The test's trusted root: the node's finalized header now (an app would get it elsewhere).
+  const h = (await (await fetch(new URL('/eth/v1/beacon/headers/finalized', node.url))).json()) as { data: { root: string } };
+  checkpoint = h.data.root;
+}, 120_000);
+afterAll(async () => {
+  await node?.stop();
+});
+
+/** The client's clock: the node's current slot when last asked ({@link tick}). */
+let current = 0n;
+const clock = () => current;
+const tick = async () => {
+  current = await slot();
+};
+
+/** A client trusting the checkpoint, following the node's committee at the node's slot. */
+async function connect(over: Partial<BeaconTrust> = {}): Promise<LightClient> {
+  await tick();
+  const beacon: BeaconTrust = { network, checkpoint, urls: [node.url], storage: false, refreshMs: 0, currentSlot: clock, ...over };
+  return LightClient.connect({ rpc: node.url, trust: { beacon } });
+}
+
+describe('trust: { beacon } against the simulated sync committee', () => {
+  it("reads state at the block the committee signed, and 'finalized' is the beacon chain's finalized block", async () => {
+    const client = await connect();
+    const head = await client.getHeader('latest');
+    const b = await client.beacon();
+    expect(b?.optimistic.execution?.blockHash).toBe(head.hash);
+    const onNode = (await rpc(node.url, 'eth_getBlockByNumber', ['0x' + head.number.toString(16), false])) as { hash: string };
+    expect(onNode.hash).toBe(head.hash);
+    // The node's default: 30 of its 32 members sign.
+    expect(b?.participation).toEqual({ signed: 30, size: 32 });
+    const fin = await client.getHeader('finalized');
+    expect(fin.hash).toBe(b?.finalized.execution?.blockHash);
+    expect(fin.number).toBeLessThan(head.number);
+    const who = node.accounts[0]?.address as string;
+    const want = BigInt((await rpc(node.url, 'eth_getBalance', [who, '0x' + head.number.toString(16)])) as string);
+    expect(await client.getBalance(who)).toBe(want);
+    // Through EIP-1193 (what ethers and viem use): the head and a balance, verified the same way.
+    const eip = client.asEip1193();
+    const eipHead = BigInt((await eip.request({ method: 'eth_blockNumber' })) as string);
+    expect(eipHead).toBeGreaterThanOrEqual(head.number);
+    const atHead = (await eip.request({ method: 'eth_getBalance', params: [who, '0x' + head.number.toString(16)] })) as string;
+    expect(BigInt(atHead)).toBe(want);
+    // An older block, by the hash links back from the verified head.
+    expect((await client.getHeader(1n)).hash).toBe(((await rpc(node.url, 'eth_getBlockByNumber', ['0x1', false])) as { hash: string }).hash);
+  });
+
+  it('follows the head as the chain grows, across a sync committee period', async () => {
+    const client = await connect();
+    const before = (await client.getHeader('latest')).number;
+    await mine(node.url, 80); // past the next period's first slot
+    await tick();
+    const after = await client.getHeader('latest');
+    expect(after.number).toBeGreaterThan(before + 70n);
+    const onNode = (await rpc(node.url, 'eth_getBlockByNumber', ['0x' + after.number.toString(16), false])) as { hash: string };
+    expect(onNode.hash).toBe(after.hash);
+    expect(client.faultyNodes()).toEqual([]);
+  });
+
+  it("'finalized' follows the beacon chain's finality with head: 'finalized'", async () => {
+    const client = await connect({ head: 'finalized' });
+    const latest = await client.getHeader('latest');
+    const b = await client.beacon();
+    expect(latest.hash).toBe(b?.finalized.execution?.blockHash);
+  });
+
+  it('a beacon node whose updates do not verify is marked faulty; the honest one serves', async () => {
+    // A proxy of the node's beacon API that flips a byte of every SSZ answer's signature area.
+    const liar: typeof fetch = async (input, init) => {
+      const url = String(input);
+      const real = await fetch(url.replace('http://liar.invalid', node.url), init);
+      if (!url.startsWith('http://liar.invalid') || !real.ok) return real;
+      const body = new Uint8Array(await real.arrayBuffer());
+      body[body.length - 20] = (body[body.length - 20] as number) ^ 1;
+      return new Response(body, { status: 200, headers: real.headers });
+    };
+    await tick();
+    const beacon: BeaconTrust = { network, checkpoint, urls: ['http://liar.invalid', node.url], storage: false, refreshMs: 0, currentSlot: clock };
+    const client = await LightClient.connect({ rpc: node.url, trust: { beacon }, fetch: liar });
+    await client.getHeader('latest');
+    const b = await client.beacon();
+    expect(b?.faultyNodes.map((f) => f.url)).toEqual(['http://liar.invalid']);
+    expect(isVerificationError(b?.faultyNodes[0]?.error)).toBe(true);
+  });
+});
