@@ -17,7 +17,8 @@ use lightprov_engine_api::{
 use lightprov_types::{
     Word,
     pos::{
-        DiffProof, HistoryProof, MAX_HISTORY_BLOCKS, Node, PathProof, RangeProof, SplitRule, prove,
+        DiffProof, HistoryProof, MAX_HISTORY_BLOCKS, MAX_LEVEL, Node, PathProof, RangeProof,
+        SplitRule, prove,
     },
 };
 pub use tree::Meta;
@@ -138,7 +139,7 @@ pub struct PosEngine<S: KvStore = FjallStore> {
     store: Arc<S>,
     rule: SplitRule,
     head: Option<(u64, Meta)>,
-    cache: Mutex<HashMap<B256, Node>>,
+    cache: Mutex<HashMap<B256, Arc<Node>>>,
 }
 
 impl<S: KvStore> std::fmt::Debug for PosEngine<S> {
@@ -258,7 +259,12 @@ impl<S: KvStore> PosEngine<S> {
             if c.len() + up.nodes.len() > CACHE_NODES {
                 c.clear();
             }
-            c.extend(up.nodes.into_iter().take(CACHE_NODES));
+            c.extend(
+                up.nodes
+                    .into_iter()
+                    .take(CACHE_NODES)
+                    .map(|(h, n)| (h, Arc::new(n))),
+            );
         }
         Ok(StagedBlock {
             number,
@@ -359,10 +365,18 @@ impl<S: KvStore> prove::NodeSource for PosEngine<S> {
     type Error = PosEngineError;
 
     fn node(&self, hash: &B256) -> Result<Node, PosEngineError> {
+        self.shared_node(hash).map(Arc::unwrap_or_clone)
+    }
+}
+
+impl<S: KvStore> PosEngine<S> {
+    /// The node whose hash is `hash`, shared with the cache (a read walks nodes without
+    /// copying them).
+    fn shared_node(&self, hash: &B256) -> Result<Arc<Node>, PosEngineError> {
         // The empty tree's root is the leaf of no entries, stored or not (a chain whose first
         // blocks write nothing never wrote it).
         if *hash == lightprov_types::pos::empty_root() {
-            return Ok(Node::leaf(Vec::new()));
+            return Ok(Arc::new(Node::leaf(Vec::new())));
         }
         if let Some(n) = self.cache.lock().ok().and_then(|c| c.get(hash).cloned()) {
             return Ok(n);
@@ -375,11 +389,12 @@ impl<S: KvStore> prove::NodeSource for PosEngine<S> {
         if n.hash() != *hash {
             return Err(PosEngineError::Corrupt("node does not hash to its key"));
         }
+        let n = Arc::new(n);
         if let Ok(mut c) = self.cache.lock() {
             if c.len() >= CACHE_NODES {
                 c.clear();
             }
-            c.insert(*hash, n.clone());
+            c.insert(*hash, Arc::clone(&n));
         }
         Ok(n)
     }
@@ -403,17 +418,27 @@ impl<S: KvStore> StateEngine for PosEngine<S> {
     }
 
     fn get(&self, key: &Key, block: u64) -> Result<Word, PosEngineError> {
-        let p = self.prove(key, block)?;
+        // The path `prove` takes, without copying its nodes.
         let k = key.state_key();
-        Ok(p.nodes
-            .last()
-            .and_then(|leaf| {
-                leaf.entries
+        let mut h = self.meta(block)?.root;
+        for _ in 0..=MAX_LEVEL {
+            let n = self.shared_node(&h)?;
+            if n.is_leaf() {
+                return Ok(n
+                    .entries
                     .binary_search_by(|(x, _)| x.cmp(&k))
                     .ok()
-                    .and_then(|i| leaf.entries.get(i))
-            })
-            .map_or([0; 32], |(_, v)| *v))
+                    .and_then(|i| n.entries.get(i))
+                    .map_or([0; 32], |(_, v)| *v));
+            }
+            match n.child(n.route(&k)) {
+                Some(c) => h = c,
+                None => return Ok([0; 32]),
+            }
+        }
+        Err(PosEngineError::Corrupt(
+            "a path longer than the deepest level",
+        ))
     }
 
     fn prove(&self, key: &Key, block: u64) -> Result<PathProof, PosEngineError> {
