@@ -41,7 +41,7 @@ if (!fs.existsSync(bin)) throw new Error('lightprov-node is not built: run `npm 
 // The demo's own chain is disposable: one made by an older node (whose blocks today's clients
 // refuse, e.g. sealed with difficulty 1, or whose blocks are not in the block store) is moved
 // aside rather than refused.
-const CHAIN_FORMAT = 'clique2-blockstore';
+const CHAIN_FORMAT = 'clique2-blockstore-mbtparams';
 const marker = path.join(dataDir, 'demo-chain-format');
 if (!process.env.LIGHTPROV_DATA_DIR && fs.existsSync(dataDir) && (fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8').trim() : '') !== CHAIN_FORMAT) {
   const aside = `${dataDir}.old-${Date.now()}`;

@@ -21,6 +21,7 @@ import { type Eip1193Options, type Eip1193Provider, eip1193 } from './eip1193.js
 import { type NodeFaultError, VerificationError, wasmCall } from './errors.js';
 import { commitmentsOf, diffReader, historyProof, historyReader, rangeReader, valueReader } from './families/index.js';
 import type { DiffScheme, FamilyContext, HistoryScheme, RangeScheme, ValueScheme, VerifiedDiff, VerifiedHistory, VerifiedRange, VerifiedValue } from './families/family.js';
+import { type MbtParams, mbtParamsArg } from './families/mbt.js';
 import { type VerifiedAccount, fetchAccount } from './families/mpt.js';
 import type { VerifiedHeader } from './header.js';
 import { bigIntToBytes, bytesArg, bytesToHex, hexToBytes, slotToHex } from './hex.js';
@@ -59,6 +60,12 @@ export interface LightClientOptions {
    * `mixHash`, where lightprov-node binds them. Needed for chains that do not.
    */
   lvmtParamsId?: string;
+  /**
+   * The Merkle Bucket Tree parameters to accept. Default: those the verified genesis header pins
+   * (`mbtParams`, extraData bytes 192..224), where lightprov-node pins them. Needed for chains
+   * that do not.
+   */
+  mbtParams?: MbtParams;
 }
 
 /** What {@link LightClient.getValue} asks for. */
@@ -136,7 +143,8 @@ export class LightClient {
     }
     const chain = await HeaderChain.open(net, anchor, batchSize, BigInt(gap), opts.onProgress);
     if (beacon !== undefined) chain.trackBeacon(beacon);
-    const ctx: FamilyContext = { net, chain, batchSize, state: new Map(), options: { lvmtParamsId } };
+    const mbtParams = opts.mbtParams === undefined ? undefined : mbtParamsArg(opts.mbtParams, 'mbtParams');
+    const ctx: FamilyContext = { net, chain, batchSize, state: new Map(), options: { lvmtParamsId, mbtParams } };
     return new LightClient(net, chain, ctx, beacon);
   }
 

@@ -7,8 +7,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { LightClient, NodeFaultError, RpcError, type StateKey, VerificationError, historyProof, init, stateKeys } from '@lightprov/sdk';
+import { LightClient, NodeFaultError, RpcError, type StateKey, VerificationError, commitmentOf, historyProof, init, stateKeys } from '@lightprov/sdk';
 import { forgeProof, outlineHistory } from '@lightprov/sdk/inspect';
+import { mbtParamsOfWord } from '@lightprov/sdk/mbt';
 import { keccak256, toBeHex } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -134,6 +135,29 @@ describe('mbt against lightprov-node', () => {
     const d = (await rejection((await client(diff.url)).getDiff(6n, 9n, { scheme: 'mbt' }))) as VerificationError;
     diff.close();
     expect(d.code).toBe('PARAMS_MISMATCH');
+  });
+
+  it('verifies under the parameters the genesis header pins, and refuses answers under others', async () => {
+    const genesis = (await rpc(node.url, 'eth_getBlockByNumber', ['0x0', false])) as { extraData: string };
+    const word = (h: { extraData: string }) => commitmentOf(h, 'mbtParams');
+    expect(mbtParamsOfWord(word(genesis))).toEqual({ bucketBits: 5, fanout: 3 });
+    const later = (await rpc(node.url, 'eth_getBlockByNumber', ['0x1', false])) as { extraData: string };
+    expect(mbtParamsOfWord(word(later))).toBeNull();
+    expect(() => mbtParamsOfWord('0x0503' + '00'.repeat(29) + '01')).toThrow(/bytes 2\.\.32/);
+    const key = record(2);
+    // A client pinned to other parameters refuses the node's answers: the answer claims others…
+    const pinnedOther = await LightClient.connect({ rpc: node.url, trust: trust(node), mbtParams: { bucketBits: 6, fanout: 3 } });
+    const e = (await rejection(pinnedOther.getValue(key, { scheme: 'mbt', block: 11n }))) as VerificationError;
+    expect([e.code, e.field]).toEqual(['PARAMS_MISMATCH', 'params']);
+    // …and when the answer claims the pinned ones, the proof itself was made under others.
+    const claims6 = await lyingProxy('lightprov_getMbtProof', (a) => ({ ...a, bucketBits: 6 }));
+    const lied = await LightClient.connect({ rpc: claims6.url, trust: trust(node), mbtParams: { bucketBits: 6, fanout: 3 } });
+    const f = (await rejection(lied.getValue(key, { scheme: 'mbt', block: 11n }))) as VerificationError;
+    claims6.close();
+    expect(f.code).toBe('PARAMS_MISMATCH');
+    expect(f.message).not.toContain('the answer is under');
+    // A malformed option is refused by name.
+    await expect(LightClient.connect({ rpc: node.url, trust: trust(node), mbtParams: { bucketBits: 5 } as never })).rejects.toThrow('mbtParams.fanout');
   });
 
   it('refuses malformed calls with the field at fault', async () => {

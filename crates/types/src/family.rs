@@ -302,7 +302,7 @@ mod tests {
         }
         // No gap: the commitments tile extraData's first EXTRA_COMMITMENTS_LEN bytes.
         assert_eq!(extra.len() * Commitment::LEN, EXTRA_COMMITMENTS_LEN);
-        assert_eq!(EXTRA_COMMITMENTS_LEN, 192);
+        assert_eq!(EXTRA_COMMITMENTS_LEN, 224);
         // A commitment two families list is the same place in both.
         for f in FAMILIES {
             for c in f.commitments {
@@ -320,6 +320,7 @@ mod tests {
                 "lvmtParamsId",
                 "forklessRoot",
                 "mbtRoot",
+                "mbtParams",
                 "posRoot"
             ]
         );

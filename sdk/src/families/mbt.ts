@@ -4,13 +4,15 @@
  * version, so each proof is checked against the `mbtRoot` of the block it is about (a history
  * against the root of every block of its range), never against the node's head.
  *
- * The tree's parameters (`bucketBits`, `fanout`) are inside every hash of the tree, so a proof
- * made under other parameters than the root's fails with `ROOT_MISMATCH`: the reader takes them
- * from the node's answer.
+ * The tree's parameters (`bucketBits`, `fanout`) are pinned once per chain — in the verified
+ * genesis header (`mbtParams`, extraData bytes 192..224) or by the client's `mbtParams` option —
+ * and the reader verifies every proof under them: a proof made under others fails with
+ * `PARAMS_MISMATCH`, as does an answer that claims others. They are inside every hash of the
+ * tree too, so a root made under other parameters fails with `ROOT_MISMATCH`.
  */
 import { blockNumberArg } from '../args.js';
 import { commitmentOf } from '../commitments.js';
-import { NodeFaultError, RpcError, wasmCall } from '../errors.js';
+import { NodeFaultError, RpcError, VerificationError, wasmCall } from '../errors.js';
 import { bigIntToBytes, bytesArg, bytesToHex, hexToBigInt, hexToBytes } from '../hex.js';
 import { changesFromValues } from '../history.js';
 import { loadFamily, wasmOf } from '../init.js';
@@ -70,13 +72,37 @@ export interface MbtHistoryArgs {
   params: MbtParams;
 }
 
-function paramsArg(p: unknown): [number, number] {
-  if (typeof p !== 'object' || p === null) throw new TypeError('params: expected { bucketBits, fanout }');
+/**
+ * Checks that `p` has the shape of {@link MbtParams} (integers from 0 to 255; the verifier checks
+ * their bounds), naming `name` in the error.
+ */
+export function mbtParamsArg(p: unknown, name: string): MbtParams {
+  if (typeof p !== 'object' || p === null) throw new TypeError(`${name}: expected { bucketBits, fanout }`);
   const { bucketBits, fanout } = p as Record<string, unknown>;
-  for (const [field, v] of [['params.bucketBits', bucketBits], ['params.fanout', fanout]] as const) {
+  for (const [field, v] of [[`${name}.bucketBits`, bucketBits], [`${name}.fanout`, fanout]] as const) {
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 255) throw new TypeError(`${field}: expected an integer from 0 to 255, got ${String(v)}`);
   }
-  return [bucketBits as number, fanout as number];
+  return { bucketBits: bucketBits as number, fanout: fanout as number };
+}
+
+function paramsArg(p: unknown): [number, number] {
+  const { bucketBits, fanout } = mbtParamsArg(p, 'params');
+  return [bucketBits, fanout];
+}
+
+/**
+ * The parameters a genesis header's `mbtParams` word pins (`bucketBits ‖ fanout ‖ 30 zero
+ * bytes`), or `null` for the zero word (the chain pins none). Throws `BAD_HEADER_LAYOUT` for any
+ * other word.
+ */
+export function mbtParamsOfWord(word: string): MbtParams | null {
+  const b = hexToBytes(word, 'mbtParams');
+  if (b.length !== 32) throw new VerificationError('BAD_HEADER_LAYOUT', 'mbtParams: expected 32 bytes', { field: 'mbtParams' });
+  if (b.every((x) => x === 0)) return null;
+  if (b.subarray(2).some((x) => x !== 0)) {
+    throw new VerificationError('BAD_HEADER_LAYOUT', 'mbtParams: bytes 2..32 of the pinned parameters must be zero', { field: 'mbtParams' });
+  }
+  return { bucketBits: b[0] ?? 0, fanout: b[1] ?? 0 };
 }
 
 function claimedArg(v: unknown): Uint8Array {
@@ -155,7 +181,42 @@ export function mbtRootOf(extraData: string): string {
   return commitmentOf({ extraData }, 'mbtRoot');
 }
 
-/** The parameters a node's answer claims (checked by the verifier against the root). */
+const same = (a: MbtParams, b: MbtParams) => a.bucketBits === b.bucketBits && a.fanout === b.fanout;
+const show = (p: MbtParams) => `2^${p.bucketBits} buckets, fanout ${p.fanout}`;
+
+/**
+ * The parameters this client accepts: its `mbtParams` option, else those the verified genesis
+ * header pins (fetched once).
+ */
+async function pinnedParams(ctx: FamilyContext, e: Endpoint): Promise<MbtParams> {
+  const cached = ctx.state.get('mbt') as MbtParams | undefined;
+  if (cached !== undefined) return cached;
+  let p = ctx.options['mbtParams'] as MbtParams | undefined;
+  if (p === undefined) {
+    const genesis = await ctx.chain.headerAt(e, 0n);
+    const pinned = mbtParamsOfWord(commitmentOf(genesis as unknown as Record<string, unknown>, 'mbtParams'));
+    if (pinned === null) throw new TypeError("mbtParams: this chain's genesis header pins no MBT parameters (extraData 192..224 is zero); pass mbtParams");
+    p = pinned;
+  }
+  ctx.state.set('mbt', p);
+  return p;
+}
+
+/** The pinned parameters, after checking that the node's answer claims the same. */
+async function answeredUnder(ctx: FamilyContext, e: Endpoint, method: string, raw: Record<string, unknown>): Promise<MbtParams> {
+  const pinned = await pinnedParams(ctx, e);
+  const claimed = answerParams(method, raw);
+  if (!same(claimed, pinned)) {
+    throw new VerificationError('PARAMS_MISMATCH', `${method}: the answer is under other MBT parameters (${show(claimed)}) than the chain pins (${show(pinned)})`, {
+      field: 'params',
+      expected: show(pinned),
+      found: show(claimed),
+    });
+  }
+  return pinned;
+}
+
+/** The parameters a node's answer claims (checked against the pinned ones). */
 function answerParams(method: string, raw: Record<string, unknown>): MbtParams {
   const n = (f: string) => {
     const v = raw[f];
@@ -175,7 +236,7 @@ const hex = (v: bigint) => '0x' + v.toString(16);
 async function call(ctx: FamilyContext, e: Endpoint, method: string, params: unknown[]) {
   const raw = (await ctx.net.call(e, method, params)) as Record<string, unknown> | null;
   if (typeof raw !== 'object' || raw === null) throw new RpcError(method, -1, 'malformed response');
-  return { raw, params: answerParams(method, raw), proof: hexToBytes(raw['proof'], 'proof') };
+  return { raw, params: await answeredUnder(ctx, e, method, raw), proof: hexToBytes(raw['proof'], 'proof') };
 }
 
 /** The history of `stateKey` over `from..=to`, checked against the root of every block. */
@@ -206,7 +267,7 @@ export const mbt: Family = {
   async history(ctx, e, stateKey, key, from, to): Promise<VerifiedHistory> {
     await loadFamily('mbt');
     const { raw, anchor, proof } = await historyAnswer(ctx, e, stateKey, from, to, 'mbt');
-    const params = answerParams('lightprov_getHistory', raw as Record<string, unknown>);
+    const params = await answeredUnder(ctx, e, 'lightprov_getHistory', raw as Record<string, unknown>);
     const blockRoots = (await ctx.chain.headersIn(e, from, to)).map((h) => mbtRootOf(h.extraData));
     const t0 = performance.now();
     const values = checkHistory(blockRoots, stateKey, from, to, params, proof);

@@ -12,7 +12,7 @@ use alloy_consensus::Header;
 use alloy_primitives::{B256, U64};
 use jsonrpsee::{RpcModule, types::ErrorObjectOwned};
 use lightprov_engine_mbt::MbtEngine;
-use lightprov_types::mbt::{MAX_HISTORY_BLOCKS, MBT_ROOT, MbtParams};
+use lightprov_types::mbt::{MAX_HISTORY_BLOCKS, MBT_PARAMS, MBT_ROOT, MbtParams};
 use serde_json::{Value, json};
 
 use super::{Engine, Flags as AllFlags, HistoryQuery, Room, SettingsResult, Writes, keyed};
@@ -144,14 +144,29 @@ impl Engine for Mbt {
                 header.number
             );
         }
+        if header.number == 0 {
+            let word = MBT_PARAMS.read(&header.extra_data).unwrap_or_default();
+            if word != self.params.to_word() {
+                anyhow::bail!(
+                    "the genesis header pins other mbt parameters ({}) than the engine's \
+                     (2^{} buckets, fanout {})",
+                    B256::from(word),
+                    self.params.bucket_bits(),
+                    self.params.fanout()
+                );
+            }
+        }
         Ok(())
     }
 
     fn stage(&mut self, number: u64, writes: &Writes, extra: &mut [u8]) -> anyhow::Result<()> {
         let root = self.engine_mut()?.stage(number, &keyed(writes))?;
-        if !MBT_ROOT.write(extra, &root.0) {
+        // The genesis header also pins the parameters, once for the chain.
+        if !MBT_ROOT.write(extra, &root.0)
+            || (number == 0 && !MBT_PARAMS.write(extra, &self.params.to_word()))
+        {
             self.engine_mut()?.discard();
-            anyhow::bail!("extraData holds no room for mbtRoot");
+            anyhow::bail!("extraData holds no room for mbtRoot and mbtParams");
         }
         Ok(())
     }
@@ -323,8 +338,31 @@ mod tests {
             ..Header::default()
         };
         e.check(&h).unwrap();
+        // The genesis header pins the parameters.
+        assert_eq!(
+            MbtParams::from_word(&MBT_PARAMS.read(&extra).unwrap()).unwrap(),
+            Some(MbtParams::new(3, 2).unwrap())
+        );
+        let mut other = extra.clone();
+        assert!(MBT_PARAMS.write(&mut other, &MbtParams::new(4, 2).unwrap().to_word()));
+        h.extra_data = other.into();
+        assert!(e.check(&h).is_err(), "other parameters pinned at genesis");
         extra[MBT_ROOT.offset] ^= 1;
         h.extra_data = extra.into();
         assert!(e.check(&h).is_err());
+    }
+
+    /// Only the genesis header carries the parameters.
+    #[test]
+    fn later_headers_pin_nothing() {
+        let settings = Settings(MbtParams::new(3, 2).unwrap());
+        let dir = tempfile::tempdir().unwrap();
+        let mut e = settings.open(dir.path()).unwrap().unwrap();
+        for n in 0..2 {
+            let mut extra = vec![0u8; lightprov_types::family::EXTRA_COMMITMENTS_LEN];
+            e.stage(n, &writes(n), &mut extra).unwrap();
+            e.commit().unwrap();
+            assert_eq!(MBT_PARAMS.read(&extra) == Some([0; 32]), n > 0, "block {n}");
+        }
     }
 }

@@ -58,6 +58,29 @@ impl MbtParams {
         })
     }
 
+    /// The 32-byte word a chain's genesis header pins them in (`mbtParams`, extraData bytes
+    /// 192..224 of a lightprov chain): `b ‖ m ‖ 30 zero bytes`.
+    pub const fn to_word(&self) -> [u8; 32] {
+        let mut w = [0u8; 32];
+        w[0] = self.bucket_bits;
+        w[1] = self.fanout;
+        w
+    }
+
+    /// The parameters a genesis header's `mbtParams` word pins: `None` for the zero word (the
+    /// chain pins none); an error naming the field for any other word [`MbtParams::to_word`]
+    /// does not make.
+    pub fn from_word(word: &[u8; 32]) -> Result<Option<Self>, DecodeError> {
+        if word.iter().all(|&b| b == 0) {
+            return Ok(None);
+        }
+        let [b, m, rest @ ..] = *word;
+        if rest.iter().any(|&x| x != 0) {
+            return Err(DecodeError::new("mbtParams", "bytes 2..32 must be zero"));
+        }
+        Self::new(b, m).map(Some)
+    }
+
     /// `b`: the bucket of a key is the top `b` bits of keccak256(key).
     pub const fn bucket_bits(&self) -> u8 {
         self.bucket_bits

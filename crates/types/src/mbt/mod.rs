@@ -68,11 +68,17 @@ const fn t(name: &'static str, code: E, about: &'static str) -> Tamper {
 /// The Merkle Bucket Tree's root after the block: extraData bytes 128..160 of a lightprov chain.
 pub const MBT_ROOT: Commitment = Commitment::at("mbtRoot", HeaderField::ExtraData, 128);
 
+/// The tree's parameters, pinned once per chain: extraData bytes 192..224 of a lightprov
+/// chain's genesis header ([`MbtParams::to_word`]; zero in every later header). Every hash of
+/// the tree binds them too, so a proof made under other parameters fails either way; the pin
+/// lets a client know them before it asks a node anything.
+pub const MBT_PARAMS: Commitment = Commitment::at_genesis("mbtParams", HeaderField::ExtraData, 192);
+
 /// The mbt family's registry entry (in [`crate::FAMILIES`]).
 pub const FAMILY: Family = Family {
     name: "mbt",
     about: "a state key's value or absence, two blocks' changes or a key's history against mbtRoot",
-    commitments: &[&MBT_ROOT],
+    commitments: &[&MBT_ROOT, &MBT_PARAMS],
     codes: &[
         E::BadEncoding,
         E::ParamsMismatch,
@@ -202,6 +208,38 @@ mod tests {
         assert_eq!(
             MBT_ROOT.offset,
             crate::forkless::FORKLESS_ROOT.offset + crate::family::Commitment::LEN
+        );
+    }
+
+    #[test]
+    fn the_params_word_round_trips_and_refuses_any_other_word() {
+        for p in [
+            MbtParams::DEFAULT,
+            MbtParams::new(1, 2).unwrap(),
+            MbtParams::new(24, 32).unwrap(),
+        ] {
+            assert_eq!(MbtParams::from_word(&p.to_word()).unwrap(), Some(p));
+        }
+        // The zero word: the chain pins no parameters.
+        assert_eq!(MbtParams::from_word(&[0; 32]).unwrap(), None);
+        // A nonzero byte after the two: refused, naming the word.
+        let mut w = MbtParams::DEFAULT.to_word();
+        w[31] = 1;
+        assert_eq!(MbtParams::from_word(&w).unwrap_err().field, "mbtParams");
+        // Out of bounds: refused, naming the parameter.
+        let mut w = [0u8; 32];
+        w[0] = 25;
+        w[1] = 16;
+        assert_eq!(MbtParams::from_word(&w).unwrap_err().field, "bucketBits");
+        w[0] = 12;
+        w[1] = 1;
+        assert_eq!(MbtParams::from_word(&w).unwrap_err().field, "fanout");
+        // It sits after posRoot, only in the genesis header.
+        assert_eq!(MBT_PARAMS.field, HeaderField::ExtraData);
+        assert!(crate::family::commitment("mbtParams").is_some_and(|c| c.genesis_only));
+        assert_eq!(
+            MBT_PARAMS.offset,
+            crate::pos::POS_ROOT.offset + crate::family::Commitment::LEN
         );
     }
 }
