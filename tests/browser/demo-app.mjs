@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // The provenance explorer in headless Debian Chromium: starts `scripts/demo.mjs` (lightprov-node
 // with its workload, the page and its /rpc proxy), then connects, picks an account, reads a
-// verified balance, draws a COLE history, switches to LVMT and MPT (same points), runs the scheme
-// comparison, tampers with proofs and sees the rejection codes, sends a transfer and sees the new
-// point, and checks the narrow layout. Screenshots of each step go to target/screenshots/.
+// verified balance, draws a COLE history, switches to LVMT, MPT, MBT and the POS-Tree (same
+// points), runs the scheme comparison, tampers with proofs and sees the rejection codes, sends a
+// transfer and sees the new point, and checks the narrow layout. Screenshots of each step go to target/screenshots/.
 // Prints one line per check and a final "demo-app: N passed, N failed"; exit code 1 on failure.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -206,14 +206,26 @@ try {
     expect(inspectorLoads() === 1, `the inspector module was fetched ${inspectorLoads()} times`);
   });
 
+  await check('switches to MBT and the POS-Tree: the same points, each one proof whose buckets and paths are drawn', async () => {
+    for (const scheme of ['mbt', 'pos']) {
+      const points = await drawn(scheme);
+      expect(JSON.stringify(points) === JSON.stringify(cole), `${scheme} ${points.join(', ')} ≠ COLE ${cole.join(', ')}`);
+      await page.waitForSelector(`#inspector-out .outline[data-family="${scheme}-history"]`, { timeout: 30_000 });
+      await view('#inspector-panel');
+      await shot(`07-inspector-${scheme}`);
+    }
+    expect(inspectorLoads() === 1, `the inspector module was fetched ${inspectorLoads()} times`);
+  });
+
   await check('runs the scheme comparison for ranges 2…128 (bytes and verify ms per scheme)', async () => {
     await page.click('#run-compare');
     await page.waitForSelector('#compare-table tr[data-range="128"]', { timeout: 300_000 });
     const cells = await page.$$eval('#compare-table td[data-scheme]', (tds) => tds.map((t) => [t.getAttribute('data-scheme') ?? '', t.textContent ?? '']));
-    // One cell per range (2, 4, …, 128) and history scheme of the registry (forkless included).
+    // One cell per range (2, 4, …, 128) and history scheme of the registry (forkless, MBT and
+    // the POS-Tree included).
     const schemes = new Set(cells.map(([s]) => s));
     expect(
-      schemes.has('forkless') && schemes.size >= 5 && cells.length === 7 * schemes.size && cells.every(([, c]) => /B|KiB/.test(c)),
+      ['forkless', 'mbt', 'pos'].every((x) => schemes.has(x)) && schemes.size >= 7 && cells.length === 7 * schemes.size && cells.every(([, c]) => /B|KiB/.test(c)),
       `cells: ${cells.map(([s, c]) => `${s} ${c}`).join(' | ')}`,
     );
     const row = await page.innerText('#compare-table tr[data-range="128"]');
@@ -229,6 +241,8 @@ try {
       ['cole', 'result-hidden'],
       ['cole-star', 'value-changed'],
       ['lvmt', 'stale-tuple'],
+      ['mbt', 'entry-dropped'],
+      ['pos', 'history-node-unused'],
       ['mpt', 'wrong-balance'],
     ]) {
       await page.selectOption('#forgery-scheme', scheme);
