@@ -32,25 +32,34 @@ export interface Vector {
 
 const quantity = (v: bigint): string => '0x' + v.toString(16);
 
+/** A step of a beacon vector: an update, or a force update (`kind: 'force_update'`). */
+type BeaconStep = BeaconUpdateArgs | { kind: 'force_update'; currentSlot: number };
+
 /**
- * A beacon vector: the bootstrap from the trusted root, then each update in order, through the
- * SDK's `BeaconStore` (the `beacon` module must be loaded). An invalid vector must be refused at
- * its `step` (0: the bootstrap, i + 1: update i), every step before it accepted.
+ * A beacon vector: the bootstrap from the trusted root, then each step in order — an update, or
+ * a force update after a period without finality — through the SDK's `BeaconStore` (the
+ * `beacon` module must be loaded). The result holds the finalized and optimistic headers after
+ * each step (`steps`) and at the end. An invalid vector must be refused at its `step` (0: the
+ * bootstrap, i + 1: step i), every step before it accepted.
  */
 function runBeacon(v: Vector): unknown {
-  const i = v.inputs as { network: BeaconNetworkArg; trustedBlockRoot: string; bootstrap: BeaconUpdateArgs; updates: BeaconUpdateArgs[] };
+  const i = v.inputs as { network: BeaconNetworkArg; trustedBlockRoot: string; bootstrap: BeaconUpdateArgs; updates: BeaconStep[] };
   const want = (v.expected as { step?: number }).step;
+  const ZERO = '0x' + '00'.repeat(32);
+  const header = (h: BeaconHeader) => ({ slot: Number(h.slot), beaconRoot: h.beaconRoot, executionRoot: h.execution?.root ?? ZERO });
   let step = 0;
   let store: BeaconStore | undefined;
   try {
     store = BeaconStore.bootstrap({ network: i.network, trustedBlockRoot: i.trustedBlockRoot, bootstrap: i.bootstrap });
+    const steps = [];
     for (const u of i.updates) {
       step++;
-      store.processUpdate(u);
+      if ('kind' in u && u.kind === 'force_update') store.forceUpdate(u.currentSlot);
+      else if ('kind' in u && u.kind !== undefined) throw new Error(`step ${step}: unknown kind ${String(u.kind)}`);
+      else store.processUpdate(u as BeaconUpdateArgs);
+      steps.push({ finalized: header(store.finalizedHeader()), optimistic: header(store.optimisticHeader()) });
     }
-    const ZERO = '0x' + '00'.repeat(32);
-    const header = (h: BeaconHeader) => ({ slot: Number(h.slot), beaconRoot: h.beaconRoot, executionRoot: h.execution?.root ?? ZERO });
-    return { ok: true, finalized: header(store.finalizedHeader()), optimistic: header(store.optimisticHeader()) };
+    return { ok: true, finalized: header(store.finalizedHeader()), optimistic: header(store.optimisticHeader()), steps };
   } catch (e) {
     if (want !== undefined && step !== want) throw new Error(`refused at step ${step}, expected at step ${want}: ${String(e)}`);
     throw e;

@@ -1,12 +1,23 @@
 //! Writes the beacon family's shared vectors, `tests/vectors/beacon/{valid,invalid}/*.json`.
 //!
-//! Valid vectors are the first steps of the consensus specs' minimal `light_client_sync` case of
-//! each fork from Altair to Fulu (real BLS signatures of the spec's test chain): a bootstrap and
-//! two updates, with the finalized and optimistic headers the spec's checks give after them.
-//! Each invalid vector changes one thing of the Capella one, with the code and field its
-//! construction must produce; this generator asserts that the verifier answers exactly that.
-//! Forgeries that need a signature are signed with the test chain's keys (validator `i` holds
-//! secret key `i + 1`). Deterministic:
+//! Valid vectors are the consensus specs' minimal `light_client/sync` cases, Altair to Fulu
+//! (real BLS signatures of the spec's test chain), each whole: the bootstrap and every step —
+//! an update, or a force update (`{kind: "force_update", currentSlot}`) — with the finalized
+//! and optimistic headers the spec's checks give after each step (`expected.steps`) and at the
+//! end. The expected headers are the spec's; this generator asserts that the verifier reaches
+//! them. A case is left out when the shared vector format cannot state its network: the format
+//! (and the SDK's `BeaconStore`) knows a minimal chain only with every fork through `lastFork`
+//! at genesis, so the six cases whose config schedules a fork later (`bellatrix/capella_fork`,
+//! `bellatrix/capella_deneb_fork`, `bellatrix/capella_electra_fork`, `capella/deneb_fork`,
+//! `capella/deneb_electra_fork`, `deneb/electra_fork`; three of them also have an
+//! `upgrade_store` step, which the format has no kind for) run only in Rust
+//! (`tests/beacon_spec.rs`). The other 33 cases are vectors: 123 steps, 105 updates and 18
+//! force updates.
+//!
+//! Each invalid vector changes one thing of the Capella `light_client_sync` case (its first
+//! one or two updates), with the code and field its construction must produce; this generator
+//! asserts that the verifier answers exactly that. Forgeries that need a signature are signed
+//! with the test chain's keys (validator `i` holds secret key `i + 1`). Deterministic:
 //!
 //! ```sh
 //! cargo run -p lightprov-verifier --example beacon_vectors
@@ -22,14 +33,21 @@
 #[path = "../tests/beacon_common/mod.rs"]
 mod beacon_common;
 
-use std::{fs, path::Path};
+use std::{
+    fs,
+    path::{Path, PathBuf},
+};
 
-use beacon_common::{SyncCase, fixtures, header_json, run_vector, secret_keys, sign};
+use beacon_common::{
+    SyncCase, bytes, fixtures, fork_of_digest, network, root, run_vector, run_vector_steps,
+    secret_keys, sign, snappy, uint, yaml,
+};
 use lightprov_verifier::{
     Rejection,
-    beacon::{Fork, LightClientOptimisticUpdate, LightClientUpdate},
+    beacon::{Fork, LightClientOptimisticUpdate, LightClientUpdate, Network},
 };
 use serde_json::{Value, json};
+use yaml_rust2::Yaml;
 
 const GENERATOR: &str = "crates/verifier/examples/beacon_vectors.rs";
 
@@ -69,6 +87,147 @@ fn source(fork: Fork) -> String {
     )
 }
 
+/// The spec's sync cases, Altair to Fulu, sorted.
+fn sync_cases() -> Vec<PathBuf> {
+    let mut cases = Vec::new();
+    for fork in Fork::ALL {
+        let dir = fixtures().join(format!(
+            "tests/minimal/{}/light_client/sync/pyspec_tests",
+            fork.name()
+        ));
+        for c in fs::read_dir(dir).unwrap() {
+            cases.push(c.unwrap().path());
+        }
+    }
+    cases.sort();
+    cases
+}
+
+/// A header of a spec check as the vectors give it, `{slot, beaconRoot, executionRoot}`; a
+/// check without an execution root (a header before Capella, which has no execution payload)
+/// has the zero root, as the verifier gives it.
+fn spec_header(check: &Yaml, at: &str) -> Value {
+    assert!(!check.is_badvalue(), "{at}: no check");
+    let execution = if check["execution_root"].is_badvalue() {
+        [0; 32]
+    } else {
+        root(&check["execution_root"])
+    };
+    json!({
+        "slot": uint(&check["slot"]),
+        "beaconRoot": hex(&root(&check["beacon_root"])),
+        "executionRoot": hex(&execution),
+    })
+}
+
+fn plural(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
+/// One spec sync case as a valid vector: its file name, the vector and its numbers of updates
+/// and force updates; or why the vector format cannot hold it.
+fn spec_vector(dir: &Path, at: &str) -> Result<(String, Value, (usize, usize)), String> {
+    let meta = yaml(&dir.join("meta.yaml"));
+    let gvr = root(&meta["genesis_validators_root"]);
+    let n = network(dir, gvr);
+    // The vector format's minimal chain has every fork through `lastFork` at genesis.
+    let Some(last) = Fork::ALL
+        .into_iter()
+        .find(|f| Network::minimal(gvr, *f) == n)
+    else {
+        let later: Vec<String> = Fork::ALL
+            .iter()
+            .zip(n.forks.iter())
+            .filter(|(_, s)| s.epoch != 0 && s.epoch != u64::MAX)
+            .map(|(f, s)| format!("{} at epoch {}", f.name(), s.epoch))
+            .collect();
+        return Err(format!(
+            "a fork scheduled after genesis ({})",
+            later.join(", ")
+        ));
+    };
+    let bootstrap_fork = fork_of_digest(&n, &bytes(&meta["bootstrap_fork_digest"]));
+    let mut steps = Vec::new();
+    let mut expected = Vec::new();
+    let (mut updates, mut forced) = (0, 0);
+    for (i, step) in yaml(&dir.join("steps.yaml"))
+        .as_vec()
+        .unwrap()
+        .iter()
+        .enumerate()
+    {
+        let (kind, body) = step.as_hash().unwrap().iter().next().unwrap();
+        let at = format!("{at} step {i}");
+        match kind.as_str().unwrap() {
+            "process_update" => {
+                let fork = fork_of_digest(&n, &bytes(&body["update_fork_digest"]));
+                let stem = body["update"].as_str().unwrap().trim();
+                let u = snappy(&dir.join(format!("{stem}.ssz_snappy")));
+                steps.push(json!({
+                    "fork": fork.name(),
+                    "ssz": hex(&u),
+                    "currentSlot": uint(&body["current_slot"]),
+                }));
+                updates += 1;
+            }
+            "force_update" => {
+                steps.push(json!({
+                    "kind": "force_update",
+                    "currentSlot": uint(&body["current_slot"]),
+                }));
+                forced += 1;
+            }
+            other => return Err(format!("a step the format has no kind for ({other})")),
+        }
+        expected.push(json!({
+            "finalized": spec_header(&body["checks"]["finalized_header"], &at),
+            "optimistic": spec_header(&body["checks"]["optimistic_header"], &at),
+        }));
+    }
+    let inputs = json!({
+        "network": {
+            "preset": "minimal",
+            "genesisValidatorsRoot": hex(&gvr),
+            "lastFork": last.name(),
+        },
+        "trustedBlockRoot": hex(&root(&meta["trusted_block_root"])),
+        "bootstrap": {
+            "fork": bootstrap_fork.name(),
+            "ssz": hex(&snappy(&dir.join("bootstrap.ssz_snappy"))),
+        },
+        "updates": steps,
+    });
+    let (_, got) = run_vector_steps(&inputs).unwrap_or_else(|(s, e)| panic!("{at}: step {s}: {e}"));
+    assert_eq!(got, expected, "{at}: the spec's checks");
+    let last_step = expected.last().unwrap().clone();
+    let case = dir.file_name().unwrap().to_string_lossy().into_owned();
+    let fork_dir = at.split('/').next().unwrap();
+    let name = if case == "light_client_sync" {
+        format!("sync-{fork_dir}")
+    } else {
+        format!("sync-{fork_dir}-{}", case.replace('_', "-"))
+    };
+    let v = json!({
+        "description": format!(
+            "{fork_dir}: the spec's {case} case whole: a bootstrap, {}{}, the spec's headers checked after each step",
+            plural(updates, "update"),
+            if forced > 0 { format!(" and {}", plural(forced, "force update")) } else { String::new() }
+        ),
+        "generator": GENERATOR,
+        "source": format!(
+            "consensus-spec-tests minimal/{fork_dir}/light_client/sync/pyspec_tests/{case}, generated by eth-consensus-specs 1.7.0b4 (CC0-1.0)"
+        ),
+        "inputs": inputs,
+        "expected": {
+            "ok": true,
+            "finalized": last_step["finalized"],
+            "optimistic": last_step["optimistic"],
+            "steps": expected,
+        },
+    });
+    Ok((name, v, (updates, forced)))
+}
+
 fn write(dir: &Path, name: &str, v: &Value) {
     fs::write(
         dir.join(format!("{name}.json")),
@@ -98,23 +257,38 @@ fn main() {
         fs::create_dir_all(d).unwrap();
     }
 
-    for fork in Fork::ALL {
-        let case = case_of(fork);
-        let steps = &case.updates[..2];
-        let inputs = inputs(&case, fork, steps);
-        let store = run_vector(&inputs).unwrap();
-        let v = json!({
-            "description": format!("{}: a bootstrap and the first two updates of the spec's sync case, the second signed by the committee the first proves", fork.name()),
-            "generator": GENERATOR,
-            "source": source(fork),
-            "inputs": inputs,
-            "expected": {
-                "ok": true,
-                "finalized": header_json(&case.network, store.finalized_header()),
-                "optimistic": header_json(&case.network, store.optimistic_header()),
-            },
-        });
-        write(&valid_dir, &format!("sync-{}", fork.name()), &v);
+    let mut valid = 0;
+    let mut steps = 0;
+    // (updates, force updates)
+    let mut kinds = (0, 0);
+    let mut left_out = Vec::new();
+    for dir in sync_cases() {
+        // `<fork>/light_client/sync/pyspec_tests/<case>`
+        let name = |p: &Path| p.file_name().unwrap().to_string_lossy().into_owned();
+        let at = format!("{}/{}", name(dir.ancestors().nth(4).unwrap()), name(&dir));
+        match spec_vector(&dir, &at) {
+            Ok((name, v, (u, f))) => {
+                write(&valid_dir, &name, &v);
+                valid += 1;
+                steps += u + f;
+                kinds.0 += u;
+                kinds.1 += f;
+            }
+            Err(why) => left_out.push(format!("{at}: {why}")),
+        }
+    }
+    // The six cases with a fork scheduled after genesis (see the module's doc).
+    assert_eq!(left_out.len(), 6, "{left_out:#?}");
+    assert!(
+        left_out
+            .iter()
+            .all(|w| w.contains("scheduled after genesis")),
+        "{left_out:#?}"
+    );
+    assert_eq!((valid, steps), (33, 123), "valid vectors and their steps");
+    assert_eq!(kinds, (105, 18), "updates and force updates");
+    for w in &left_out {
+        println!("left out: {w}");
     }
 
     let fork = Fork::Capella;
@@ -361,8 +535,7 @@ fn main() {
         write(&invalid_dir, &format!("sync-capella-{}", f.tamper), &v);
     }
     println!(
-        "beacon vectors: {} valid, {} invalid",
-        Fork::ALL.len(),
+        "beacon vectors: {valid} valid ({steps} steps), {} invalid",
         forgeries.len()
     );
 }

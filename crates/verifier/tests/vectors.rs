@@ -235,16 +235,18 @@ fn run_forkless(i: &Value) -> Outcome {
     Ok(serde_json::json!({ "ok": true, "exists": v.exists, "value": hex::encode(&v.value) }))
 }
 
-/// A beacon vector: the bootstrap from the trusted root, then each update in order; the output
-/// is the store's finalized and optimistic headers (`{slot, beaconRoot, executionRoot}`).
+/// A beacon vector: the bootstrap from the trusted root, then each step (an update or a force
+/// update) in order; the output is the store's finalized and optimistic headers
+/// (`{slot, beaconRoot, executionRoot}`) at the end and after each step (`steps`).
 fn run_beacon(i: &Value) -> Outcome {
-    let store = beacon_common::run_vector(i)
+    let (store, steps) = beacon_common::run_vector_steps(i)
         .map_err(|(_, e)| (e.code(), lightprov_types::Rejection::evidence(&e).field))?;
     let n = beacon_common::vector_network(&i["network"]);
     Ok(serde_json::json!({
         "ok": true,
         "finalized": beacon_common::header_json(&n, store.finalized_header()),
         "optimistic": beacon_common::header_json(&n, store.optimistic_header()),
+        "steps": steps,
     }))
 }
 
@@ -429,7 +431,7 @@ fn forkless_vectors() {
 
 #[test]
 fn beacon_vectors() {
-    assert_eq!(check("beacon", run_beacon, |_| true), 6 + 17);
+    assert_eq!(check("beacon", run_beacon, |_| true), 33 + 17);
 }
 
 /// A beacon vector runs several steps (0: the bootstrap, `i + 1`: update `i`); an invalid one

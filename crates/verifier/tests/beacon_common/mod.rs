@@ -188,12 +188,27 @@ fn hex_of(v: &serde_json::Value) -> Vec<u8> {
     hex::decode(v.as_str().unwrap().trim_start_matches("0x")).unwrap()
 }
 
-/// Runs a shared vector's inputs: the bootstrap, then each update in order. `Err((step, e))`
-/// names the step that was rejected (0: the bootstrap, `i + 1`: update `i`).
+/// Runs a shared vector's inputs: the bootstrap, then each step of `updates` in order — an
+/// update `{fork, ssz, currentSlot}`, or `{kind: "force_update", currentSlot}`. `Err((step, e))`
+/// names the step that was rejected (0: the bootstrap, `i + 1`: step `i`).
 pub(crate) fn run_vector(
     inputs: &serde_json::Value,
 ) -> Result<
     lightprov_verifier::beacon::LightClientStore,
+    (usize, lightprov_verifier::beacon::BeaconError),
+> {
+    run_vector_steps(inputs).map(|(store, _)| store)
+}
+
+/// As [`run_vector`], also giving the finalized and optimistic headers after each step
+/// (`{finalized, optimistic}`, as [`header_json`]).
+pub(crate) fn run_vector_steps(
+    inputs: &serde_json::Value,
+) -> Result<
+    (
+        lightprov_verifier::beacon::LightClientStore,
+        Vec<serde_json::Value>,
+    ),
     (usize, lightprov_verifier::beacon::BeaconError),
 > {
     let network = vector_network(&inputs["network"]);
@@ -202,16 +217,30 @@ pub(crate) fn run_vector(
     let fork = Fork::from_name(b["fork"].as_str().unwrap()).unwrap();
     let mut store = lightprov_verifier::beacon::bootstrap(network, &root, fork, &hex_of(&b["ssz"]))
         .map_err(|e| (0, e))?;
+    let mut headers = Vec::new();
     for (i, u) in inputs["updates"].as_array().unwrap().iter().enumerate() {
-        let fork = Fork::from_name(u["fork"].as_str().unwrap()).unwrap();
+        let slot = u["currentSlot"].as_u64().unwrap();
         let mut step = || -> Result<(), lightprov_verifier::beacon::BeaconError> {
-            let u_ = LightClientUpdate::decode(&hex_of(&u["ssz"]), fork, &network.preset)?;
-            store.process_update(u_, u["currentSlot"].as_u64().unwrap())?;
+            match u["kind"].as_str() {
+                None => {
+                    let fork = Fork::from_name(u["fork"].as_str().unwrap()).unwrap();
+                    let u_ = LightClientUpdate::decode(&hex_of(&u["ssz"]), fork, &network.preset)?;
+                    store.process_update(u_, slot)?;
+                }
+                Some("force_update") => {
+                    store.force_update(slot)?;
+                }
+                Some(other) => panic!("step {i}: unknown kind {other}"),
+            }
             Ok(())
         };
         step().map_err(|e| (i + 1, e))?;
+        headers.push(serde_json::json!({
+            "finalized": header_json(&network, store.finalized_header()),
+            "optimistic": header_json(&network, store.optimistic_header()),
+        }));
     }
-    Ok(store)
+    Ok((store, headers))
 }
 
 /// A header as the vectors give it: `{slot, beaconRoot, executionRoot}`.
