@@ -11,7 +11,7 @@ import { type HistoryScheme, type VerifiedHistory, families, historyProof, isVer
 import { type ForgeryKind, forgeProof, inspectorFor, outlineHistory } from '@lightprov/sdk/inspect';
 
 import { explain } from './explain.js';
-import { currentScheme, queryFromControls, schemeLabel, verifiedHistory } from './history.js';
+import { SCHEMES, currentScheme, queryFromControls, schemeLabel, verifiedHistory } from './history.js';
 import { outlineView } from './inspector.js';
 import { type PickedKey, app, client } from './state.js';
 import { type Busy, busy, byId, bytes, errorBox, h, hash, num, verifiedMark, withButton } from './ui.js';
@@ -31,6 +31,21 @@ interface Honest {
 async function fetchHonest(scheme: HistoryScheme, picked: PickedKey, from: bigint, to: bigint, b: Busy): Promise<Honest> {
   const history = await verifiedHistory(client(), picked.key, scheme, from, to, b);
   return { history, ...historyProof(history) };
+}
+
+/** Whether the inspector forges proofs of `scheme` (every history scheme of the registry does). */
+function forgeable(scheme: string): boolean {
+  try {
+    return inspectorFor(scheme).forgeries.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** The schemes to tamper with: the registry's history schemes the inspector forges. */
+function fillSchemes(): void {
+  const select = byId<HTMLSelectElement>('forgery-scheme');
+  select.replaceChildren(...SCHEMES.filter((s) => forgeable(s.id)).map((s) => h('option', { value: s.id }, s.label)));
 }
 
 function fillKinds(): void {
@@ -123,10 +138,12 @@ export function setupForgery(): void {
     controls.hidden = !toggle.checked;
     byId('forgery-panel').classList.toggle('armed', toggle.checked);
     if (toggle.checked) {
-      byId<HTMLSelectElement>('forgery-scheme').value = currentScheme();
+      const select = byId<HTMLSelectElement>('forgery-scheme');
+      if ([...select.options].some((o) => o.value === currentScheme())) select.value = currentScheme();
       fillKinds();
     }
   };
+  fillSchemes();
   toggle.addEventListener('change', sync);
   byId('forgery-scheme').addEventListener('change', fillKinds);
   byId('run-forgery').addEventListener('click', () => {

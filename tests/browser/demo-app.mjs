@@ -125,7 +125,9 @@ try {
   });
 
   await check('follows the node\'s sync committee: finalized and optimistic heads, participation verified', async () => {
-    await page.waitForSelector('#beacon-participation[data-signed]:not([data-signed=""])', { timeout: 60_000 });
+    await page.waitForSelector('#beacon-participation[data-signed]:not([data-signed=""])', { timeout: 60_000 }).catch(async (e) => {
+      throw new Error(`${e.message}\n  the panel says: ${(await page.innerText('#beacon-panel')).replace(/\s+/g, ' ').slice(0, 600)}`);
+    });
     const heads = await page.$$eval('#beacon-out tr[data-beacon]', (rows) => Object.fromEntries(rows.map((r) => [r.getAttribute('data-beacon'), Number(r.getAttribute('data-block'))])));
     expect(heads.finalized > 0 && heads.optimistic > heads.finalized, `heads: ${JSON.stringify(heads)}`);
     const signed = await page.getAttribute('#beacon-participation', 'data-signed');
@@ -241,7 +243,7 @@ try {
       ['cole', 'result-hidden'],
       ['cole-star', 'value-changed'],
       ['lvmt', 'stale-tuple'],
-      ['mbt', 'entry-dropped'],
+      ['mbt', 'history-node-duplicated'],
       ['pos', 'history-node-unused'],
       ['mpt', 'wrong-balance'],
     ]) {
