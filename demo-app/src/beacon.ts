@@ -58,7 +58,8 @@ export function setupBeacon(): void {
       } catch (e) {
         // A checkpoint kept from another chain (the demo's chain was made anew): take the node's.
         if (checkpoint === finalized.data.root) throw e;
-        follower = await BeaconFollower.open({ ...trust, checkpoint: finalized.data.root }, 10_000, fetch.bind(globalThis));
+        trust.checkpoint = finalized.data.root;
+        follower = await BeaconFollower.open(trust, 10_000, fetch.bind(globalThis));
       }
       localStorage.setItem('lightprov-demo-beacon-checkpoint', trust.checkpoint);
       const draw = () => {

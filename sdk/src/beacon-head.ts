@@ -282,7 +282,11 @@ function lied(err: unknown): boolean {
  * store has, or of a period it has moved past): not a fault of the node.
  */
 function benign(err: unknown): boolean {
-  return isVerificationError(err) && (err.code === 'STALE_UPDATE' || err.code === 'PERIOD_MISMATCH');
+  if (!isVerificationError(err)) return false;
+  // An update signed after the slot this client's clock says now is not a lie: the node's
+  // clock (or the chain) is ahead of ours. It is left for a later refresh, not applied.
+  const early = err.code === 'SLOT_ORDER' && err.field === 'update.signature_slot';
+  return early || err.code === 'STALE_UPDATE' || err.code === 'PERIOD_MISMATCH';
 }
 
 /** The fork of an object: its `Eth-Consensus-Version` if given (and a fork), else its bytes'. */

@@ -126,7 +126,7 @@ try {
 
   await check('follows the node\'s sync committee: finalized and optimistic heads, participation verified', async () => {
     await page.waitForSelector('#beacon-participation[data-signed]:not([data-signed=""])', { timeout: 60_000 }).catch(async (e) => {
-      throw new Error(`${e.message}\n  the panel says: ${(await page.innerText('#beacon-panel')).replace(/\s+/g, ' ').slice(0, 600)}`);
+      throw new Error(`${e.message.split('\n')[0]} — the panel says: ${(await page.$eval('#beacon-panel', (e) => e.textContent ?? '')).replace(/\s+/g, ' ').slice(0, 900)}`);
     });
     const heads = await page.$$eval('#beacon-out tr[data-beacon]', (rows) => Object.fromEntries(rows.map((r) => [r.getAttribute('data-beacon'), Number(r.getAttribute('data-block'))])));
     expect(heads.finalized > 0 && heads.optimistic > heads.finalized, `heads: ${JSON.stringify(heads)}`);

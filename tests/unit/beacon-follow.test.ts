@@ -121,6 +121,19 @@ describe('BeaconFollower over scripted beacon nodes (real mainnet periods 862..8
     expect(f.participation()).toEqual({ signed: 510, size: 512 });
   });
 
+  it('leaves an update signed after its clock for a later refresh, and does not mark the node for it', async () => {
+    // LightClientOptimisticUpdate: offset(4) ‖ bits(64) ‖ signature(96) ‖ signature_slot (u64 LE).
+    const signed = new DataView(OPTIMISTIC.buffer, OPTIMISTIC.byteOffset).getBigUint64(164, true);
+    let clock = signed - 1n;
+    const f = await open(trust({ currentSlot: () => clock, refreshMs: 0 }), beacons([{}]));
+    expect(f.optimistic().slot).toBeLessThan(7109431n);
+    expect(f.net.faultyNodes()).toEqual([]);
+    clock = NOW;
+    await f.refresh();
+    expect(f.optimistic().slot).toBe(7109431n);
+    expect(f.net.faultyNodes()).toEqual([]);
+  });
+
   it('reads the fork from the bytes when the Eth-Consensus-Version header is not exposed', async () => {
     await loadBeacon();
     expect(forkOf('mainnet', 'update', PERIOD_UPDATES[0] as Uint8Array)).toBe('capella');
