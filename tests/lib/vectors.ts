@@ -32,8 +32,12 @@ export interface Vector {
 
 const quantity = (v: bigint): string => '0x' + v.toString(16);
 
-/** A step of a beacon vector: an update, or a force update (`kind: 'force_update'`). */
-type BeaconStep = BeaconUpdateArgs | { kind: 'force_update'; currentSlot: number };
+/**
+ * A step of a beacon vector: an update, a force update (`kind: 'force_update'`), or the store's
+ * upgrade to a fork the chain entered (`kind: 'upgrade_store'`: nothing to do, one store type
+ * serves every fork; the headers after it are checked like any step's).
+ */
+type BeaconStep = BeaconUpdateArgs | { kind: 'force_update'; currentSlot: number } | { kind: 'upgrade_store'; fork: string };
 
 /**
  * A beacon vector: the bootstrap from the trusted root, then each step in order — an update, or
@@ -55,7 +59,9 @@ function runBeacon(v: Vector): unknown {
     for (const u of i.updates) {
       step++;
       if ('kind' in u && u.kind === 'force_update') store.forceUpdate(u.currentSlot);
-      else if ('kind' in u && u.kind !== undefined) throw new Error(`step ${step}: unknown kind ${String(u.kind)}`);
+      else if ('kind' in u && u.kind === 'upgrade_store') {
+        // One store type serves every fork: nothing to upgrade.
+      } else if ('kind' in u && u.kind !== undefined) throw new Error(`step ${step}: unknown kind ${String(u.kind)}`);
       else store.processUpdate(u as BeaconUpdateArgs);
       steps.push({ finalized: header(store.finalizedHeader()), optimistic: header(store.optimisticHeader()) });
     }

@@ -134,6 +134,21 @@ describe('argument checks name the field', () => {
     expect(() => BeaconStore.bootstrap({ ...bootstrapArgs(), network: { preset: 'minimal', genesisValidatorsRoot: TRUSTED_ROOT } as never })).toThrow(new TypeError('network.lastFork: expected a fork name (altair … fulu)'));
     expect(() => BeaconStore.bootstrap({ ...bootstrapArgs(), network: { preset: 'minimal', genesisValidatorsRoot: '0x00', lastFork: 'capella' } })).toThrow(RangeError);
     expect(() => BeaconStore.bootstrap({ ...bootstrapArgs(), network: { preset: 'minimal', genesisValidatorsRoot: '0x00', lastFork: 'capella' } })).toThrow(/^network\.genesisValidatorsRoot/);
+    // A fork schedule: one epoch per fork from altair to lastFork, never decreasing.
+    const chain = (forkEpochs: unknown) => ({ preset: 'minimal' as const, genesisValidatorsRoot: TRUSTED_ROOT, lastFork: 'capella' as const, forkEpochs: forkEpochs as number[] });
+    expect(() => BeaconStore.bootstrap({ ...bootstrapArgs(), network: chain(3) })).toThrow(/^network\.forkEpochs: expected an array/);
+    expect(() => BeaconStore.bootstrap({ ...bootstrapArgs(), network: chain([0, -1, 3]) })).toThrow(/^network\.forkEpochs\[1\]: must not be negative/);
+    for (const bad of [[0, 0], [0, 4, 3]]) {
+      const e = (() => {
+        try {
+          BeaconStore.bootstrap({ ...bootstrapArgs(), network: chain(bad) });
+        } catch (x) {
+          return x as VerificationError;
+        }
+        throw new Error(`forkEpochs ${JSON.stringify(bad)} accepted`);
+      })();
+      expect([e.code, e.field]).toEqual(['BAD_ENCODING', 'network.forkEpochs']);
+    }
   });
 
   it('the arguments object, trustedBlockRoot and bootstrap', async () => {

@@ -30,10 +30,36 @@ fn named(network: &str) -> Result<&'static Network, JsValue> {
     })
 }
 
-/// A minimal-preset chain with every fork through `last_fork` at genesis.
-fn minimal(genesis_validators_root: &[u8], last_fork: &str) -> Result<Network, JsValue> {
+/// A minimal-preset chain with every fork through `last_fork` at genesis, or, with
+/// `fork_epochs` (one u64 little-endian per fork from Altair to `last_fork`, never decreasing),
+/// at those epochs (as `Network::minimal_scheduled`, without its allocation: this module's
+/// size is budgeted).
+fn minimal(
+    genesis_validators_root: &[u8],
+    last_fork: &str,
+    fork_epochs: &[u8],
+) -> Result<Network, JsValue> {
     let gvr = hash32(genesis_validators_root, "genesisValidatorsRoot")?;
-    Ok(Network::minimal(gvr.0, fork(last_fork)?))
+    let last = fork(last_fork)?;
+    let mut n = Network::minimal(gvr.0, last);
+    if fork_epochs.is_empty() {
+        return Ok(n);
+    }
+    let mut ok = fork_epochs.len() == 8 * (last as usize + 1);
+    let mut before = 0;
+    for (f, c) in n.forks.iter_mut().zip(fork_epochs.chunks_exact(8)) {
+        let e = u64::from_le_bytes(c.try_into().unwrap_or_default());
+        ok &= e >= before;
+        before = e;
+        f.epoch = e;
+    }
+    if !ok {
+        return Err(decode_error(&DecodeError::new(
+            "network.forkEpochs",
+            "one epoch per fork from altair to lastFork, never decreasing",
+        )));
+    }
+    Ok(n)
 }
 
 fn progress(p: Progress) -> u8 {
@@ -75,10 +101,15 @@ pub fn beacon_fork_of(network: &str, kind: &str, ssz: &[u8]) -> Result<Option<St
 pub fn beacon_fork_of_minimal(
     genesis_validators_root: &[u8],
     last_fork: &str,
+    fork_epochs: &[u8],
     kind: &str,
     ssz: &[u8],
 ) -> Result<Option<String>, JsValue> {
-    fork_of(&minimal(genesis_validators_root, last_fork)?, kind, ssz)
+    fork_of(
+        &minimal(genesis_validators_root, last_fork, fork_epochs)?,
+        kind,
+        ssz,
+    )
 }
 
 fn fork_of(network: &Network, kind: &str, ssz: &[u8]) -> Result<Option<String>, JsValue> {
@@ -120,17 +151,19 @@ impl BeaconStore {
     }
 
     /// As `bootstrap`, for a minimal-preset chain (a simulated sync committee) with every fork
-    /// through `lastFork` at genesis.
+    /// through `lastFork` at genesis, or at `forkEpochs` (one per fork from Altair to
+    /// `lastFork`; empty: all at genesis).
     #[wasm_bindgen(js_name = bootstrapMinimal)]
     pub fn bootstrap_minimal(
         genesis_validators_root: &[u8],
         last_fork: &str,
+        fork_epochs: &[u8],
         trusted_block_root: &[u8],
         fork_name: &str,
         ssz: &[u8],
     ) -> Result<BeaconStore, JsValue> {
         Self::start(
-            minimal(genesis_validators_root, last_fork)?,
+            minimal(genesis_validators_root, last_fork, fork_epochs)?,
             trusted_block_root,
             fork_name,
             ssz,
@@ -245,9 +278,13 @@ impl BeaconStore {
     pub fn restore_minimal(
         genesis_validators_root: &[u8],
         last_fork: &str,
+        fork_epochs: &[u8],
         saved: &[u8],
     ) -> Result<BeaconStore, JsValue> {
-        Self::reopen(minimal(genesis_validators_root, last_fork)?, saved)
+        Self::reopen(
+            minimal(genesis_validators_root, last_fork, fork_epochs)?,
+            saved,
+        )
     }
 
     fn reopen(network: Network, saved: &[u8]) -> Result<BeaconStore, JsValue> {

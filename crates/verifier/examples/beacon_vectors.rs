@@ -1,18 +1,14 @@
 //! Writes the beacon family's shared vectors, `tests/vectors/beacon/{valid,invalid}/*.json`.
 //!
 //! Valid vectors are the consensus specs' minimal `light_client/sync` cases, Altair to Fulu
-//! (real BLS signatures of the spec's test chain), each whole: the bootstrap and every step —
-//! an update, or a force update (`{kind: "force_update", currentSlot}`) — with the finalized
-//! and optimistic headers the spec's checks give after each step (`expected.steps`) and at the
-//! end. The expected headers are the spec's; this generator asserts that the verifier reaches
-//! them. A case is left out when the shared vector format cannot state its network: the format
-//! (and the SDK's `BeaconStore`) knows a minimal chain only with every fork through `lastFork`
-//! at genesis, so the six cases whose config schedules a fork later (`bellatrix/capella_fork`,
-//! `bellatrix/capella_deneb_fork`, `bellatrix/capella_electra_fork`, `capella/deneb_fork`,
-//! `capella/deneb_electra_fork`, `deneb/electra_fork`; three of them also have an
-//! `upgrade_store` step, which the format has no kind for) run only in Rust
-//! (`tests/beacon_spec.rs`). The other 33 cases are vectors: 123 steps, 105 updates and 18
-//! force updates.
+//! (real BLS signatures of the spec's test chain), every one of them whole: the bootstrap and
+//! every step — an update, a force update (`{kind: "force_update", currentSlot}`) or the store's
+//! upgrade to a fork the chain entered (`{kind: "upgrade_store", fork}`, which changes nothing
+//! our one store type holds) — with the finalized and optimistic headers the spec's checks
+//! give after each step (`expected.steps`) and at the end. The fork-transition cases
+//! (`capella_fork`, `deneb_fork`, …) schedule a fork after genesis: their network carries
+//! `forkEpochs`. The expected headers are the spec's; this generator asserts that the verifier
+//! reaches them.
 //!
 //! Each invalid vector changes one thing of the Capella `light_client_sync` case (its first
 //! one or two updates), with the code and field its construction must produce; this generator
@@ -126,30 +122,32 @@ fn plural(n: usize, what: &str) -> String {
 
 /// One spec sync case as a valid vector: its file name, the vector and its numbers of updates
 /// and force updates; or why the vector format cannot hold it.
-fn spec_vector(dir: &Path, at: &str) -> Result<(String, Value, (usize, usize)), String> {
+/// A case's numbers of updates, force updates and store upgrades.
+type StepKinds = (usize, usize, usize);
+
+fn spec_vector(dir: &Path, at: &str) -> Result<(String, Value, StepKinds), String> {
     let meta = yaml(&dir.join("meta.yaml"));
     let gvr = root(&meta["genesis_validators_root"]);
     let n = network(dir, gvr);
-    // The vector format's minimal chain has every fork through `lastFork` at genesis.
-    let Some(last) = Fork::ALL
-        .into_iter()
-        .find(|f| Network::minimal(gvr, *f) == n)
-    else {
-        let later: Vec<String> = Fork::ALL
-            .iter()
-            .zip(n.forks.iter())
-            .filter(|(_, s)| s.epoch != 0 && s.epoch != u64::MAX)
-            .map(|(f, s)| format!("{} at epoch {}", f.name(), s.epoch))
-            .collect();
-        return Err(format!(
-            "a fork scheduled after genesis ({})",
-            later.join(", ")
-        ));
-    };
+    // The vector format's minimal chain: every fork through `lastFork` at genesis, or at
+    // `forkEpochs` (the fork-transition cases).
+    let epochs: Vec<u64> = n
+        .forks
+        .iter()
+        .map(|f| f.epoch)
+        .take_while(|e| *e != u64::MAX)
+        .collect();
+    let last = *Fork::ALL
+        .get(epochs.len().wrapping_sub(1))
+        .ok_or_else(|| "no fork scheduled".to_owned())?;
+    if Network::minimal_scheduled(gvr, &epochs).ok() != Some(n) {
+        return Err("a network other than a minimal chain's (versions, preset)".to_owned());
+    }
+    let scheduled = epochs.iter().any(|e| *e != 0);
     let bootstrap_fork = fork_of_digest(&n, &bytes(&meta["bootstrap_fork_digest"]));
     let mut steps = Vec::new();
     let mut expected = Vec::new();
-    let (mut updates, mut forced) = (0, 0);
+    let (mut updates, mut forced, mut upgrades) = (0, 0, 0);
     for (i, step) in yaml(&dir.join("steps.yaml"))
         .as_vec()
         .unwrap()
@@ -177,6 +175,15 @@ fn spec_vector(dir: &Path, at: &str) -> Result<(String, Value, (usize, usize)), 
                 }));
                 forced += 1;
             }
+            "upgrade_store" => {
+                let version = bytes(&body["store_fork_version"]);
+                let fork = Fork::ALL
+                    .into_iter()
+                    .find(|f| n.schedule(*f).version[..] == version[..])
+                    .unwrap_or_else(|| panic!("{at}: no fork has version {version:?}"));
+                steps.push(json!({ "kind": "upgrade_store", "fork": fork.name() }));
+                upgrades += 1;
+            }
             other => return Err(format!("a step the format has no kind for ({other})")),
         }
         expected.push(json!({
@@ -184,12 +191,16 @@ fn spec_vector(dir: &Path, at: &str) -> Result<(String, Value, (usize, usize)), 
             "optimistic": spec_header(&body["checks"]["optimistic_header"], &at),
         }));
     }
+    let mut network = json!({
+        "preset": "minimal",
+        "genesisValidatorsRoot": hex(&gvr),
+        "lastFork": last.name(),
+    });
+    if scheduled {
+        network["forkEpochs"] = json!(epochs);
+    }
     let inputs = json!({
-        "network": {
-            "preset": "minimal",
-            "genesisValidatorsRoot": hex(&gvr),
-            "lastFork": last.name(),
-        },
+        "network": network,
         "trustedBlockRoot": hex(&root(&meta["trusted_block_root"])),
         "bootstrap": {
             "fork": bootstrap_fork.name(),
@@ -209,9 +220,14 @@ fn spec_vector(dir: &Path, at: &str) -> Result<(String, Value, (usize, usize)), 
     };
     let v = json!({
         "description": format!(
-            "{fork_dir}: the spec's {case} case whole: a bootstrap, {}{}, the spec's headers checked after each step",
+            "{fork_dir}: the spec's {case} case whole: a bootstrap, {}{}{}; the spec's headers checked after each step",
             plural(updates, "update"),
-            if forced > 0 { format!(" and {}", plural(forced, "force update")) } else { String::new() }
+            if scheduled { format!(" (forks at epochs {epochs:?})") } else { String::new() },
+            [(forced, "force update"), (upgrades, "store upgrade")]
+                .iter()
+                .filter(|(n, _)| *n > 0)
+                .map(|(n, what)| format!(", {}", plural(*n, what)))
+                .collect::<String>()
         ),
         "generator": GENERATOR,
         "source": format!(
@@ -225,7 +241,7 @@ fn spec_vector(dir: &Path, at: &str) -> Result<(String, Value, (usize, usize)), 
             "steps": expected,
         },
     });
-    Ok((name, v, (updates, forced)))
+    Ok((name, v, (updates, forced, upgrades)))
 }
 
 fn write(dir: &Path, name: &str, v: &Value) {
@@ -258,38 +274,30 @@ fn main() {
     }
 
     let mut valid = 0;
-    let mut steps = 0;
-    // (updates, force updates)
-    let mut kinds = (0, 0);
-    let mut left_out = Vec::new();
+    // (updates, force updates, store upgrades)
+    let mut kinds = (0, 0, 0);
     for dir in sync_cases() {
         // `<fork>/light_client/sync/pyspec_tests/<case>`
         let name = |p: &Path| p.file_name().unwrap().to_string_lossy().into_owned();
         let at = format!("{}/{}", name(dir.ancestors().nth(4).unwrap()), name(&dir));
-        match spec_vector(&dir, &at) {
-            Ok((name, v, (u, f))) => {
-                write(&valid_dir, &name, &v);
-                valid += 1;
-                steps += u + f;
-                kinds.0 += u;
-                kinds.1 += f;
-            }
-            Err(why) => left_out.push(format!("{at}: {why}")),
-        }
+        let (name, v, (u, f, g)) =
+            spec_vector(&dir, &at).unwrap_or_else(|why| panic!("{at}: {why}"));
+        write(&valid_dir, &name, &v);
+        valid += 1;
+        kinds.0 += u;
+        kinds.1 += f;
+        kinds.2 += g;
     }
-    // The six cases with a fork scheduled after genesis (see the module's doc).
-    assert_eq!(left_out.len(), 6, "{left_out:#?}");
-    assert!(
-        left_out
-            .iter()
-            .all(|w| w.contains("scheduled after genesis")),
-        "{left_out:#?}"
+    println!(
+        "{valid} valid vectors: {} updates, {} force updates, {} store upgrades",
+        kinds.0, kinds.1, kinds.2
     );
-    assert_eq!((valid, steps), (33, 123), "valid vectors and their steps");
-    assert_eq!(kinds, (105, 18), "updates and force updates");
-    for w in &left_out {
-        println!("left out: {w}");
-    }
+    assert_eq!(valid, 39, "every spec sync case is a vector");
+    assert_eq!(
+        kinds,
+        (129, 18, 3),
+        "updates, force updates and store upgrades"
+    );
 
     let fork = Fork::Capella;
     let case = case_of(fork);
@@ -535,7 +543,8 @@ fn main() {
         write(&invalid_dir, &format!("sync-capella-{}", f.tamper), &v);
     }
     println!(
-        "beacon vectors: {valid} valid ({steps} steps), {} invalid",
+        "beacon vectors: {valid} valid ({} steps), {} invalid",
+        kinds.0 + kinds.1 + kinds.2,
         forgeries.len()
     );
 }

@@ -235,8 +235,8 @@ fn run_forkless(i: &Value) -> Outcome {
     Ok(serde_json::json!({ "ok": true, "exists": v.exists, "value": hex::encode(&v.value) }))
 }
 
-/// A beacon vector: the bootstrap from the trusted root, then each step (an update or a force
-/// update) in order; the output is the store's finalized and optimistic headers
+/// A beacon vector: the bootstrap from the trusted root, then each step (an update, a force
+/// update or a store upgrade) in order; the output is the store's finalized and optimistic headers
 /// (`{slot, beaconRoot, executionRoot}`) at the end and after each step (`steps`).
 fn run_beacon(i: &Value) -> Outcome {
     let (store, steps) = beacon_common::run_vector_steps(i)
@@ -431,7 +431,7 @@ fn forkless_vectors() {
 
 #[test]
 fn beacon_vectors() {
-    assert_eq!(check("beacon", run_beacon, |_| true), 33 + 17);
+    assert_eq!(check("beacon", run_beacon, |_| true), 39 + 17);
 }
 
 /// A beacon vector runs several steps (0: the bootstrap, `i + 1`: update `i`); an invalid one

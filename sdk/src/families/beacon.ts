@@ -30,12 +30,15 @@ export type BeaconFork = 'altair' | 'bellatrix' | 'capella' | 'deneb' | 'electra
 
 /**
  * A minimal-preset test chain (a simulated sync committee): its genesis validators root, and
- * every fork through `lastFork` at genesis.
+ * every fork through `lastFork` at genesis — or at `forkEpochs`, one epoch per fork from Altair
+ * to `lastFork`, never decreasing (a chain that goes through a fork, as the consensus spec's
+ * fork-transition tests do).
  */
 export interface MinimalBeaconChain {
   preset: 'minimal';
   genesisValidatorsRoot: string | Uint8Array;
   lastFork: BeaconFork;
+  forkEpochs?: readonly (number | bigint)[];
 }
 
 /** A public network by name (see {@link beaconNetworks}), or a minimal-preset test chain. */
@@ -109,7 +112,7 @@ type Wasm = ReturnType<typeof wasmOf<'beacon'>>;
 type WasmStore = ReturnType<Wasm['BeaconStore']['bootstrap']>;
 
 /** A network argument as the wasm calls take it: a public name, or a minimal chain's parts. */
-function networkOf(wasm: Wasm, v: unknown, field = 'network'): { name: string } | { gvr: Uint8Array; lastFork: string } {
+function networkOf(wasm: Wasm, v: unknown, field = 'network'): { name: string } | { gvr: Uint8Array; lastFork: string; epochs: Uint8Array } {
   const name = typeof v === 'object' && v !== null && 'name' in v ? (v as { name: unknown }).name : v;
   if (typeof name === 'string') {
     const known = wasm.beaconNetworks().split(',');
@@ -119,7 +122,12 @@ function networkOf(wasm: Wasm, v: unknown, field = 'network'): { name: string } 
   const m = objectArg<Partial<MinimalBeaconChain>>(v, field, "a network name or { preset: 'minimal', genesisValidatorsRoot, lastFork }");
   if (m.preset !== 'minimal') throw new RangeError(`${field}.preset: expected 'minimal', got ${JSON.stringify(m.preset)}`);
   if (typeof m.lastFork !== 'string') throw new TypeError(`${field}.lastFork: expected a fork name (altair … fulu)`);
-  return { gvr: bytesArg(m.genesisValidatorsRoot, `${field}.genesisValidatorsRoot`, 32), lastFork: m.lastFork };
+  if (m.forkEpochs !== undefined && !Array.isArray(m.forkEpochs)) throw new TypeError(`${field}.forkEpochs: expected an array of epochs, one per fork from altair to lastFork`);
+  // One u64 little-endian per fork, as the wasm module reads them.
+  const list = m.forkEpochs ?? [];
+  const epochs = new Uint8Array(8 * list.length);
+  list.forEach((e, i) => new DataView(epochs.buffer).setBigUint64(8 * i, uint64Arg(e, `${field}.forkEpochs[${i}]`, 'an epoch'), true));
+  return { gvr: bytesArg(m.genesisValidatorsRoot, `${field}.genesisValidatorsRoot`, 32), lastFork: m.lastFork, epochs };
 }
 
 /** Checks a network argument (after {@link loadBeacon}), naming `field` in its errors. */
@@ -163,7 +171,7 @@ export function forkOf(network: BeaconNetworkArg, kind: 'bootstrap' | 'update' |
   const n = networkOf(wasm, network);
   if (!(ssz instanceof Uint8Array)) throw new TypeError('ssz: expected a Uint8Array');
   const bytes = ssz;
-  const f = wasmCall(() => ('name' in n ? wasm.beaconForkOf(n.name, kind, bytes) : wasm.beaconForkOfMinimal(n.gvr, n.lastFork, kind, bytes)));
+  const f = wasmCall(() => ('name' in n ? wasm.beaconForkOf(n.name, kind, bytes) : wasm.beaconForkOfMinimal(n.gvr, n.lastFork, n.epochs, kind, bytes)));
   return f as BeaconFork | undefined;
 }
 
@@ -197,7 +205,7 @@ export class BeaconStore {
       wasmCall(() =>
         'name' in network
           ? wasm.BeaconStore.bootstrap(network.name, root, fork, ssz)
-          : wasm.BeaconStore.bootstrapMinimal(network.gvr, network.lastFork, root, fork, ssz),
+          : wasm.BeaconStore.bootstrapMinimal(network.gvr, network.lastFork, network.epochs, root, fork, ssz),
       ),
     );
   }
@@ -210,7 +218,7 @@ export class BeaconStore {
     const wasm = wasmOf('beacon');
     const n = networkOf(wasm, network);
     if (!(saved instanceof Uint8Array)) throw new TypeError('saved: expected the Uint8Array save() returned');
-    return new BeaconStore(wasmCall(() => ('name' in n ? wasm.BeaconStore.restore(n.name, saved) : wasm.BeaconStore.restoreMinimal(n.gvr, n.lastFork, saved))));
+    return new BeaconStore(wasmCall(() => ('name' in n ? wasm.BeaconStore.restore(n.name, saved) : wasm.BeaconStore.restoreMinimal(n.gvr, n.lastFork, n.epochs, saved))));
   }
 
   /** The slot of the store's network at Unix time `unixSeconds` (default: now). */

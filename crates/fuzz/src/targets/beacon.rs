@@ -79,6 +79,10 @@ impl Beacon {
             .map_err(|e| anyhow::anyhow!("{name}: bootstrap: {e}"))?;
             let updates = i["updates"].as_array().cloned().unwrap_or_default();
             for (k, u) in updates.iter().enumerate() {
+                // The store's upgrade to a new fork changes nothing it holds.
+                if u["kind"].as_str() == Some("upgrade_store") {
+                    continue;
+                }
                 let current_slot = u["currentSlot"]
                     .as_u64()
                     .ok_or_else(|| anyhow::anyhow!("{name}: update {k} has no currentSlot"))?;

@@ -228,6 +228,38 @@ impl Network {
         }
     }
 
+    /// A minimal-preset chain whose forks from Altair are scheduled at `epochs` — one per fork
+    /// in order (at most six), never decreasing; the forks after them are not scheduled. A
+    /// chain of the spec's fork-transition tests (`capella_fork`: Altair and Bellatrix at 0,
+    /// Capella at 3); [`Network::minimal`] is every epoch 0. The error names
+    /// `network.forkEpochs`.
+    pub fn minimal_scheduled(
+        genesis_validators_root: [u8; 32],
+        epochs: &[u64],
+    ) -> Result<Network, crate::DecodeError> {
+        use crate::DecodeError;
+        let (Some(last), true) = (
+            epochs.len().checked_sub(1).and_then(|i| Fork::ALL.get(i)),
+            epochs.len() <= Fork::ALL.len(),
+        ) else {
+            return Err(DecodeError::new(
+                "network.forkEpochs",
+                "one epoch per fork from altair on, one to six of them",
+            ));
+        };
+        if epochs.windows(2).any(|w| matches!(w, [a, b] if b < a)) {
+            return Err(DecodeError::new(
+                "network.forkEpochs",
+                "a fork's epoch is before the one of the fork it follows",
+            ));
+        }
+        let mut n = Network::minimal(genesis_validators_root, *last);
+        for (f, e) in n.forks.iter_mut().zip(epochs) {
+            f.epoch = *e;
+        }
+        Ok(n)
+    }
+
     /// The public networks, by which [`Network::named`] finds one.
     pub const PUBLIC: [&'static Network; 4] =
         [&Self::MAINNET, &Self::SEPOLIA, &Self::HOLESKY, &Self::HOODI];
@@ -309,7 +341,8 @@ impl Network {
 impl Network {
     /// A network as the shared vectors and the SDK name one: `{"name": "mainnet"}` (a public
     /// network) or `{"preset": "minimal", "genesisValidatorsRoot": "0x…", "lastFork": "capella"}`
-    /// (a simulated chain). The error names the field.
+    /// (a simulated chain; with `"forkEpochs": [0, 0, 3]`, its forks through `lastFork` at those
+    /// epochs, see [`Network::minimal_scheduled`]). The error names the field.
     #[cfg(feature = "serde")]
     pub fn from_json(v: &serde_json::Value) -> Result<Network, crate::DecodeError> {
         use crate::DecodeError;
@@ -336,7 +369,25 @@ impl Network {
             .ok_or_else(|| {
                 DecodeError::new("network.lastFork", "not a fork from altair to fulu")
             })?;
-        Ok(Network::minimal(gvr, last))
+        let Some(epochs) = v.get("forkEpochs") else {
+            return Ok(Network::minimal(gvr, last));
+        };
+        let epochs = epochs
+            .as_array()
+            .ok_or_else(|| DecodeError::new("network.forkEpochs", "not an array"))?
+            .iter()
+            .map(|e| {
+                e.as_u64()
+                    .ok_or_else(|| DecodeError::new("network.forkEpochs", "not an epoch number"))
+            })
+            .collect::<Result<alloc::vec::Vec<u64>, _>>()?;
+        if epochs.len() != last as usize + 1 {
+            return Err(DecodeError::new(
+                "network.forkEpochs",
+                "one epoch per fork from altair to lastFork",
+            ));
+        }
+        Network::minimal_scheduled(gvr, &epochs)
     }
 }
 
@@ -380,6 +431,58 @@ mod tests {
             7_069_376
         );
         assert_eq!(Network::MAINNET.slot_at(0), 0);
+    }
+
+    #[test]
+    fn a_minimal_chain_schedules_its_forks_at_the_epochs_given() {
+        let n = Network::minimal_scheduled([0; 32], &[0, 0, 3]).unwrap();
+        assert_eq!(n.fork_at_epoch(2), Some(Fork::Bellatrix));
+        assert_eq!(n.fork_at_epoch(3), Some(Fork::Capella));
+        assert_eq!(n.schedule(Fork::Deneb).epoch, u64::MAX);
+        assert_eq!(
+            Network::minimal_scheduled([0; 32], &[0; 6]).unwrap(),
+            Network::minimal([0; 32], Fork::Fulu)
+        );
+        for bad in [&[][..], &[0, 2, 1], &[0; 7]] {
+            assert_eq!(
+                Network::minimal_scheduled([0; 32], bad).unwrap_err().field,
+                "network.forkEpochs"
+            );
+        }
+    }
+
+    #[cfg(feature = "serde")]
+    #[test]
+    fn a_network_from_json_takes_its_fork_epochs() {
+        let v = |epochs: serde_json::Value| {
+            let mut j = serde_json::json!({
+                "preset": "minimal",
+                "genesisValidatorsRoot": format!("0x{}", "00".repeat(32)),
+                "lastFork": "capella",
+            });
+            if !epochs.is_null() {
+                j["forkEpochs"] = epochs;
+            }
+            Network::from_json(&j)
+        };
+        assert_eq!(
+            v(serde_json::Value::Null).unwrap(),
+            Network::minimal([0; 32], Fork::Capella)
+        );
+        assert_eq!(
+            v(serde_json::json!([0, 0, 3]))
+                .unwrap()
+                .schedule(Fork::Capella)
+                .epoch,
+            3
+        );
+        for bad in [
+            serde_json::json!([0, 0]),
+            serde_json::json!([0, 0, "3"]),
+            serde_json::json!(3),
+        ] {
+            assert_eq!(v(bad).unwrap_err().field, "network.forkEpochs");
+        }
     }
 
     #[test]
