@@ -11,7 +11,7 @@ use lightprov_types::{
 
 use super::{
     BlockRoots,
-    walk::{self, Nodes, Slot},
+    walk::{self, At, Nodes, Slot},
 };
 
 /// The node set, looked up by hash; marks what the walks use.
@@ -28,20 +28,29 @@ impl<'n> Nodes<'n> for NodeSet<'n> {
         depth: usize,
         expected: &B256,
         _: Option<(&Node, &Slot)>,
-    ) -> Result<(&'n Node, String), PosError> {
-        let at = format!("paths[{}][{depth}]", self.block);
+    ) -> Result<(&'n Node, At), PosError> {
+        let at = || format!("paths[{}][{depth}]", self.block);
         let i = self
             .by_hash
             .binary_search_by(|(h, _)| h.cmp(expected))
             .ok()
             .and_then(|p| self.by_hash.get(p))
             .map(|(_, i)| *i)
-            .ok_or(PosError::Truncated { at: at.clone() })?;
+            .ok_or_else(|| PosError::Truncated { at: at() })?;
         if let Some(u) = self.used.get_mut(i) {
             *u = true;
         }
-        let node = self.nodes.get(i).ok_or(PosError::Truncated { at })?;
-        Ok((node, format!("items[{i}]")))
+        let node = self
+            .nodes
+            .get(i)
+            .ok_or_else(|| PosError::Truncated { at: at() })?;
+        Ok((
+            node,
+            At {
+                list: "items",
+                index: i,
+            },
+        ))
     }
 }
 

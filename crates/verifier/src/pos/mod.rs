@@ -39,7 +39,7 @@ mod walk;
 #[cfg(test)]
 mod tests;
 
-use alloc::{format, string::String, vec::Vec};
+use alloc::{format, string::ToString, vec::Vec};
 
 pub use diff::{Change, verify_diff};
 pub use history::verify_history;
@@ -49,7 +49,7 @@ use lightprov_types::{
     pos::{Entry, FAMILY, Node, PathProof},
 };
 pub use range::{check_range_answer, verify_range};
-use walk::{Nodes, Slot};
+use walk::{At, Nodes, Slot};
 
 /// A path proof's nodes, taken in order.
 struct PathNodes<'n>(&'n [Node]);
@@ -60,12 +60,15 @@ impl<'n> Nodes<'n> for PathNodes<'n> {
         depth: usize,
         expected: &B256,
         parent: Option<(&Node, &Slot)>,
-    ) -> Result<(&'n Node, String), PosError> {
-        let at = format!("nodes[{depth}]");
+    ) -> Result<(&'n Node, At), PosError> {
+        let at = At {
+            list: "nodes",
+            index: depth,
+        };
         let node = self
             .0
             .get(depth)
-            .ok_or(PosError::Truncated { at: at.clone() })?;
+            .ok_or_else(|| PosError::Truncated { at: at.to_string() })?;
         let found = node.hash();
         if found == *expected {
             return Ok((node, at));
@@ -77,12 +80,12 @@ impl<'n> Nodes<'n> for PathNodes<'n> {
             },
             Some((p, s)) => match p.entries.iter().position(|(_, c)| *c == found.0) {
                 Some(j) => PosError::WrongChild {
-                    at,
+                    at: at.to_string(),
                     expected: s.index,
                     found: j,
                 },
                 None => PosError::NodeHashMismatch {
-                    at,
+                    at: at.to_string(),
                     expected: *expected,
                     found,
                 },

@@ -5,12 +5,29 @@
 //! by the separators it hashed, checks that the child it descends to has the level, the largest
 //! key and the key range its parent gives it, and reads the answer from the one leaf it reaches.
 
-use alloc::{format, string::String};
+use alloc::{format, string::ToString};
+use core::fmt::Display;
 
 use lightprov_types::{
     B256, Word,
     pos::{Node, PosError},
 };
+
+/// Where a node is in its proof (`nodes[3]`, `items[7]`): named only when an error needs it, so
+/// that a walk that verifies formats nothing.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct At {
+    /// The list the node is in.
+    pub list: &'static str,
+    /// Its index there.
+    pub index: usize,
+}
+
+impl Display for At {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{}[{}]", self.list, self.index)
+    }
+}
 
 /// What a parent says of the child the key routes to.
 #[derive(Clone, Copy, Debug)]
@@ -47,12 +64,12 @@ pub(crate) fn slot(node: &Node, j: usize, lower: Option<B256>) -> Option<Slot> {
 pub(crate) fn check_order(
     keys: impl Iterator<Item = B256>,
     leaf: bool,
-    at: &str,
+    at: &(impl Display + ?Sized),
 ) -> Result<(), PosError> {
     let mut prev: Option<B256> = None;
     for (i, k) in keys.enumerate() {
         if prev.is_some_and(|p| p >= k) {
-            let at = String::from(at);
+            let at = at.to_string();
             return Err(if leaf {
                 PosError::EntriesOutOfOrder { at, index: i }
             } else {
@@ -71,18 +88,18 @@ pub(crate) fn check_child(
     min: Option<&B256>,
     max: Option<&B256>,
     slot: &Slot,
-    at: &str,
+    at: &(impl Display + ?Sized),
 ) -> Result<(), PosError> {
     if level != slot.level {
         return Err(PosError::LevelMismatch {
-            at: at.into(),
+            at: at.to_string(),
             expected: slot.level,
             found: level,
         });
     }
     if max != Some(&slot.sep) {
         return Err(PosError::SeparatorMismatch {
-            at: at.into(),
+            at: at.to_string(),
             expected: slot.sep,
             found: max.copied(),
         });
@@ -91,7 +108,7 @@ pub(crate) fn check_child(
         && *min <= bound
     {
         return Err(PosError::ChildOutOfRange {
-            at: at.into(),
+            at: at.to_string(),
             bound,
             found: *min,
         });
@@ -100,7 +117,11 @@ pub(crate) fn check_child(
 }
 
 /// Checks a node of a path: its order, and against its slot when it has a parent.
-pub(crate) fn check_node(node: &Node, slot: Option<&Slot>, at: &str) -> Result<(), PosError> {
+pub(crate) fn check_node(
+    node: &Node,
+    slot: Option<&Slot>,
+    at: &(impl Display + ?Sized),
+) -> Result<(), PosError> {
     if let Some(s) = slot {
         check_child(node.level, node.min_key(), node.max_key(), s, at)?;
     }
@@ -125,7 +146,7 @@ pub(crate) trait Nodes<'n> {
         depth: usize,
         expected: &B256,
         parent: Option<(&Node, &Slot)>,
-    ) -> Result<(&'n Node, String), PosError>;
+    ) -> Result<(&'n Node, At), PosError>;
 }
 
 /// Walks `key`'s path from `root` to its leaf and reads the key's value there (`None`: absent).
