@@ -20,7 +20,9 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use beacon_common::{bytes, fixtures, fork_of_digest, network, root, snappy, uint, yaml};
+use beacon_common::{
+    bytes, fixtures, fork_of_digest, network, root, snappy, sync_cases, uint, yaml,
+};
 use lightprov_verifier::beacon::{
     self, Fork, LightClientBootstrap, LightClientFinalityUpdate, LightClientOptimisticUpdate,
     LightClientStore, LightClientUpdate, Network, ObjectKind, Preset, execution_root,
@@ -135,21 +137,6 @@ fn forks_of_short_forms(n: &Network, u: &LightClientUpdate, fork: Fork, at: &str
     );
     // An optimistic update is no finality update of any fork.
     assert_eq!(n.fork_of(ObjectKind::FinalityUpdate, &o), None, "{at}");
-}
-
-fn sync_cases() -> Vec<PathBuf> {
-    let mut cases = Vec::new();
-    for fork in Fork::ALL {
-        let dir = fixtures().join(format!(
-            "tests/minimal/{}/light_client/sync/pyspec_tests",
-            fork.name()
-        ));
-        for c in fs::read_dir(dir).unwrap() {
-            cases.push(c.unwrap().path());
-        }
-    }
-    cases.sort();
-    cases
 }
 
 #[test]

@@ -274,13 +274,7 @@ impl BeaconApi {
             let (h, root) = b
                 .header(slot)
                 .ok_or_else(|| error(404, format!("no block at slot {slot}")))?;
-            let head = b.head_slot().unwrap_or_default();
-            let finalized = b
-                .checkpoints(head)
-                .map_err(internal)?
-                .finalized
-                .epoch
-                .saturating_mul(PRESET.slots_per_epoch);
+            let finalized = finalized_slot(b)?;
             let signature = b.proposer_signature(slot).map_err(internal)?;
             Ok(RestAnswer::json(
                 200,
@@ -311,9 +305,7 @@ impl BeaconApi {
                 None => block_slot(b, id, "state_id")?,
             };
             let c = b.checkpoints(slot).map_err(internal)?;
-            let head = b.head_slot().unwrap_or_default();
-            let finalized = b.checkpoints(head).map_err(internal)?.finalized.epoch
-                * PRESET.slots_per_epoch;
+            let finalized = finalized_slot(b)?;
             let cp = |c: super::Checkpoint| json!({ "epoch": c.epoch.to_string(), "root": hex(&c.root) });
             Ok(RestAnswer::json(
                 200,
@@ -334,7 +326,7 @@ impl BeaconApi {
         self.with(|b, c| {
             let head = b.head_slot().unwrap_or_default();
             let checkpoints = b.checkpoints(head).map_err(internal)?;
-            let fin_slot = checkpoints.finalized.epoch * PRESET.slots_per_epoch;
+            let fin_slot = finalized_slot(b)?;
             let describe = |slot: Slot| -> Result<Value, RestAnswer> {
                 let (_, root) = b
                     .header(slot)
@@ -384,6 +376,16 @@ fn header_json(h: &BeaconBlockHeader) -> Value {
         "state_root": hex(&h.state_root),
         "body_root": hex(&h.body_root),
     })
+}
+
+/// The first slot of the head's finalized epoch: blocks at or before it are final.
+fn finalized_slot(b: &BeaconChain) -> Result<Slot, RestAnswer> {
+    let head = b.head_slot().unwrap_or_default();
+    Ok(b.checkpoints(head)
+        .map_err(internal)?
+        .finalized
+        .epoch
+        .saturating_mul(PRESET.slots_per_epoch))
 }
 
 /// The slot a `block_id` (or `state_id` other than a state root) names.

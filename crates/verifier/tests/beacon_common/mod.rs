@@ -21,6 +21,22 @@ pub(crate) fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/beacon")
 }
 
+/// The spec's sync cases, Altair to Fulu, sorted.
+pub(crate) fn sync_cases() -> Vec<PathBuf> {
+    let mut cases = Vec::new();
+    for fork in Fork::ALL {
+        let dir = fixtures().join(format!(
+            "tests/minimal/{}/light_client/sync/pyspec_tests",
+            fork.name()
+        ));
+        for c in fs::read_dir(dir).unwrap() {
+            cases.push(c.unwrap().path());
+        }
+    }
+    cases.sort();
+    cases
+}
+
 pub(crate) fn yaml(path: &Path) -> Yaml {
     let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     YamlLoader::load_from_str(&text)
