@@ -6,7 +6,7 @@
  */
 import { type BlockTag, blockNumberArg, blockTagArg } from './args.js';
 import { commitmentOf, headerCommitments } from './commitments.js';
-import { NodeFaultError, RpcError, VerificationError, wasmCall } from './errors.js';
+import { NodeFaultError, ReorgError, RpcError, VerificationError, wasmCall } from './errors.js';
 import { type VerifiedHeader, encodeHeader } from './header.js';
 import { bytesArg, bytesToHex, hexToBigInt, hexToBytes } from './hex.js';
 import { loadFamily, wasmOf } from './init.js';
@@ -151,6 +151,15 @@ const RECENT_HEADERS = 2048;
 
 /** Bytes of a Clique seal at the end of extraData. */
 const SEAL_BYTES = 65;
+/** Reads of a header range restarted after a reorganisation cut it, before a {@link ReorgError}. */
+const RANGE_ATTEMPTS = 3;
+
+/**
+ * How a fetched header is tied to what is verified: by a hash the client already trusts (and,
+ * with `sealed`, a trusted signer's seal as well), or — the forward walk only — by its seal and
+ * a parent link.
+ */
+type Tie = { hash: string; sealed: boolean } | { forward: true; parent?: string };
 
 /** Headers verified from the anchor, and how to verify more. */
 export class HeaderChain {
@@ -423,27 +432,43 @@ export class HeaderChain {
   }
 
   /**
-   * Hashes a header's fields; with `link`, also checks that it names `link.parent` as parent and,
-   * when signers are trusted, that a trusted signer sealed it.
+   * Checks a fetched header against a hash the client already trusts (a child's `parentHash`, a
+   * verified number's hash, a hash the beacon chain signed) and returns its fields. The hash is
+   * never optional here: a header with no trusted hash to check goes through
+   * {@link checkForward}, which only the forward walk calls.
    */
-  private checkHeader(json: unknown, method: string, expectedHash?: string, link?: { parent: string }): VerifiedHeader {
-    return this.checkSealed(json, method, expectedHash, link, false).header;
+  private checkHeader(json: unknown, method: string, expectedHash: string): VerifiedHeader {
+    return this.checkTied(json, method, { hash: expectedHash, sealed: false }).header;
   }
 
   /**
-   * {@link checkHeader}; with `sealed`, the seal is checked against the trusted signers (when
-   * there are) without a parent link, and the signer returned.
+   * The forward walk's check of a header no trusted hash names yet: its seal by a trusted
+   * signer, and, with `parent`, that it names `parent` as its parent (without, the caller checks
+   * the link against the verified tip). Returns the header and its signer.
    */
-  private checkSealed(json: unknown, method: string, expectedHash: string | undefined, link: { parent: string } | undefined, sealed: boolean): { header: VerifiedHeader; signer: string } {
+  private checkForward(json: unknown, method: string, parent?: string): { header: VerifiedHeader; signer: string } {
+    if (this.signers.length === 0) throw new Error('internal: a forward walk needs trusted signers');
+    return this.checkTied(json, method, parent === undefined ? { forward: true } : { forward: true, parent });
+  }
+
+  /**
+   * The one place a header's fields are hashed: tied to a trusted `hash` (and, with `sealed`,
+   * also sealed by a trusted signer), or, for the forward walk, sealed (and linked to `parent`).
+   */
+  private checkTied(json: unknown, method: string, tie: Tie): { header: VerifiedHeader; signer: string } {
     if (json === null || json === undefined) throw new RpcError(method, -32001, 'unknown block');
+    if ('hash' in tie && (typeof tie.hash !== 'string' || !/^0x[0-9a-f]{64}$/.test(tie.hash))) {
+      // Unreachable by the types; a guard so that no future call site can skip the hash check.
+      throw new Error(`internal: ${method} header checked against ${String(tie.hash)}, not a hash`);
+    }
     const { rlp, header } = encodeHeader(json);
     const wasm = wasmOf('header');
-    const parent = link === undefined ? new Uint8Array(0) : hexToBytes(link.parent, 'parentHash');
-    const signers = link === undefined && !sealed ? new Uint8Array(0) : this.signers;
+    const parent = 'parent' in tie && tie.parent !== undefined ? hexToBytes(tie.parent, 'parentHash') : new Uint8Array(0);
+    const signers = 'forward' in tie || tie.sealed ? this.signers : new Uint8Array(0);
     const out = wasmCall(() => wasm.verifyHeaderLink(rlp, parent, signers));
     const hash = bytesToHex(out.subarray(0, 32));
-    if (expectedHash !== undefined && hash !== expectedHash) {
-      throw new VerificationError('HEADER_HASH_MISMATCH', `the header hashes to ${hash}, not to ${expectedHash}`, { field: 'hash' });
+    if ('hash' in tie && hash !== tie.hash) {
+      throw new VerificationError('HEADER_HASH_MISMATCH', `the header hashes to ${hash}, not to ${tie.hash}`, { field: 'hash' });
     }
     return { header: { hash, ...header }, signer: bytesToHex(out.subarray(32, 52)) };
   }
@@ -507,38 +532,88 @@ export class HeaderChain {
 
   /**
    * The verified headers of blocks `from` to `to` (inclusive, numbers the caller chose), in
-   * order: the verified range is extended to both ends as {@link headerAt} does, then the
-   * headers not cached are fetched by their trusted hashes, `batchSize` a request.
+   * order: the verified range is extended to both ends as {@link headerAt} does, then the hashes
+   * of the whole range are taken in one step, and the headers not cached are fetched by those
+   * hashes, `batchSize` a request. A reorganisation that cuts the range before the hashes are
+   * taken, or replaces any of them before the last header arrives, restarts the read (at most
+   * {@link RANGE_ATTEMPTS} times), then fails with a {@link ReorgError}: every header returned
+   * hashes to the hash the verified chain held for its number when the range was read.
    */
   async headersIn(e: Endpoint, from: bigint, to: bigint): Promise<VerifiedHeader[]> {
-    await this.headerAt(e, to);
-    await this.headerAt(e, from);
-    // The cached ones now: another read may evict them from `recent` while the others arrive.
-    const have = new Map<bigint, VerifiedHeader>();
-    const missing: bigint[] = [];
-    for (let n = from; n <= to; n++) {
-      const h = this.recent.get(n);
-      if (h) have.set(n, h);
-      else missing.push(n);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.headerAt(e, to);
+        await this.headerAt(e, from);
+      } catch (err) {
+        // After a reorganisation cut the range, a block of it may be out of reach now (the
+        // beacon chain's new head is below it): the read's failure, not the caller's or the node's.
+        const unreachable = err instanceof RangeError || (err instanceof RpcError && !(err instanceof NodeFaultError));
+        if (attempt > 1 && unreachable) {
+          throw new ReorgError(`the verified chain reorganised while blocks ${from}..${to} were read, and no longer reaches them all; nothing unverified was returned: retry the read`, { cause: err });
+        }
+        throw err;
+      }
+      const range = this.snapshot(from, to);
+      if (range !== undefined) {
+        const out = await this.fetchRange(e, range);
+        if (this.unchanged(range.hashes, from)) return out;
+      }
+      if (attempt >= RANGE_ATTEMPTS) {
+        throw new ReorgError(`the verified chain changed ${attempt} times while blocks ${from}..${to} were read (a reorganisation); nothing unverified was returned: retry the read`);
+      }
     }
-    const fetched = new Map<bigint, VerifiedHeader>();
-    for (let i = 0; i < missing.length; i += this.batchSize) {
-      const numbers = missing.slice(i, i + this.batchSize);
-      const hashes = numbers.map((n) => this.hashes.get(n) as string);
-      const jsons = await this.net.batch(e, 'eth_getBlockByHash', hashes.map((h) => [h, false]));
-      jsons.forEach((json, j) => fetched.set(numbers[j]!, this.checkHeader(json, 'eth_getBlockByHash', hashes[j])));
-    }
-    const out: VerifiedHeader[] = [];
-    for (let n = from; n <= to; n++) out.push(have.get(n) ?? (fetched.get(n) as VerifiedHeader));
-    return out;
   }
 
-  /** The full header of a verified block number (cached, or fetched by its trusted hash). */
+  /**
+   * The trusted hashes of `from..=to` and the cached headers among them, taken together with no
+   * await in between; `undefined` if the verified range no longer covers them all.
+   */
+  private snapshot(from: bigint, to: bigint): { hashes: string[]; have: (VerifiedHeader | undefined)[] } | undefined {
+    const hashes: string[] = [];
+    const have: (VerifiedHeader | undefined)[] = [];
+    for (let n = from; n <= to; n++) {
+      const hash = this.hashes.get(n);
+      if (hash === undefined) return undefined;
+      hashes.push(hash);
+      const h = this.recent.get(n);
+      have.push(h?.hash === hash ? h : undefined);
+    }
+    return { hashes, have };
+  }
+
+  /** The headers of a {@link snapshot}: the cached ones, the others fetched by their hashes. */
+  private async fetchRange(e: Endpoint, range: { hashes: string[]; have: (VerifiedHeader | undefined)[] }): Promise<VerifiedHeader[]> {
+    const out = [...range.have];
+    const missing = out.flatMap((h, i) => (h === undefined ? [i] : []));
+    for (let i = 0; i < missing.length; i += this.batchSize) {
+      const at = missing.slice(i, i + this.batchSize);
+      const jsons = await this.net.batch(e, 'eth_getBlockByHash', at.map((k) => [range.hashes[k], false]));
+      jsons.forEach((json, j) => {
+        const k = at[j] as number;
+        out[k] = this.checkHeader(json, 'eth_getBlockByHash', range.hashes[k] as string);
+      });
+    }
+    return out as VerifiedHeader[];
+  }
+
+  /** Whether the verified chain still holds `hashes` for the numbers from `from` on. */
+  private unchanged(hashes: readonly string[], from: bigint): boolean {
+    return hashes.every((h, i) => this.hashes.get(from + BigInt(i)) === h);
+  }
+
+  /**
+   * The full header of a verified block number (cached, or fetched by its trusted hash). A
+   * number the verified range no longer holds (a reorganisation moved it since the caller
+   * looked) is a {@link ReorgError}; a header fetched while the chain moved is returned (it was
+   * verified against the hash the chain held) but not cached.
+   */
   private async verifiedAt(e: Endpoint, n: bigint): Promise<VerifiedHeader> {
     const cached = this.recent.get(n);
     if (cached) return cached;
-    const h = await this.fetchByHash(e, this.hashes.get(n) as string);
-    this.remember(h);
+    const hash = this.hashes.get(n);
+    if (hash === undefined) throw new ReorgError(`block ${n} left the verified range while it was read (a reorganisation): retry the read`);
+    const h = await this.fetchByHash(e, hash);
+    if (this.hashes.get(n) === hash) this.remember(h);
     return h;
   }
 
@@ -565,7 +640,7 @@ export class HeaderChain {
       const list: unknown[][] = [];
       for (let n = from; n <= to; n++) list.push(['0x' + n.toString(16), false]);
       for (const json of await this.net.batch(e, 'eth_getBlockByNumber', list)) {
-        const { header: h, signer } = this.checkSealed(json, 'eth_getBlockByNumber', undefined, undefined, true);
+        const { header: h, signer } = this.checkForward(json, 'eth_getBlockByNumber');
         if (h.number !== parent.number + 1n) {
           throw new VerificationError('PARENT_MISMATCH', `expected block ${parent.number + 1n}, got ${h.number}`, { field: 'number' });
         }
@@ -594,7 +669,7 @@ export class HeaderChain {
       }
       const json = await this.net.call(e, 'eth_getBlockByNumber', ['0x' + (low.number - 1n).toString(16), false]);
       // The node's own headers must link: one that does not contradicts the node itself.
-      const parent = this.checkSealed(json, 'eth_getBlockByNumber', low.parentHash, undefined, true);
+      const parent = this.checkTied(json, 'eth_getBlockByNumber', { hash: low.parentHash, sealed: true });
       if (parent.header.number !== low.number - 1n) {
         throw new VerificationError('PARENT_MISMATCH', `block ${low.number}'s parent claims number ${parent.header.number}`, { field: 'number' });
       }
@@ -611,7 +686,7 @@ export class HeaderChain {
     while (tip.number < target) {
       const n = tip.number + 1n;
       const json = await this.net.call(e, 'eth_getBlockByNumber', ['0x' + n.toString(16), false]);
-      const next = this.checkSealed(json, 'eth_getBlockByNumber', undefined, { parent: tip.hash }, true);
+      const next = this.checkForward(json, 'eth_getBlockByNumber', tip.hash);
       if (next.header.number !== n) throw new VerificationError('PARENT_MISMATCH', `expected block ${n}, got ${next.header.number}`, { field: 'number' });
       this.checkRules(next.header, next.signer);
       this.record(next.header, next.signer);

@@ -75,6 +75,20 @@ export class NodeFaultError extends RpcError {
 }
 
 /**
+ * The verified chain reorganised while a read was under way (the beacon chain's head moved to
+ * another branch, or a heavier Clique branch replaced blocks the read needed), more often than
+ * the read restarts for: nothing unverified was returned, and nobody is at fault — retry the
+ * read. Failover asks the next node, as for any {@link RpcError}.
+ */
+export class ReorgError extends RpcError {
+  override readonly name: string = 'ReorgError';
+
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super('headers', -1, message, options);
+  }
+}
+
+/**
  * Every node failed one read: `faults` holds each node's error (a {@link VerificationError} or
  * {@link NodeFaultError} for a node marked faulty, now or before; an {@link RpcError} for one
  * that was down, refused or could not serve this read), and the message lists them.
