@@ -283,9 +283,20 @@ export class HeaderChain {
       await this.followBeacon(e);
       target = tag === 'finalized' || tag === 'safe' ? this.finalizedNumber : this.highest;
     } else if (this.signers.length === 0) {
-      // Hash links verify only backwards: the newest verifiable header is the checkpoint.
+      // Hash links verify only backwards: the newest verifiable header is the checkpoint, which
+      // the app trusts as final (so it is `finalized` and `safe` too).
       target = this.highest;
+    } else if (tag === 'finalized' || tag === 'safe') {
+      // Clique finalizes nothing: any block may still be replaced by a heavier branch (this
+      // client follows one up to MAX_REORG_DEPTH blocks deep). geth refuses the tags on such a
+      // chain too; answering the head under the name `finalized` would mislead a bridge or a
+      // deposit page into treating a reversible block as final.
+      throw new RangeError(
+        `block: '${tag}' names a block the chain's consensus finalized, and a proof-of-authority (Clique) chain finalizes none: ` +
+          `ask for a block number, or 'latest' (a block ${MAX_REORG_DEPTH} below the head is one this client never reorganises past), or connect with trust: { beacon }`,
+      );
     } else {
+      // `latest` and `pending` (no state of pending transactions is provable: answered at the head).
       const claimed = hexToBigInt(await this.net.call(e, 'eth_blockNumber', []), 'blockNumber', 'network', 64);
       impossible(e, 'eth_blockNumber', claimed);
       if (claimed - this.highest > this.maxHeaderGap) {

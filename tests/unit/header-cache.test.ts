@@ -97,6 +97,25 @@ describe('header cache: range reads and reorganisations', () => {
   });
 });
 
+describe("block tags a chain's consensus does not give", () => {
+  it("'finalized' and 'safe' on a Clique chain are refused, not answered with the head; a checkpoint alone is its own final block", async () => {
+    const fake = new FakeChain();
+    const blocks = fake.build(undefined, 8);
+    fake.follow(blocks.at(-1)!);
+    const open = async (signers: string[]) => {
+      const net = new Transport([fake.url], 10_000, fake.fetch);
+      const chain = await HeaderChain.open(net, anchorArg({ checkpoint: { number: 7, hash: blocks[7]! }, signers }), 8, 1000n);
+      return { chain, e: net.endpoints[0]! };
+    };
+    const sealed = await open(['0x' + '11'.repeat(20)]);
+    for (const tag of ['finalized', 'safe'] as const) {
+      await expect(sealed.chain.headerAt(sealed.e, tag)).rejects.toThrow(/proof-of-authority \(Clique\) chain finalizes none/);
+    }
+    const checkpoint = await open([]);
+    expect((await checkpoint.chain.headerAt(checkpoint.e, 'finalized')).hash).toBe(blocks[7]);
+  });
+});
+
 describe('header cache: a property over random interleavings', () => {
   it('every header returned is one the client verified, whatever the order of reads, answers and reorgs', async () => {
     // Blocks are named as fractions of the head when the op starts, so that ranges and fork
