@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { byLine } from './node-process.js';
 import { rpc } from './util.js';
 
 export const GETH_VERSION = '1.17.10';
@@ -71,21 +72,14 @@ export async function startGeth(opts: { apis?: readonly string[]; period?: numbe
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`geth did not start:\n${output.slice(-30).join('\n')}`)), opts.startTimeoutMs ?? 60_000);
-    let buffer = '';
-    const onData = (chunk: Buffer) => {
-      buffer += chunk.toString();
-      let nl;
-      while ((nl = buffer.indexOf('\n')) >= 0) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        if (output.length < 2000) output.push(line);
-        const m = /HTTP server started\s+endpoint=(127\.0\.0\.1:\d+)/.exec(line);
-        if (m) {
-          clearTimeout(timer);
-          resolve(`http://${m[1]}`);
-        }
+    const onData = byLine((line) => {
+      if (output.length < 2000) output.push(line);
+      const m = /HTTP server started\s+endpoint=(127\.0\.0\.1:\d+)/.exec(line);
+      if (m) {
+        clearTimeout(timer);
+        resolve(`http://${m[1]}`);
       }
-    };
+    });
     // geth logs to stderr.
     child.stderr?.on('data', onData);
     child.stdout?.on('data', onData);
