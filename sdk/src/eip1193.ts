@@ -7,13 +7,14 @@
 import { type BlockTag, rpcBlockArg } from './args.js';
 import type { HeaderChain } from './chain.js';
 import { FailoverError, NodeFaultError, RpcError, VerificationError, wasmCall } from './errors.js';
-import type { VerifiedHeader } from './header.js';
+import { type VerifiedHeader, encodeHeader } from './header.js';
 import { bytesToHex, hexToBigInt, hexToBytes } from './hex.js';
 import { loadFamily, wasmOf } from './init.js';
 import type { Endpoint, Transport } from './transport.js';
-import { type LogFilter, type VerifiedLog, blockTransactions } from './logs.js';
+import { type BlockTransactions, type LogFilter, type VerifiedLog, blockTransactions, checkTransactions } from './logs.js';
 import { type VerifiedTransaction, type VerifiedTransactionReceipt, verifiedTransactions } from './transactions.js';
 import { requireListRoot } from './trie.js';
+import { type VerifiedWithdrawal, checkWithdrawals, withdrawalEncoding, withdrawalJson } from './withdrawals.js';
 
 /** The minimal EIP-1193 provider shape that ethers' BrowserProvider and viem's custom() accept. */
 export interface Eip1193Provider {
@@ -106,23 +107,37 @@ function keccakHex(b: Uint8Array): string {
 }
 
 /**
- * The hashes of a block's transactions, verified: the node's raw transactions (EIP-2718
- * encodings) must rebuild the header's `transactionsRoot`; each hash is keccak256 of one.
+ * A block's transactions, verified: the node's raw transactions (EIP-2718 encodings) must
+ * rebuild the header's `transactionsRoot`; each hash is keccak256 of one. From a
+ * node without `eth_getBlockTransactionCountByHash` or `eth_getRawTransactionByBlockHashAndIndex`,
+ * the block's transaction objects, which must rebuild the same root.
  */
-async function transactionHashes(net: Transport, e: Endpoint, header: VerifiedHeader): Promise<string[]> {
-  if (header.transactionsRoot === EMPTY_ROOT) return [];
+async function transactionHashes(net: Transport, e: Endpoint, header: VerifiedHeader): Promise<BlockTransactions> {
+  if (header.transactionsRoot === EMPTY_ROOT) return { encoded: [], hashes: [] };
   await loadFamily('mpt');
-  const count = hexToBigInt(await net.call(e, 'eth_getBlockTransactionCountByHash', [header.hash]), 'transactionCount', 'network', 32);
+  let count: bigint;
+  try {
+    count = hexToBigInt(await net.call(e, 'eth_getBlockTransactionCountByHash', [header.hash]), 'transactionCount', 'network', 32);
+  } catch (err) {
+    if (!(err instanceof RpcError) || err instanceof NodeFaultError) throw err;
+    return blockTransactions(net, e, header);
+  }
   if (count > MAX_BLOCK_TRANSACTIONS) throw new NodeFaultError('eth_getBlockTransactionCountByHash', e.url, `claims ${count} transactions in one block`);
   const raws: Uint8Array[] = [];
   for (let i = 0n; i < count; i += BATCH) {
     const list: unknown[][] = [];
     for (let k = i; k < count && k < i + BATCH; k++) list.push([header.hash, '0x' + k.toString(16)]);
-    const got = await net.batch(e, 'eth_getRawTransactionByBlockHashAndIndex', list);
+    let got: unknown[];
+    try {
+      got = await net.batch(e, 'eth_getRawTransactionByBlockHashAndIndex', list);
+    } catch (err) {
+      if (!(err instanceof RpcError) || err instanceof NodeFaultError) throw err;
+      return blockTransactions(net, e, header);
+    }
     got.forEach((r, k) => raws.push(hexToBytes(r, `transactions[${Number(i) + k}]`)));
   }
   requireListRoot(raws, header.transactionsRoot, 'transactions');
-  return raws.map(keccakHex);
+  return { encoded: raws, hashes: raws.map(keccakHex) };
 }
 
 /** Transactions fetched per batch. */
@@ -167,13 +182,25 @@ export function eip1193(reads: VerifiedReads, net: Transport, chain: HeaderChain
     const fields: Record<string, unknown> = { ...headerJson(header) };
     // Uncles are proven only when there are none (the ommers hash of the empty list).
     if (header.sha3Uncles === EMPTY_OMMERS) fields['uncles'] = [];
-    if (full) {
-      // The node's objects, which must rebuild transactionsRoot; each answered with only what
-      // its encoding proves, its hash, its recovered sender and its place.
-      const txs = await net.withFailover(async (e) => verifiedTransactions(header, await blockTransactions(net, e, header)));
-      return { ...fields, transactions: txs.map(transactionJson) };
-    }
-    return { ...fields, transactions: await net.withFailover((e) => transactionHashes(net, e, header)) };
+    return net.withFailover(async (e) => {
+      // The node's block object, read once when its transaction objects or its withdrawals are needed.
+      let body: Promise<unknown> | undefined;
+      const nodeBlock = () => (body ??= net.call(e, 'eth_getBlockByHash', [header.hash, full]));
+      let withdrawals: VerifiedWithdrawal[] | undefined;
+      if (header.withdrawalsRoot !== undefined) {
+        // The node's withdrawals, which must rebuild withdrawalsRoot.
+        await loadFamily('header');
+        withdrawals = header.withdrawalsRoot === EMPTY_ROOT ? [] : (checkWithdrawals(e.url, header, await nodeBlock()) ?? []);
+        fields['withdrawals'] = withdrawals.map(withdrawalJson);
+      }
+      // Full objects: the node's, which must rebuild transactionsRoot; each answered with only
+      // what its encoding proves, its hash, its recovered sender and its place.
+      await loadFamily('mpt');
+      const block = !full ? await transactionHashes(net, e, header) : header.transactionsRoot === EMPTY_ROOT ? { encoded: [], hashes: [] } : checkTransactions(e, header, await nodeBlock());
+      // The size of the block's encoding, when all of it is proven (no uncles).
+      if (header.sha3Uncles === EMPTY_OMMERS) fields['size'] = hex(blockSize(header, block.encoded, withdrawals));
+      return { ...fields, transactions: full ? (await verifiedTransactions(header, block)).map(transactionJson) : block.hashes };
+    });
   };
 
   const provider: Eip1193Provider = {
@@ -195,8 +222,12 @@ export function eip1193(reads: VerifiedReads, net: Transport, chain: HeaderChain
           return reads.getStorageAt(p[0] as string, p[1] as string, rpcBlockArg(p[2]));
         case 'eth_getCode':
           return reads.getCode(p[0] as string, rpcBlockArg(p[1]));
-        case 'eth_getProof':
-          return (await reads.getProof(p[0] as string, Array.isArray(p[1]) ? (p[1] as string[]) : [], rpcBlockArg(p[2]))).proof;
+        case 'eth_getProof': {
+          const keys = Array.isArray(p[1]) ? (p[1] as string[]) : [];
+          const { proof } = (await reads.getProof(p[0] as string, keys, rpcBlockArg(p[2]))) as { proof: { storageProof?: Record<string, unknown>[] } };
+          // The SDK asks with 32-byte keys; each key is answered as the caller wrote it, as geth does.
+          return { ...proof, storageProof: (proof.storageProof ?? []).map((s, i) => ({ ...s, key: keys[i] })) };
+        }
         case 'eth_blockNumber':
           return hex((await reads.getHeader('latest')).number);
         case 'eth_getBlockByNumber':
@@ -281,7 +312,16 @@ async function logFilter(v: unknown, reads: VerifiedReads): Promise<LogFilter> {
 /** A verified transaction as `eth_getTransactionByHash` answers it (geth's shape). */
 function transactionJson(t: VerifiedTransaction): Record<string, unknown> {
   const q = (n: bigint | number) => '0x' + n.toString(16);
-  return { ...t.fields, hash: t.hash, from: t.from, blockHash: t.blockHash, blockNumber: q(t.blockNumber), transactionIndex: q(t.transactionIndex), gasPrice: q(t.effectiveGasPrice) };
+  return {
+    ...t.fields,
+    hash: t.hash,
+    from: t.from,
+    blockHash: t.blockHash,
+    blockNumber: q(t.blockNumber),
+    blockTimestamp: q(t.blockTimestamp),
+    transactionIndex: q(t.transactionIndex),
+    gasPrice: q(t.effectiveGasPrice),
+  };
 }
 
 /** A verified receipt as `eth_getTransactionReceipt` answers it (geth's shape). */
@@ -302,6 +342,8 @@ function receiptJson(r: VerifiedTransactionReceipt): Record<string, unknown> {
     gasUsed: q(r.gasUsed),
     effectiveGasPrice: q(r.effectiveGasPrice),
     contractAddress: r.contractAddress,
+    ...(r.blobGasUsed !== undefined ? { blobGasUsed: q(r.blobGasUsed) } : {}),
+    ...(r.blobGasPrice !== undefined ? { blobGasPrice: q(r.blobGasPrice) } : {}),
   };
 }
 
@@ -314,6 +356,7 @@ function logJson(l: VerifiedLog): Record<string, unknown> {
     data: l.data,
     blockNumber: q(l.blockNumber),
     blockHash: l.blockHash,
+    blockTimestamp: q(l.blockTimestamp),
     transactionHash: l.transactionHash,
     transactionIndex: q(l.transactionIndex),
     logIndex: q(l.logIndex),
@@ -342,4 +385,23 @@ function headerJson(h: VerifiedHeader): Record<string, string> {
     out[k] = typeof v === 'bigint' ? q(v) : (v as string);
   }
   return out;
+}
+
+/** The length of an RLP item whose payload is `n` bytes (a list, or a string of more than one byte). */
+function rlpLength(n: number): number {
+  let prefix = 1;
+  if (n >= 56) for (let x = n; x > 0; x = Math.floor(x / 256)) prefix++;
+  return n + prefix;
+}
+
+/**
+ * geth's `size`: the length of the block's RLP — header, transactions (a legacy one as its list,
+ * a typed one as a byte string), no uncles, and from Shanghai on its withdrawals — all verified.
+ */
+function blockSize(header: VerifiedHeader, transactions: readonly Uint8Array[], withdrawals: readonly VerifiedWithdrawal[] | undefined): bigint {
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  const head = encodeHeader(headerJson(header)).rlp.length;
+  const txs = rlpLength(sum(transactions.map((t) => (t[0]! >= 0xc0 ? t.length : rlpLength(t.length)))));
+  const ws = withdrawals === undefined ? 0 : rlpLength(sum(withdrawals.map((w) => withdrawalEncoding(w).length)));
+  return BigInt(rlpLength(head + txs + 1 + ws));
 }
