@@ -108,7 +108,11 @@ export async function startGeth(opts: { apis?: readonly string[]; period?: numbe
 export async function receiptOf(url: string, hash: string, timeoutMs = 30_000): Promise<Record<string, unknown>> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const r = (await rpc(url, 'eth_getTransactionReceipt', [hash])) as Record<string, unknown> | null;
+    // Right after start, geth answers "transaction indexing is in progress" for a while.
+    const r = (await rpc(url, 'eth_getTransactionReceipt', [hash]).catch((e: Error) => {
+      if (/indexing is in progress/.test(e.message)) return null;
+      throw e;
+    })) as Record<string, unknown> | null;
     if (r) return r;
     if (Date.now() > until) throw new Error(`no receipt for ${hash} within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
