@@ -174,6 +174,23 @@ export class LightClient {
     return { finalized: b.finalized(), optimistic: b.optimistic(), participation: b.participation(), faultyNodes: b.net.faultyNodes() };
   }
 
+  /**
+   * With a checkpoint anchor (no signers), adds a newer checkpoint: a block hash the app trusts,
+   * from a source it trusts (its own node, a consensus client, a service it pays). Headers after
+   * a checkpoint carry no proof of consensus the client can check, so `latest` stays at the
+   * newest checkpoint until the app adds one; the headers between are verified by hash links.
+   * Refused (`PARENT_MISMATCH`) when it does not descend from the verified chain.
+   *
+   * @example
+   * await client.addCheckpoint({ number: 19_000_100n, hash: '0x…' });
+   */
+  async addCheckpoint(checkpoint: { number: bigint | number; hash: string }): Promise<VerifiedHeader> {
+    const c = objectArg<{ number: bigint | number; hash: string }>(checkpoint, 'checkpoint', '{ number, hash }');
+    const number = blockNumberArg(c.number, 'checkpoint.number');
+    const hash = bytesToHex(bytesArg(c.hash, 'checkpoint.hash', 32));
+    return this.net.withFailover((e) => this.chain.addCheckpoint(e, number, hash));
+  }
+
   /** The verified header of a block ('latest' is the node's head, verified back to the anchor). */
   async getHeader(block: BlockTag = 'latest'): Promise<VerifiedHeader> {
     return this.net.withFailover((e) => this.chain.headerAt(e, block));

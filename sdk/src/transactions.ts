@@ -139,9 +139,16 @@ export async function verifiedTransactions(header: VerifiedHeader, block: BlockT
 
 /** Where a node places `hash`: the block (verified on the chain) and the verified transaction. */
 export async function locateTransaction(net: Transport, chain: HeaderChain, e: Endpoint, hash: string): Promise<{ header: VerifiedHeader; tx: VerifiedTransaction; block: BlockTransactions }> {
-  const t = (await net.call(e, 'eth_getTransactionByHash', [hash])) as { blockHash?: unknown } | null;
+  const t = (await net.call(e, 'eth_getTransactionByHash', [hash])) as { blockHash?: unknown; blockNumber?: unknown } | null;
   if (t === null || typeof t !== 'object' || t.blockHash === null || t.blockHash === undefined) {
     throw new RpcError('eth_getTransactionByHash', -32001, `${e.url} has no block for transaction ${hash}`);
+  }
+  if (t.blockNumber !== undefined && t.blockNumber !== null) {
+    // In a block after the verified head (a checkpoint's chain before the app adds a newer one,
+    // a beacon chain's before its committee signs it): not yet in the verified chain.
+    const n = hexToBigInt(t.blockNumber, 'blockNumber', 'network', 64);
+    const head = await chain.headerAt(e, 'latest');
+    if (n > head.number) throw new RpcError('eth_getTransactionByHash', -32001, `${e.url} has no block for transaction ${hash} in the verified chain (it names block ${n}, after the verified head ${head.number})`);
   }
   const blockHash = bytesToHex(hexToBytes(t.blockHash, 'blockHash', 'network', 32));
   const header = await chain.headerAt(e, { blockHash }, 'network');
