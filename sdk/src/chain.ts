@@ -321,7 +321,8 @@ export class HeaderChain {
       if (this.signers.length === 0) {
         throw unreachable(
           `is after the newest verified header (${this.highest}); with a checkpoint and no signers, ` +
-            'only blocks up to the checkpoint can be verified: connect with a newer checkpoint',
+            'only blocks up to the newest checkpoint can be verified (no header after it carries a proof of consensus): ' +
+            'add a newer one from a source you trust (client.addCheckpoint), or connect with trust: { beacon }',
         );
       }
       if (typeof tag !== 'string') {
@@ -340,6 +341,28 @@ export class HeaderChain {
       throw unreachable(`is more than maxHeaderGap headers before the verified ${this.lowest}`);
     }
     return this.serial(() => this.extendBackward(e, target));
+  }
+
+  /**
+   * Adds a newer checkpoint (a block the app trusts, taken from a source it trusts) to a chain
+   * anchored by checkpoints: its header is fetched by its hash, and every header between it and
+   * the verified chain by hash links, so it becomes the head (`latest`). One that does not
+   * descend from the verified chain is refused (`PARENT_MISMATCH`); an older one must be the
+   * verified block at its number (`HEADER_HASH_MISMATCH`).
+   */
+  async addCheckpoint(e: Endpoint, number: bigint, hash: string): Promise<VerifiedHeader> {
+    if (this.beacon !== undefined || this.signers.length > 0) {
+      throw new TypeError('addCheckpoint: only a chain anchored by a checkpoint without signers takes more checkpoints (a beacon or Clique chain follows its head itself)');
+    }
+    if (number <= this.highest) {
+      const h = await this.headerAt(e, number);
+      if (h.hash !== hash) throw new VerificationError('HEADER_HASH_MISMATCH', `checkpoint ${hash} is not the verified block ${number} (${h.hash})`, { field: 'checkpoint.hash', expected: h.hash, found: hash });
+      return h;
+    }
+    // Every trusted checkpoint is final: a new one must descend from them.
+    if (this.finalizedNumber < this.anchorNumber) this.finalizedNumber = this.anchorNumber;
+    await this.serial(() => this.adopt(e, { number, hash, slot: -1n }, true));
+    return this.verifiedAt(e, number);
   }
 
   /**

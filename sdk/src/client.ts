@@ -15,6 +15,7 @@
  */
 import { BeaconHead, type BeaconTrust } from './beacon-head.js';
 import type { BeaconHeader } from './families/beacon.js';
+import { type BlobSchedule, type BlobScheduleEntry, blobScheduleArg } from './blobs.js';
 import { type BlockTag, blockNumberArg, blockTagArg, objectArg, stateKeyArg, uint64Arg } from './args.js';
 import { HeaderChain, type HeaderProgress, type Trust, anchorArg } from './chain.js';
 import { type Eip1193Options, type Eip1193Provider, eip1193 } from './eip1193.js';
@@ -32,6 +33,7 @@ import { type IndexedTransaction, type VerifiedTransaction, type VerifiedTransac
 import { Transport } from './transport.js';
 
 export type { BlockTag } from './args.js';
+export type { BlobScheduleEntry } from './blobs.js';
 export type { BeaconStorage, BeaconTrust } from './beacon-head.js';
 export type { HeaderProgress, Trust } from './chain.js';
 export type { Eip1193Options, Eip1193Provider } from './eip1193.js';
@@ -66,6 +68,13 @@ export interface LightClientOptions {
    * that do not.
    */
   mbtParams?: MbtParams;
+  /**
+   * The chain's blob base fee update fraction from each fork on (EIP-4844, EIP-7691, EIP-7892):
+   * `[{ timestamp, baseFeeUpdateFraction }]`, e.g. `[{ timestamp: 0, baseFeeUpdateFraction:
+   * 5007716 }]` for a chain on Prague's schedule from genesis. No header holds it; with it, a blob
+   * transaction's receipt has its verified `blobGasPrice` (its `blobGasUsed` needs nothing).
+   */
+  blobSchedule?: readonly BlobScheduleEntry[];
 }
 
 /** What {@link LightClient.getValue} asks for. */
@@ -119,6 +128,7 @@ export class LightClient {
     private readonly chain: HeaderChain,
     private readonly ctx: FamilyContext,
     private readonly beaconHead: BeaconHead | undefined,
+    private readonly blobs: BlobSchedule | undefined,
   ) {}
 
   /** Creates a client and verifies its anchor header. */
@@ -144,8 +154,9 @@ export class LightClient {
     const chain = await HeaderChain.open(net, anchor, batchSize, BigInt(gap), opts.onProgress);
     if (beacon !== undefined) chain.trackBeacon(beacon);
     const mbtParams = opts.mbtParams === undefined ? undefined : mbtParamsArg(opts.mbtParams, 'mbtParams');
+    const blobs = blobScheduleArg(opts.blobSchedule);
     const ctx: FamilyContext = { net, chain, batchSize, state: new Map(), options: { lvmtParamsId, mbtParams } };
-    return new LightClient(net, chain, ctx, beacon);
+    return new LightClient(net, chain, ctx, beacon, blobs);
   }
 
   /**
@@ -161,6 +172,23 @@ export class LightClient {
     if (b === undefined) return undefined;
     await b.refresh();
     return { finalized: b.finalized(), optimistic: b.optimistic(), participation: b.participation(), faultyNodes: b.net.faultyNodes() };
+  }
+
+  /**
+   * With a checkpoint anchor (no signers), adds a newer checkpoint: a block hash the app trusts,
+   * from a source it trusts (its own node, a consensus client, a service it pays). Headers after
+   * a checkpoint carry no proof of consensus the client can check, so `latest` stays at the
+   * newest checkpoint until the app adds one; the headers between are verified by hash links.
+   * Refused (`PARENT_MISMATCH`) when it does not descend from the verified chain.
+   *
+   * @example
+   * await client.addCheckpoint({ number: 19_000_100n, hash: '0x…' });
+   */
+  async addCheckpoint(checkpoint: { number: bigint | number; hash: string }): Promise<VerifiedHeader> {
+    const c = objectArg<{ number: bigint | number; hash: string }>(checkpoint, 'checkpoint', '{ number, hash }');
+    const number = blockNumberArg(c.number, 'checkpoint.number');
+    const hash = bytesToHex(bytesArg(c.hash, 'checkpoint.hash', 32));
+    return this.net.withFailover((e) => this.chain.addCheckpoint(e, number, hash));
   }
 
   /** The verified header of a block ('latest' is the node's head, verified back to the anchor). */
@@ -380,7 +408,7 @@ export class LightClient {
     return orNotFound(() =>
       this.net.withFailover(async (e) => {
         const { header, tx, block } = await locateTransaction(this.net, this.chain, e, h);
-        return receiptOf(this.net, e, header, tx, block);
+        return receiptOf(this.net, e, header, tx, block, this.blobs);
       }),
     );
   }
@@ -389,9 +417,11 @@ export class LightClient {
    * The transaction and receipt at `index` of `block`, each proven by one trie proof
    * (`lightprov_getTransactionProof`) against the verified header's `transactionsRoot` and
    * `receiptsRoot`; sender recovered, `gasUsed` from the receipt before it (proven in the same
-   * batch). `undefined` when the proofs show the block holds no transaction at `index` — a
-   * proof, unlike `getTransaction`'s `undefined`. The receipt's logs carry no block-wide
-   * `logIndex` (that needs every earlier receipt: use `getTransactionReceipt`).
+   * batch). From a node without that method (geth and every other execution client), from the
+   * block's transactions and receipts, which must rebuild the same roots. `undefined` when the
+   * proofs (or the whole list) show the block holds no transaction at `index` — a proof, unlike
+   * `getTransaction`'s `undefined`. The receipt's logs carry no block-wide `logIndex` (that
+   * needs every earlier receipt: use `getTransactionReceipt`).
    *
    * @example
    * const first = await client.getTransactionProof(1234n, 0);
@@ -400,7 +430,7 @@ export class LightClient {
   async getTransactionProof(block: BlockTag, index: bigint | number): Promise<IndexedTransaction | undefined> {
     const tag = blockTagArg(block, 'block');
     const i = uint64Arg(index, 'index', 'an index');
-    return this.net.withFailover(async (e) => provenTransaction(this.net, e, await this.chain.headerAt(e, tag), i));
+    return this.net.withFailover(async (e) => provenTransaction(this.net, e, await this.chain.headerAt(e, tag), i, this.blobs));
   }
 
   /** URLs that served data that did not verify (or numbers that contradict themselves), with the error. */

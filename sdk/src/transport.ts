@@ -124,10 +124,14 @@ export class Transport {
       if (!res.ok) {
         // A node refusing at the HTTP level (busy, too big, too slow) may say why in a JSON-RPC
         // error object: keep its code and message.
-        const why = (await res.json().catch(() => undefined)) as { error?: { code?: unknown; message?: unknown } } | undefined;
+        const why = (await res.json().catch(() => undefined)) as { error?: { code?: unknown; message?: unknown; data?: unknown } } | undefined;
         const code = typeof why?.error?.code === 'number' ? why.error.code : -1;
-        const message = typeof why?.error?.message === 'string' ? `: ${why.error.message.slice(0, 200)}` : '';
-        throw new RpcError(method, code, `HTTP ${res.status} from ${e.url}${message}`);
+        const nodeMessage = typeof why?.error?.message === 'string' ? why.error.message : undefined;
+        const message = nodeMessage !== undefined ? `: ${nodeMessage.slice(0, 200)}` : '';
+        throw new RpcError(method, code, `HTTP ${res.status} from ${e.url}${message}`, {
+          ...(nodeMessage !== undefined ? { nodeMessage } : {}),
+          ...(why?.error?.data !== undefined ? { data: why.error.data } : {}),
+        });
       }
       const text = await res.text();
       try {
@@ -150,8 +154,12 @@ export class Transport {
 
 function unwrap(method: string, r: unknown): unknown {
   if (typeof r !== 'object' || r === null) throw new RpcError(method, -1, 'malformed JSON-RPC response');
-  const { result, error } = r as { result?: unknown; error?: { code?: unknown; message?: unknown } };
-  if (error) throw new RpcError(method, typeof error.code === 'number' ? error.code : -1, String(error.message ?? 'error'));
+  const { result, error } = r as { result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } };
+  if (error) {
+    // The node's answer, kept whole (code, message, data) for apps that read it through asEip1193().
+    const message = String(error.message ?? 'error');
+    throw new RpcError(method, typeof error.code === 'number' ? error.code : -1, message, { nodeMessage: message, ...(error.data !== undefined ? { data: error.data } : {}) });
+  }
   if (result === undefined) throw new RpcError(method, -1, 'JSON-RPC response without a result');
   return result;
 }
