@@ -57,6 +57,9 @@ export interface Anchor {
   signers: Uint8Array;
 }
 
+/** The execution chain id (EIP-155) of each public beacon network, by the name `trust.beacon.network` takes. */
+const EXECUTION_CHAIN_IDS: Readonly<Record<string, bigint>> = { mainnet: 1n, sepolia: 11155111n, holesky: 17000n, hoodi: 560048n };
+
 /** Checks a caller's trust argument. */
 export function anchorArg(trust: unknown): Anchor {
   const t = trust as Partial<{ genesisHash: string; signers: readonly string[]; checkpoint: { number: number | bigint; hash: string }; commitments: unknown }>;
@@ -77,8 +80,16 @@ export function anchorArg(trust: unknown): Anchor {
   }
   if ((t as { beacon?: unknown }).beacon !== undefined) {
     if (signerList.length > 0) throw new TypeError('trust.signers: a beacon anchor has no signers (the sync committee signs its headers)');
+    // A public network's execution chain id is a fact of the network the app named, not a
+    // node's word: it is pinned from the name (and a different trust.chainId refused).
+    const net = (t as { beacon: { network?: unknown } }).beacon.network;
+    const name = typeof net === 'string' ? net : typeof net === 'object' && net !== null && 'name' in net ? (net as { name: unknown }).name : undefined;
+    const known = typeof name === 'string' ? EXECUTION_CHAIN_IDS[name] : undefined;
+    if (known !== undefined && chainId !== undefined && chainId !== known) {
+      throw new RangeError(`trust.chainId: ${name}'s execution chain id is ${known}, not ${chainId}`);
+    }
     // The block comes from the beacon chain once it is synced (LightClient.connect).
-    return { number: -1n, hash: '', signers, field: 'trust.beacon', commitments, chainId };
+    return { number: -1n, hash: '', signers, field: 'trust.beacon', commitments, chainId: chainId ?? known };
   }
   if (t.checkpoint !== undefined) {
     const checkpoint = t.checkpoint as { number?: unknown; hash?: unknown };

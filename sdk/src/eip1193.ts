@@ -58,7 +58,7 @@ export const EIP1193_METHODS: Readonly<Record<string, { readonly class: MethodCl
   eth_getBlockByHash: { class: 'verified', how: 'as eth_getBlockByNumber' },
   eth_chainId: {
     class: 'checked',
-    how: "trust.chainId when given (no header commits to the chain id); else the first node's answer, pinned, and a node answering another is marked faulty",
+    how: "trust.chainId when given, or the public network's with trust: { beacon } (no header commits to the chain id); else the first node's answer, pinned, and a node answering another is marked faulty",
   },
   net_version: { class: 'checked', how: 'the chain id of eth_chainId, in decimal' },
   eth_sendRawTransaction: { class: 'checked', how: "forwarded; the hash the node returns must be keccak256 of the transaction (a node's 'already known' is the same send)" },
