@@ -39,6 +39,22 @@ export type { HeaderProgress, Trust } from './chain.js';
 export type { Eip1193Options, Eip1193Provider } from './eip1193.js';
 export type { DiffScheme, HistoryProof, HistoryScheme, RangeScheme, ValueScheme, VerifiedDiff, VerifiedHistory, VerifiedRange, VerifiedValue } from './families/family.js';
 
+/** An `eth_getProof` answer in geth's shape, every value the proven one (see `LightClient.getProof`). */
+export interface ProvenAccountJson {
+  address: string;
+  accountProof: string[];
+  balance: string;
+  codeHash: string;
+  nonce: string;
+  storageHash: string;
+  storageProof: { key: string; value: string; proof: string[] }[];
+}
+
+const ZERO_HASH = '0x' + '00'.repeat(32);
+
+/** A JSON-RPC quantity (`0x0`, `0x1f`). */
+const quantity = (v: bigint): string => '0x' + v.toString(16);
+
 export interface LightClientOptions {
   /** JSON-RPC URLs, tried in order. */
   rpc: string | readonly string[];
@@ -204,15 +220,29 @@ export class LightClient {
   }
 
   /**
-   * The node's `eth_getProof` answer, returned only after it verified against the verified
-   * header of `block`, with what it proves.
+   * An `eth_getProof` answer for `address` and `slots` at `block`, after the node's verified
+   * against the verified header of `block`, with what it proves. `proof` holds the node's proof
+   * nodes (each one checked) and, for every value, the proven one in geth's form — not the
+   * node's text: no field the proof does not cover passes through (an absent account's code
+   * hash and storage root are zero, as geth answers them).
    */
-  async getProof(address: string, slots: readonly (string | bigint | number)[] = [], block: BlockTag = 'latest'): Promise<{ proof: unknown; account: VerifiedAccount; header: VerifiedHeader }> {
+  async getProof(address: string, slots: readonly (string | bigint | number)[] = [], block: BlockTag = 'latest'): Promise<{ proof: ProvenAccountJson; account: VerifiedAccount; header: VerifiedHeader }> {
     const addr = bytesToHex(bytesArg(address, 'address', 20));
     const keys = slots.map((s, i) => slotToHex(s, `slots[${i}]`));
     return this.net.withFailover(async (e) => {
       const { account, header, raw } = await fetchAccount(this.ctx, e, addr, keys, block);
-      return { proof: raw, account, header };
+      const node = raw as { accountProof: string[]; storageProof: { key: string; proof: string[] }[] };
+      const proof: ProvenAccountJson = {
+        address: account.address,
+        accountProof: node.accountProof,
+        balance: quantity(account.balance),
+        // geth answers zero hashes for an account that does not exist.
+        codeHash: account.exists ? account.codeHash : ZERO_HASH,
+        nonce: quantity(account.nonce),
+        storageHash: account.exists ? account.storageHash : ZERO_HASH,
+        storageProof: account.storage.map((slot, i) => ({ key: node.storageProof[i]!.key, value: quantity(slot.value), proof: node.storageProof[i]!.proof })),
+      };
+      return { proof, account, header };
     });
   }
 
@@ -447,8 +477,8 @@ export class LightClient {
    * @example
    * const provider = new ethers.BrowserProvider(client.asEip1193());
    * const viem = createPublicClient({ transport: custom(client.asEip1193()) });
-   * // A wallet that sends needs fee estimates and receipts, which no proof covers yet:
-   * client.asEip1193({ allowUnverified: ['eth_estimateGas', 'eth_gasPrice', 'eth_maxPriorityFeePerGas', 'eth_getTransactionReceipt'] });
+   * // A wallet that sends needs fee data, which no proof covers (the node's word, forwarded as it is):
+   * client.asEip1193({ allowUnverified: ['eth_estimateGas', 'eth_gasPrice', 'eth_maxPriorityFeePerGas'] });
    */
   asEip1193(options: Eip1193Options = {}): Eip1193Provider {
     return eip1193(this, this.net, this.chain, options);

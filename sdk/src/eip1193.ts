@@ -49,7 +49,7 @@ export const EIP1193_METHODS: Readonly<Record<string, { readonly class: MethodCl
   },
   eth_getStorageAt: { class: 'verified', how: 'eth_getProof (storage proof) against the verified header' },
   eth_getCode: { class: 'verified', how: 'the code, whose keccak256 must be the proven code hash' },
-  eth_getProof: { class: 'verified', how: "the node's answer, returned only after it verifies against the verified header of its block" },
+  eth_getProof: { class: 'verified', how: "the node's proof nodes, after they verify against the verified header of the block, with the proven values (not the node's text) in geth's form" },
   eth_blockNumber: { class: 'verified', how: 'the newest verified header' },
   eth_getBlockByNumber: {
     class: 'verified',
@@ -166,8 +166,8 @@ export interface VerifiedReads {
   getStorageAt(address: string, slot: string, block?: BlockTag): Promise<string>;
   getCode(address: string, block?: BlockTag): Promise<string>;
   getHeader(block?: BlockTag): Promise<VerifiedHeader>;
-  /** The node's `eth_getProof` answer for `block`, verified against its header. */
-  getProof(address: string, slots: readonly (string | bigint | number)[], block?: BlockTag): Promise<{ proof: unknown }>;
+  /** An `eth_getProof` answer for `block`, verified against its header, every value the proven one. */
+  getProof(address: string, slots: readonly (string | bigint | number)[], block?: BlockTag): Promise<{ proof: { storageProof: { key: string }[] } }>;
   getLogs(filter: LogFilter): Promise<VerifiedLog[]>;
   getTransaction(hash: string): Promise<VerifiedTransaction | undefined>;
   getTransactionReceipt(hash: string): Promise<VerifiedTransactionReceipt | undefined>;
@@ -294,9 +294,9 @@ export function eip1193(reads: VerifiedReads, net: Transport, chain: HeaderChain
         return reads.getCode(p[0] as string, rpcBlockArg(p[1]));
       case 'eth_getProof': {
         const keys = Array.isArray(p[1]) ? (p[1] as string[]) : [];
-        const { proof } = (await reads.getProof(p[0] as string, keys, rpcBlockArg(p[2]))) as { proof: { storageProof?: Record<string, unknown>[] } };
+        const { proof } = await reads.getProof(p[0] as string, keys, rpcBlockArg(p[2]));
         // The SDK asks with 32-byte keys; each key is answered as the caller wrote it, as geth does.
-        return { ...proof, storageProof: (proof.storageProof ?? []).map((s, i) => ({ ...s, key: keys[i] })) };
+        return { ...proof, storageProof: proof.storageProof.map((s, i) => ({ ...s, key: keys[i] })) };
       }
       case 'eth_blockNumber':
         return hex((await reads.getHeader('latest')).number);

@@ -46,6 +46,7 @@ export {
   type HistoryScheme,
   LightClient,
   type LightClientOptions,
+  type ProvenAccountJson,
   type RangeQuery,
   type RangeScheme,
   type Trust,
