@@ -357,22 +357,32 @@ export class HeaderChain {
   /**
    * Adds a newer checkpoint (a block the app trusts, taken from a source it trusts) to a chain
    * anchored by checkpoints: its header is fetched by its hash, and every header between it and
-   * the verified chain by hash links, so it becomes the head (`latest`). One that does not
-   * descend from the verified chain is refused (`PARENT_MISMATCH`); an older one must be the
-   * verified block at its number (`HEADER_HASH_MISMATCH`).
+   * the verified chain by hash links, so it becomes the head (`latest`). A checkpoint that
+   * contradicts the earlier ones (not their descendant, or another block at a verified number),
+   * or whose block has another number, is the caller's error (`RangeError`), not the node's.
    */
   async addCheckpoint(e: Endpoint, number: bigint, hash: string): Promise<VerifiedHeader> {
     if (this.beacon !== undefined || this.signers.length > 0) {
       throw new TypeError('addCheckpoint: only a chain anchored by a checkpoint without signers takes more checkpoints (a beacon or Clique chain follows its head itself)');
     }
+    const top = await this.fetchByHash(e, hash);
+    if (top.number !== number) throw new RangeError(`checkpoint: block ${hash} is block ${top.number}, not ${number}`);
     if (number <= this.highest) {
       const h = await this.headerAt(e, number);
-      if (h.hash !== hash) throw new VerificationError('HEADER_HASH_MISMATCH', `checkpoint ${hash} is not the verified block ${number} (${h.hash})`, { field: 'checkpoint.hash', expected: h.hash, found: hash });
+      if (h.hash !== hash) throw new RangeError(`checkpoint: ${hash} is not the verified block ${number} (${h.hash}): it contradicts the earlier checkpoints`);
       return h;
     }
     // Every trusted checkpoint is final: a new one must descend from them.
     if (this.finalizedNumber < this.anchorNumber) this.finalizedNumber = this.anchorNumber;
-    await this.serial(() => this.adopt(e, { number, hash, slot: -1n }, true));
+    try {
+      await this.serial(() => this.adopt(e, { number, hash, slot: -1n }, true));
+    } catch (err) {
+      // `adopt` names a link that leaves a final block by its parentHash (a node's wrong number, by `number`).
+      if (err instanceof VerificationError && err.code === 'PARENT_MISMATCH' && err.field === 'parentHash') {
+        throw new RangeError(`checkpoint: ${hash} (block ${number}) does not descend from the earlier checkpoints`);
+      }
+      throw err;
+    }
     return this.verifiedAt(e, number);
   }
 

@@ -4,12 +4,12 @@
  * trust anchor is a checkpoint: its head's hash, taken from geth as a user takes one from a
  * source they trust; every block up to it is verified back from it by hash links.
  */
-import { type Eip1193Provider, LightClient, init } from '@lightprov/sdk';
+import { type Eip1193Provider, LightClient, RpcError, init } from '@lightprov/sdk';
 import { solidityPackedKeccak256, zeroPadValue } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { differences } from '../lib/compare.js';
-import { type RunningGeth, checkpointOf, startGeth } from '../lib/geth.js';
+import { type RunningGeth, checkpointOf, devSend, startGeth } from '../lib/geth.js';
 import { CHAIN_ID, DEV_BLOB_SCHEDULE, type GethChain, buildChain, iface } from '../lib/geth-chain.js';
 import { withoutMethods } from '../lib/scripted.js';
 import { rejection, rpc } from '../lib/util.js';
@@ -202,4 +202,34 @@ describe('geth without the debug namespace', () => {
       await plain.stop();
     }
   }, 120_000);
+});
+
+describe('the checkpoint anchor on a chain without seals', () => {
+  it('verifies back from the checkpoint, not past it until the app adds a newer one; a wrong checkpoint is refused', async () => {
+    // geth moves on: a block after the checkpoint.
+    await devSend(g, { to: '0x' + 'ab'.repeat(20), value: '0x1' });
+    const next = cp.number + 1n;
+    const c = await LightClient.connect({ rpc: g.url, trust: { checkpoint: cp } });
+    expect((await c.getHeader('latest')).hash).toBe(cp.hash);
+    expect((await c.getHeader(0n)).number).toBe(0n);
+    const past = await rejection(c.getHeader(next));
+    expect(past).toBeInstanceOf(RangeError);
+    expect(String(past)).toMatch(/no header after it carries a proof of consensus.*client\.addCheckpoint/);
+    // Through the provider too: no block is answered past the verified head.
+    const viaEip = await rejection(c.asEip1193().request({ method: 'eth_getBlockByNumber', params: [q(next), false] }));
+    expect([(viaEip as { code?: number }).code, String(viaEip)]).toEqual([-32602, expect.stringMatching(/addCheckpoint/)]);
+    // A newer checkpoint from the trusted source: the blocks between are verified by hash links.
+    const newer = await checkpointOf(g.url);
+    expect((await c.addCheckpoint(newer)).hash).toBe(newer.hash);
+    expect((await c.getHeader('latest')).number).toBe(newer.number);
+    expect(await c.getBalance('0x' + 'ab'.repeat(20), newer.number)).toBe(1n);
+    // A checkpoint that contradicts the verified chain is the caller's error (the node is not
+    // marked faulty); an unknown hash is no block.
+    expect(String(await rejection(c.addCheckpoint({ number: 1n, hash: cp.hash })))).toMatch(/RangeError: checkpoint: .* is block \d+, not 1/);
+    const block2 = (await geth('eth_getBlockByNumber', ['0x2', false])) as { hash: string };
+    expect((await c.addCheckpoint({ number: 2n, hash: block2.hash })).hash).toBe(block2.hash);
+    expect(await rejection(c.addCheckpoint({ number: newer.number + 5n, hash: '0x' + '11'.repeat(32) }))).toBeInstanceOf(RpcError);
+    expect(c.faultyNodes()).toEqual([]);
+    expect((await c.getHeader('latest')).number).toBe(newer.number);
+  });
 });
