@@ -36,10 +36,10 @@ export interface VerifiedValue {
   /** The value (0 for a key never written). */
   value: bigint;
   /**
-   * LVMT: whether the key was ever written by `block`; forkless: whether it has a record (was
-   * ever written, possibly to zero); MBT: whether its bucket holds it at `block` (a key written
-   * to zero is deleted); POS: whether the key is in the block's tree. MPT cannot tell a zero
-   * from absence.
+   * LVMT: whether the key was ever written by `block`; forkless: whether it has a record at
+   * `block` (was written by then, possibly to zero); MBT: whether its bucket holds it at
+   * `block` (a key written to zero is deleted); POS: whether the key is in the block's tree.
+   * MPT cannot tell a zero from absence.
    */
   present?: boolean;
   /** LVMT: the key's version (writes so far) and the block that wrote the value. */
