@@ -289,9 +289,12 @@ export const mbt: Family = {
   historyProof(h) {
     return answerProof(h, 'MBT');
   },
-  reverify(_ctx, h, proof) {
+  reverify(ctx, h, proof) {
     if (!h.blockRoots) throw new TypeError('history: an mbt history carries the root of every block of its range (blockRoots)');
-    checkHistory(h.blockRoots, h.stateKey, h.fromBlock, h.toBlock, mbtHistoryParams(h), proof);
+    // The parameters this client pins, as the first verification used — never the answer's claim.
+    const pinned = (ctx.state.get('mbt') ?? ctx.options['mbtParams']) as MbtParams | undefined;
+    if (pinned === undefined) throw new TypeError('history: not an mbt history this client verified (it has pinned no MBT parameters yet)');
+    checkHistory(h.blockRoots, h.stateKey, h.fromBlock, h.toBlock, pinned, proof);
   },
   async diff(ctx, e, from, to): Promise<VerifiedDiff> {
     await loadFamily('mbt');
