@@ -17,7 +17,7 @@ import { bigIntToBytes, bytesArg, bytesToHex, hexToBigInt, hexToBytes } from '..
 import { changesFromValues } from '../history.js';
 import { loadFamily, wasmOf } from '../init.js';
 import type { Endpoint } from '../transport.js';
-import { type Family, type FamilyContext, type VerifiedDiff, type VerifiedHistory, type VerifiedValue, answerProof, historyAnswer } from './family.js';
+import { type Family, type FamilyContext, type VerifiedDiff, type VerifiedHistory, type VerifiedValue, answerProof, historyAnswer, provenBy } from './family.js';
 
 /** The tree's parameters: `2^bucketBits` buckets under a `fanout`-ary tree. */
 export interface MbtParams {
@@ -226,9 +226,12 @@ function answerParams(method: string, raw: Record<string, unknown>): MbtParams {
   return { bucketBits: n('bucketBits'), fanout: n('fanout') };
 }
 
-/** The parameters of the answer an mbt history was verified from. */
+/**
+ * The parameters the answer an mbt history was verified from claims (the reader checked them
+ * against the pinned ones; of a history read in several proofs, the last answer's).
+ */
 export function mbtHistoryParams(h: VerifiedHistory): MbtParams {
-  return answerParams('lightprov_getHistory', (h.raw ?? {}) as Record<string, unknown>);
+  return answerParams('lightprov_getHistory', (provenBy(h).raw ?? {}) as Record<string, unknown>);
 }
 
 const hex = (v: bigint) => '0x' + v.toString(16);
@@ -250,6 +253,7 @@ export const mbt: Family = {
   valueSchemes: ['mbt'],
   historySchemes: ['mbt'],
   diffSchemes: ['mbt'],
+  nodeBoundsHistory: true,
   describe: {
     mbt: { label: 'MBT', what: "the key's bucket and its path in each block's Merkle Bucket Tree, against that block's mbtRoot" },
   },
