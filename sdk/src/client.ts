@@ -20,8 +20,21 @@ import { type BlockTag, blockNumberArg, blockTagArg, objectArg, stateKeyArg, uin
 import { HeaderChain, type HeaderProgress, type Trust, anchorArg } from './chain.js';
 import { type Eip1193Options, type Eip1193Provider, eip1193 } from './eip1193.js';
 import { type NodeFaultError, VerificationError, wasmCall } from './errors.js';
-import { commitmentsOf, diffReader, historyProof, historyReader, rangeReader, valueReader } from './families/index.js';
-import type { DiffScheme, FamilyContext, HistoryScheme, RangeScheme, ValueScheme, VerifiedDiff, VerifiedHistory, VerifiedRange, VerifiedValue } from './families/family.js';
+import { commitmentsOf, diffReader, historyProof, historyReader, maxHistoryBlocksOf, rangeReader, valueReader } from './families/index.js';
+import {
+  type DiffScheme,
+  type FamilyContext,
+  type HistoryProgress,
+  type HistoryScheme,
+  type RangeScheme,
+  type ValueScheme,
+  type VerifiedDiff,
+  type VerifiedHistory,
+  type VerifiedRange,
+  type VerifiedValue,
+  joinedHistory,
+  provenBy,
+} from './families/family.js';
 import { type MbtParams, mbtParamsArg } from './families/mbt.js';
 import { type VerifiedAccount, fetchAccount } from './families/mpt.js';
 import type { VerifiedHeader } from './header.js';
@@ -37,7 +50,10 @@ export type { BlobScheduleEntry } from './blobs.js';
 export type { BeaconStorage, BeaconTrust } from './beacon-head.js';
 export type { HeaderProgress, Trust } from './chain.js';
 export type { Eip1193Options, Eip1193Provider } from './eip1193.js';
-export type { DiffScheme, HistoryProof, HistoryScheme, RangeScheme, ValueScheme, VerifiedDiff, VerifiedHistory, VerifiedRange, VerifiedValue } from './families/family.js';
+export type { DiffScheme, HistoryProgress, HistoryProof, HistoryScheme, RangeScheme, ValueScheme, VerifiedDiff, VerifiedHistory, VerifiedRange, VerifiedValue } from './families/family.js';
+
+/** What `onProgress` hears: a walk of headers (`forward`, `backward`) or a history read in several proofs (`history`). */
+export type Progress = HeaderProgress | HistoryProgress;
 
 /** An `eth_getProof` answer in geth's shape, every value the proven one (see `LightClient.getProof`). */
 export interface ProvenAccountJson {
@@ -71,8 +87,12 @@ export interface LightClientOptions {
    * claiming a far head or naming an old block hash. Start from a newer checkpoint to go further.
    */
   maxHeaderGap?: number;
-  /** Called after each batch of headers a walk verifies (long walks take a while). */
-  onProgress?: (p: HeaderProgress) => void;
+  /**
+   * Called after each batch of headers a walk verifies (long walks take a while), and after
+   * each proof of a history that takes several (`direction: 'history'`: the blocks one proof
+   * covers, proofs verified of the total).
+   */
+  onProgress?: (p: Progress) => void;
   /**
    * SHA-256 of the LVMT parameters to accept (hex). Default: the verified genesis header's
    * `mixHash`, where lightprov-node binds them. Needed for chains that do not.
@@ -171,7 +191,7 @@ export class LightClient {
     if (beacon !== undefined) chain.trackBeacon(beacon);
     const mbtParams = opts.mbtParams === undefined ? undefined : mbtParamsArg(opts.mbtParams, 'mbtParams');
     const blobs = blobScheduleArg(opts.blobSchedule);
-    const ctx: FamilyContext = { net, chain, batchSize, state: new Map(), options: { lvmtParamsId, mbtParams } };
+    const ctx: FamilyContext = { net, chain, batchSize, state: new Map(), options: { lvmtParamsId, mbtParams }, progress: opts.onProgress };
     return new LightClient(net, chain, ctx, beacon, blobs);
   }
 
@@ -300,7 +320,10 @@ export class LightClient {
 
   /**
    * The values of a state key over a block range, verified: the value at `fromBlock`, then one
-   * point per block where it changed.
+   * point per block where it changed. A range longer than one proof covers (MBT 1,024 blocks,
+   * POS-Tree 4,096, or the node's `--max-history-range` for COLE, LVMT, MBT and POS-Tree) is read
+   * in consecutive proofs, each verified, that must join: each starts at the block the one
+   * before ends at, and both prove the same value there (`onProgress` hears of each proof).
    *
    * @example
    * const points = await client.getHistory(client.keys.balance(addr), { fromBlock: 1, toBlock: 64, scheme: 'cole' });
@@ -320,7 +343,7 @@ export class LightClient {
     return this.net.withFailover(async (e) => {
       const to = q.toBlock === undefined || q.toBlock === 'latest' ? (await this.chain.headerAt(e, 'latest')).number : blockNumberArg(q.toBlock, 'toBlock');
       if (from > to) throw new RangeError(`fromBlock ${from} is after toBlock ${to}`);
-      return reader.history!(this.ctx, e, stateKey, k, from, to, q.scheme);
+      return joinedHistory(this.ctx, e, reader, maxHistoryBlocksOf(reader.name), { stateKey, key: k, from, to, scheme: q.scheme });
     });
   }
 
@@ -375,7 +398,8 @@ export class LightClient {
    * Verifies `proof` in place of the proof behind `h`, a history this client verified: same key,
    * range and scheme, against the same anchor header, by the same verifier (its family's
    * `reverify`). `proof` defaults to the history's own ({@link historyProof}; for MPT the
-   * `eth_getProof` answer for the range's last block, checked against the header of `toBlock`).
+   * `eth_getProof` answer for the range's last block, checked against the header of `toBlock`;
+   * for a history read in several proofs, the last, checked as the last of `h.chunks`).
    * Throws `VerificationError` if it does not verify; no node is asked or marked faulty.
    *
    * @example
@@ -385,7 +409,7 @@ export class LightClient {
   verifyHistoryProof(h: VerifiedHistory, proof: unknown = historyProof(h).proof): void {
     const reader = historyReader(h.scheme);
     if (!reader.reverify) throw new TypeError(`scheme: the ${reader.name} family cannot verify a proof in place of another`);
-    reader.reverify(this.ctx, h, proof);
+    reader.reverify(this.ctx, provenBy(h), proof);
   }
 
   /**
