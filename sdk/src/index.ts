@@ -13,7 +13,7 @@
  * wasm module of their own; this entry never loads it.
  */
 export { IN_ALL, type InitOptions, WASM_FAMILIES, type WasmFamily, type WasmModuleName, type WasmSource, init, loadFamily, modulesFor } from './init.js';
-export { ERROR_CODES, type ErrorCode, FailoverError, NodeFaultError, ReorgError, RpcError, VerificationError, isVerificationError } from './errors.js';
+export { ERROR_CODES, type ErrorCode, FailoverError, NodeFaultError, ReorgError, RpcError, StaleHeadError, VerificationError, isVerificationError } from './errors.js';
 export {
   type AccountProofJson,
   type ProvenTransactionBytes,
