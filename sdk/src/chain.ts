@@ -57,6 +57,9 @@ export interface Anchor {
   signers: Uint8Array;
 }
 
+/** The execution chain id (EIP-155) of each public beacon network, by the name `trust.beacon.network` takes. */
+const EXECUTION_CHAIN_IDS: Readonly<Record<string, bigint>> = { mainnet: 1n, sepolia: 11155111n, holesky: 17000n, hoodi: 560048n };
+
 /** Checks a caller's trust argument. */
 export function anchorArg(trust: unknown): Anchor {
   const t = trust as Partial<{ genesisHash: string; signers: readonly string[]; checkpoint: { number: number | bigint; hash: string }; commitments: unknown }>;
@@ -77,8 +80,16 @@ export function anchorArg(trust: unknown): Anchor {
   }
   if ((t as { beacon?: unknown }).beacon !== undefined) {
     if (signerList.length > 0) throw new TypeError('trust.signers: a beacon anchor has no signers (the sync committee signs its headers)');
+    // A public network's execution chain id is a fact of the network the app named, not a
+    // node's word: it is pinned from the name (and a different trust.chainId refused).
+    const net = (t as { beacon: { network?: unknown } }).beacon.network;
+    const name = typeof net === 'string' ? net : typeof net === 'object' && net !== null && 'name' in net ? (net as { name: unknown }).name : undefined;
+    const known = typeof name === 'string' ? EXECUTION_CHAIN_IDS[name] : undefined;
+    if (known !== undefined && chainId !== undefined && chainId !== known) {
+      throw new RangeError(`trust.chainId: ${name}'s execution chain id is ${known}, not ${chainId}`);
+    }
     // The block comes from the beacon chain once it is synced (LightClient.connect).
-    return { number: -1n, hash: '', signers, field: 'trust.beacon', commitments, chainId };
+    return { number: -1n, hash: '', signers, field: 'trust.beacon', commitments, chainId: chainId ?? known };
   }
   if (t.checkpoint !== undefined) {
     const checkpoint = t.checkpoint as { number?: unknown; hash?: unknown };
@@ -321,7 +332,8 @@ export class HeaderChain {
       if (this.signers.length === 0) {
         throw unreachable(
           `is after the newest verified header (${this.highest}); with a checkpoint and no signers, ` +
-            'only blocks up to the checkpoint can be verified: connect with a newer checkpoint',
+            'only blocks up to the newest checkpoint can be verified (no header after it carries a proof of consensus): ' +
+            'add a newer one from a source you trust (client.addCheckpoint), or connect with trust: { beacon }',
         );
       }
       if (typeof tag !== 'string') {
@@ -340,6 +352,38 @@ export class HeaderChain {
       throw unreachable(`is more than maxHeaderGap headers before the verified ${this.lowest}`);
     }
     return this.serial(() => this.extendBackward(e, target));
+  }
+
+  /**
+   * Adds a newer checkpoint (a block the app trusts, taken from a source it trusts) to a chain
+   * anchored by checkpoints: its header is fetched by its hash, and every header between it and
+   * the verified chain by hash links, so it becomes the head (`latest`). A checkpoint that
+   * contradicts the earlier ones (not their descendant, or another block at a verified number),
+   * or whose block has another number, is the caller's error (`RangeError`), not the node's.
+   */
+  async addCheckpoint(e: Endpoint, number: bigint, hash: string): Promise<VerifiedHeader> {
+    if (this.beacon !== undefined || this.signers.length > 0) {
+      throw new TypeError('addCheckpoint: only a chain anchored by a checkpoint without signers takes more checkpoints (a beacon or Clique chain follows its head itself)');
+    }
+    const top = await this.fetchByHash(e, hash);
+    if (top.number !== number) throw new RangeError(`checkpoint: block ${hash} is block ${top.number}, not ${number}`);
+    if (number <= this.highest) {
+      const h = await this.headerAt(e, number);
+      if (h.hash !== hash) throw new RangeError(`checkpoint: ${hash} is not the verified block ${number} (${h.hash}): it contradicts the earlier checkpoints`);
+      return h;
+    }
+    // Every trusted checkpoint is final: a new one must descend from them.
+    if (this.finalizedNumber < this.anchorNumber) this.finalizedNumber = this.anchorNumber;
+    try {
+      await this.serial(() => this.adopt(e, { number, hash, slot: -1n }, true));
+    } catch (err) {
+      // `adopt` names a link that leaves a final block by its parentHash (a node's wrong number, by `number`).
+      if (err instanceof VerificationError && err.code === 'PARENT_MISMATCH' && err.field === 'parentHash') {
+        throw new RangeError(`checkpoint: ${hash} (block ${number}) does not descend from the earlier checkpoints`);
+      }
+      throw err;
+    }
+    return this.verifiedAt(e, number);
   }
 
   /**

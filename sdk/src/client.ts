@@ -15,12 +15,26 @@
  */
 import { BeaconHead, type BeaconTrust } from './beacon-head.js';
 import type { BeaconHeader } from './families/beacon.js';
+import { type BlobSchedule, type BlobScheduleEntry, blobScheduleArg } from './blobs.js';
 import { type BlockTag, blockNumberArg, blockTagArg, objectArg, stateKeyArg, uint64Arg } from './args.js';
 import { HeaderChain, type HeaderProgress, type Trust, anchorArg } from './chain.js';
 import { type Eip1193Options, type Eip1193Provider, eip1193 } from './eip1193.js';
 import { type NodeFaultError, VerificationError, wasmCall } from './errors.js';
-import { commitmentsOf, diffReader, historyProof, historyReader, rangeReader, valueReader } from './families/index.js';
-import type { DiffScheme, FamilyContext, HistoryScheme, RangeScheme, ValueScheme, VerifiedDiff, VerifiedHistory, VerifiedRange, VerifiedValue } from './families/family.js';
+import { commitmentsOf, diffReader, historyProof, historyReader, maxHistoryBlocksOf, rangeReader, valueReader } from './families/index.js';
+import {
+  type DiffScheme,
+  type FamilyContext,
+  type HistoryProgress,
+  type HistoryScheme,
+  type RangeScheme,
+  type ValueScheme,
+  type VerifiedDiff,
+  type VerifiedHistory,
+  type VerifiedRange,
+  type VerifiedValue,
+  joinedHistory,
+  provenBy,
+} from './families/family.js';
 import { type MbtParams, mbtParamsArg } from './families/mbt.js';
 import { type VerifiedAccount, fetchAccount } from './families/mpt.js';
 import type { VerifiedHeader } from './header.js';
@@ -32,10 +46,30 @@ import { type IndexedTransaction, type VerifiedTransaction, type VerifiedTransac
 import { Transport } from './transport.js';
 
 export type { BlockTag } from './args.js';
+export type { BlobScheduleEntry } from './blobs.js';
 export type { BeaconStorage, BeaconTrust } from './beacon-head.js';
 export type { HeaderProgress, Trust } from './chain.js';
 export type { Eip1193Options, Eip1193Provider } from './eip1193.js';
-export type { DiffScheme, HistoryProof, HistoryScheme, RangeScheme, ValueScheme, VerifiedDiff, VerifiedHistory, VerifiedRange, VerifiedValue } from './families/family.js';
+export type { DiffScheme, HistoryProgress, HistoryProof, HistoryScheme, RangeScheme, ValueScheme, VerifiedDiff, VerifiedHistory, VerifiedRange, VerifiedValue } from './families/family.js';
+
+/** What `onProgress` hears: a walk of headers (`forward`, `backward`) or a history read in several proofs (`history`). */
+export type Progress = HeaderProgress | HistoryProgress;
+
+/** An `eth_getProof` answer in geth's shape, every value the proven one (see `LightClient.getProof`). */
+export interface ProvenAccountJson {
+  address: string;
+  accountProof: string[];
+  balance: string;
+  codeHash: string;
+  nonce: string;
+  storageHash: string;
+  storageProof: { key: string; value: string; proof: string[] }[];
+}
+
+const ZERO_HASH = '0x' + '00'.repeat(32);
+
+/** A JSON-RPC quantity (`0x0`, `0x1f`). */
+const quantity = (v: bigint): string => '0x' + v.toString(16);
 
 export interface LightClientOptions {
   /** JSON-RPC URLs, tried in order. */
@@ -53,8 +87,12 @@ export interface LightClientOptions {
    * claiming a far head or naming an old block hash. Start from a newer checkpoint to go further.
    */
   maxHeaderGap?: number;
-  /** Called after each batch of headers a walk verifies (long walks take a while). */
-  onProgress?: (p: HeaderProgress) => void;
+  /**
+   * Called after each batch of headers a walk verifies (long walks take a while), and after
+   * each proof of a history that takes several (`direction: 'history'`: the blocks one proof
+   * covers, proofs verified of the total).
+   */
+  onProgress?: (p: Progress) => void;
   /**
    * SHA-256 of the LVMT parameters to accept (hex). Default: the verified genesis header's
    * `mixHash`, where lightprov-node binds them. Needed for chains that do not.
@@ -66,6 +104,13 @@ export interface LightClientOptions {
    * that do not.
    */
   mbtParams?: MbtParams;
+  /**
+   * The chain's blob base fee update fraction from each fork on (EIP-4844, EIP-7691, EIP-7892):
+   * `[{ timestamp, baseFeeUpdateFraction }]`, e.g. `[{ timestamp: 0, baseFeeUpdateFraction:
+   * 5007716 }]` for a chain on Prague's schedule from genesis. No header holds it; with it, a blob
+   * transaction's receipt has its verified `blobGasPrice` (its `blobGasUsed` needs nothing).
+   */
+  blobSchedule?: readonly BlobScheduleEntry[];
 }
 
 /** What {@link LightClient.getValue} asks for. */
@@ -119,6 +164,7 @@ export class LightClient {
     private readonly chain: HeaderChain,
     private readonly ctx: FamilyContext,
     private readonly beaconHead: BeaconHead | undefined,
+    private readonly blobs: BlobSchedule | undefined,
   ) {}
 
   /** Creates a client and verifies its anchor header. */
@@ -144,8 +190,9 @@ export class LightClient {
     const chain = await HeaderChain.open(net, anchor, batchSize, BigInt(gap), opts.onProgress);
     if (beacon !== undefined) chain.trackBeacon(beacon);
     const mbtParams = opts.mbtParams === undefined ? undefined : mbtParamsArg(opts.mbtParams, 'mbtParams');
-    const ctx: FamilyContext = { net, chain, batchSize, state: new Map(), options: { lvmtParamsId, mbtParams } };
-    return new LightClient(net, chain, ctx, beacon);
+    const blobs = blobScheduleArg(opts.blobSchedule);
+    const ctx: FamilyContext = { net, chain, batchSize, state: new Map(), options: { lvmtParamsId, mbtParams }, progress: opts.onProgress };
+    return new LightClient(net, chain, ctx, beacon, blobs);
   }
 
   /**
@@ -163,6 +210,23 @@ export class LightClient {
     return { finalized: b.finalized(), optimistic: b.optimistic(), participation: b.participation(), faultyNodes: b.net.faultyNodes() };
   }
 
+  /**
+   * With a checkpoint anchor (no signers), adds a newer checkpoint: a block hash the app trusts,
+   * from a source it trusts (its own node, a consensus client, a service it pays). Headers after
+   * a checkpoint carry no proof of consensus the client can check, so `latest` stays at the
+   * newest checkpoint until the app adds one; the headers between are verified by hash links.
+   * Refused (`PARENT_MISMATCH`) when it does not descend from the verified chain.
+   *
+   * @example
+   * await client.addCheckpoint({ number: 19_000_100n, hash: '0x…' });
+   */
+  async addCheckpoint(checkpoint: { number: bigint | number; hash: string }): Promise<VerifiedHeader> {
+    const c = objectArg<{ number: bigint | number; hash: string }>(checkpoint, 'checkpoint', '{ number, hash }');
+    const number = blockNumberArg(c.number, 'checkpoint.number');
+    const hash = bytesToHex(bytesArg(c.hash, 'checkpoint.hash', 32));
+    return this.net.withFailover((e) => this.chain.addCheckpoint(e, number, hash));
+  }
+
   /** The verified header of a block ('latest' is the node's head, verified back to the anchor). */
   async getHeader(block: BlockTag = 'latest'): Promise<VerifiedHeader> {
     return this.net.withFailover((e) => this.chain.headerAt(e, block));
@@ -176,15 +240,29 @@ export class LightClient {
   }
 
   /**
-   * The node's `eth_getProof` answer, returned only after it verified against the verified
-   * header of `block`, with what it proves.
+   * An `eth_getProof` answer for `address` and `slots` at `block`, after the node's verified
+   * against the verified header of `block`, with what it proves. `proof` holds the node's proof
+   * nodes (each one checked) and, for every value, the proven one in geth's form — not the
+   * node's text: no field the proof does not cover passes through (an absent account's code
+   * hash and storage root are zero, as geth answers them).
    */
-  async getProof(address: string, slots: readonly (string | bigint | number)[] = [], block: BlockTag = 'latest'): Promise<{ proof: unknown; account: VerifiedAccount; header: VerifiedHeader }> {
+  async getProof(address: string, slots: readonly (string | bigint | number)[] = [], block: BlockTag = 'latest'): Promise<{ proof: ProvenAccountJson; account: VerifiedAccount; header: VerifiedHeader }> {
     const addr = bytesToHex(bytesArg(address, 'address', 20));
     const keys = slots.map((s, i) => slotToHex(s, `slots[${i}]`));
     return this.net.withFailover(async (e) => {
       const { account, header, raw } = await fetchAccount(this.ctx, e, addr, keys, block);
-      return { proof: raw, account, header };
+      const node = raw as { accountProof: string[]; storageProof: { key: string; proof: string[] }[] };
+      const proof: ProvenAccountJson = {
+        address: account.address,
+        accountProof: node.accountProof,
+        balance: quantity(account.balance),
+        // geth answers zero hashes for an account that does not exist.
+        codeHash: account.exists ? account.codeHash : ZERO_HASH,
+        nonce: quantity(account.nonce),
+        storageHash: account.exists ? account.storageHash : ZERO_HASH,
+        storageProof: account.storage.map((slot, i) => ({ key: node.storageProof[i]!.key, value: quantity(slot.value), proof: node.storageProof[i]!.proof })),
+      };
+      return { proof, account, header };
     });
   }
 
@@ -242,7 +320,10 @@ export class LightClient {
 
   /**
    * The values of a state key over a block range, verified: the value at `fromBlock`, then one
-   * point per block where it changed.
+   * point per block where it changed. A range longer than one proof covers (MBT 1,024 blocks,
+   * POS-Tree 4,096, or the node's `--max-history-range` for COLE, LVMT, MBT and POS-Tree) is read
+   * in consecutive proofs, each verified, that must join: each starts at the block the one
+   * before ends at, and both prove the same value there (`onProgress` hears of each proof).
    *
    * @example
    * const points = await client.getHistory(client.keys.balance(addr), { fromBlock: 1, toBlock: 64, scheme: 'cole' });
@@ -262,7 +343,7 @@ export class LightClient {
     return this.net.withFailover(async (e) => {
       const to = q.toBlock === undefined || q.toBlock === 'latest' ? (await this.chain.headerAt(e, 'latest')).number : blockNumberArg(q.toBlock, 'toBlock');
       if (from > to) throw new RangeError(`fromBlock ${from} is after toBlock ${to}`);
-      return reader.history!(this.ctx, e, stateKey, k, from, to, q.scheme);
+      return joinedHistory(this.ctx, e, reader, maxHistoryBlocksOf(reader.name), { stateKey, key: k, from, to, scheme: q.scheme });
     });
   }
 
@@ -317,7 +398,8 @@ export class LightClient {
    * Verifies `proof` in place of the proof behind `h`, a history this client verified: same key,
    * range and scheme, against the same anchor header, by the same verifier (its family's
    * `reverify`). `proof` defaults to the history's own ({@link historyProof}; for MPT the
-   * `eth_getProof` answer for the range's last block, checked against the header of `toBlock`).
+   * `eth_getProof` answer for the range's last block, checked against the header of `toBlock`;
+   * for a history read in several proofs, the last, checked as the last of `h.chunks`).
    * Throws `VerificationError` if it does not verify; no node is asked or marked faulty.
    *
    * @example
@@ -327,7 +409,7 @@ export class LightClient {
   verifyHistoryProof(h: VerifiedHistory, proof: unknown = historyProof(h).proof): void {
     const reader = historyReader(h.scheme);
     if (!reader.reverify) throw new TypeError(`scheme: the ${reader.name} family cannot verify a proof in place of another`);
-    reader.reverify(this.ctx, h, proof);
+    reader.reverify(this.ctx, provenBy(h), proof);
   }
 
   /**
@@ -380,7 +462,7 @@ export class LightClient {
     return orNotFound(() =>
       this.net.withFailover(async (e) => {
         const { header, tx, block } = await locateTransaction(this.net, this.chain, e, h);
-        return receiptOf(this.net, e, header, tx, block);
+        return receiptOf(this.net, e, header, tx, block, this.blobs);
       }),
     );
   }
@@ -389,9 +471,11 @@ export class LightClient {
    * The transaction and receipt at `index` of `block`, each proven by one trie proof
    * (`lightprov_getTransactionProof`) against the verified header's `transactionsRoot` and
    * `receiptsRoot`; sender recovered, `gasUsed` from the receipt before it (proven in the same
-   * batch). `undefined` when the proofs show the block holds no transaction at `index` — a
-   * proof, unlike `getTransaction`'s `undefined`. The receipt's logs carry no block-wide
-   * `logIndex` (that needs every earlier receipt: use `getTransactionReceipt`).
+   * batch). From a node without that method (geth and every other execution client), from the
+   * block's transactions and receipts, which must rebuild the same roots. `undefined` when the
+   * proofs (or the whole list) show the block holds no transaction at `index` — a proof, unlike
+   * `getTransaction`'s `undefined`. The receipt's logs carry no block-wide `logIndex` (that
+   * needs every earlier receipt: use `getTransactionReceipt`).
    *
    * @example
    * const first = await client.getTransactionProof(1234n, 0);
@@ -400,7 +484,7 @@ export class LightClient {
   async getTransactionProof(block: BlockTag, index: bigint | number): Promise<IndexedTransaction | undefined> {
     const tag = blockTagArg(block, 'block');
     const i = uint64Arg(index, 'index', 'an index');
-    return this.net.withFailover(async (e) => provenTransaction(this.net, e, await this.chain.headerAt(e, tag), i));
+    return this.net.withFailover(async (e) => provenTransaction(this.net, e, await this.chain.headerAt(e, tag), i, this.blobs));
   }
 
   /** URLs that served data that did not verify (or numbers that contradict themselves), with the error. */
@@ -417,8 +501,8 @@ export class LightClient {
    * @example
    * const provider = new ethers.BrowserProvider(client.asEip1193());
    * const viem = createPublicClient({ transport: custom(client.asEip1193()) });
-   * // A wallet that sends needs fee estimates and receipts, which no proof covers yet:
-   * client.asEip1193({ allowUnverified: ['eth_estimateGas', 'eth_gasPrice', 'eth_maxPriorityFeePerGas', 'eth_getTransactionReceipt'] });
+   * // A wallet that sends needs fee data, which no proof covers (the node's word, forwarded as it is):
+   * client.asEip1193({ allowUnverified: ['eth_estimateGas', 'eth_gasPrice', 'eth_maxPriorityFeePerGas'] });
    */
   asEip1193(options: Eip1193Options = {}): Eip1193Provider {
     return eip1193(this, this.net, this.chain, options);

@@ -7,13 +7,14 @@
 import { type BlockTag, rpcBlockArg } from './args.js';
 import type { HeaderChain } from './chain.js';
 import { FailoverError, NodeFaultError, RpcError, VerificationError, wasmCall } from './errors.js';
-import type { VerifiedHeader } from './header.js';
+import { type VerifiedHeader, encodeHeader } from './header.js';
 import { bytesToHex, hexToBigInt, hexToBytes } from './hex.js';
 import { loadFamily, wasmOf } from './init.js';
 import type { Endpoint, Transport } from './transport.js';
-import { type LogFilter, type VerifiedLog, blockTransactions } from './logs.js';
+import { type BlockTransactions, type LogFilter, type VerifiedLog, blockTransactions, checkTransactions } from './logs.js';
 import { type VerifiedTransaction, type VerifiedTransactionReceipt, verifiedTransactions } from './transactions.js';
 import { requireListRoot } from './trie.js';
+import { type VerifiedWithdrawal, checkWithdrawals, withdrawalEncoding, withdrawalJson } from './withdrawals.js';
 
 /** The minimal EIP-1193 provider shape that ethers' BrowserProvider and viem's custom() accept. */
 export interface Eip1193Provider {
@@ -48,7 +49,7 @@ export const EIP1193_METHODS: Readonly<Record<string, { readonly class: MethodCl
   },
   eth_getStorageAt: { class: 'verified', how: 'eth_getProof (storage proof) against the verified header' },
   eth_getCode: { class: 'verified', how: 'the code, whose keccak256 must be the proven code hash' },
-  eth_getProof: { class: 'verified', how: "the node's answer, returned only after it verifies against the verified header of its block" },
+  eth_getProof: { class: 'verified', how: "the node's proof nodes, after they verify against the verified header of the block, with the proven values (not the node's text) in geth's form" },
   eth_blockNumber: { class: 'verified', how: 'the newest verified header' },
   eth_getBlockByNumber: {
     class: 'verified',
@@ -57,7 +58,7 @@ export const EIP1193_METHODS: Readonly<Record<string, { readonly class: MethodCl
   eth_getBlockByHash: { class: 'verified', how: 'as eth_getBlockByNumber' },
   eth_chainId: {
     class: 'checked',
-    how: "trust.chainId when given (no header commits to the chain id); else the first node's answer, pinned, and a node answering another is marked faulty",
+    how: "trust.chainId when given, or the public network's with trust: { beacon } (no header commits to the chain id); else the first node's answer, pinned, and a node answering another is marked faulty",
   },
   net_version: { class: 'checked', how: 'the chain id of eth_chainId, in decimal' },
   eth_sendRawTransaction: { class: 'checked', how: "forwarded; the hash the node returns must be keccak256 of the transaction (a node's 'already known' is the same send)" },
@@ -76,15 +77,86 @@ export const EIP1193_METHODS: Readonly<Record<string, { readonly class: MethodCl
   eth_accounts: { class: 'local', how: 'none: a light client holds no keys' },
 });
 
-/** An EIP-1193 error (`code` 4200: unsupported method; 4100: unauthorized). */
+/**
+ * An EIP-1193 error, in the shape ethers' `BrowserProvider` and viem's `custom()` read (`code`,
+ * `message`, `data`):
+ * - a node's own error answer to a forwarded call (a revert, "nonce too low", …): the node's
+ *   `code`, `message` and `data` as it sent them, so ethers and viem decode revert reasons and
+ *   custom errors;
+ * - an answer lightprov refused ({@link VERIFICATION_FAILED}): `message` names the check, and
+ *   `data` is {@link Eip1193ErrorData} (`data.code` the `VerificationError` code);
+ * - 4200: a method outside the table (see `allowUnverified`); -32602: a bad argument.
+ */
 export class ProviderRpcError extends Error {
   override readonly name = 'ProviderRpcError';
   readonly code: number;
+  readonly data: unknown;
 
-  constructor(code: number, message: string) {
-    super(message);
+  constructor(code: number, message: string, data?: unknown, options: { cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
+    this.data = data;
   }
+}
+
+/**
+ * The `code` of a provider error for a read lightprov answers only verified and could not:
+ * the node's answer failed a check, or no node gave one (EIP-1474's "resource unavailable";
+ * viem's `ResourceUnavailableRpcError`, which it does not retry).
+ */
+export const VERIFICATION_FAILED = -32002;
+
+/** `data` of a {@link VERIFICATION_FAILED} error. */
+export interface Eip1193ErrorData {
+  /**
+   * The `VerificationError` code (`ROOT_MISMATCH`, `HEADER_HASH_MISMATCH`, …); `NODE_FAULT` for
+   * a node whose numbers contradict themselves; `NO_ANSWER` when no node answered.
+   */
+  code: string;
+  /** The field at fault, and what the check expected and found there, when known. */
+  field?: string;
+  expected?: string;
+  found?: string;
+  /** The node, for `NODE_FAULT`. */
+  node?: string;
+  /** With several nodes: each node's fault. */
+  faults?: { url: string; code: string; message: string }[];
+}
+
+/** Why `e` refused an answer, as {@link Eip1193ErrorData}. */
+function refusal(e: VerificationError | RpcError): Eip1193ErrorData {
+  if (e instanceof VerificationError) {
+    return { code: e.code, ...(e.field !== undefined ? { field: e.field } : {}), ...(e.expected !== undefined ? { expected: e.expected } : {}), ...(e.found !== undefined ? { found: e.found } : {}) };
+  }
+  if (e instanceof NodeFaultError) return { code: 'NODE_FAULT', node: e.url };
+  return { code: 'NO_ANSWER' };
+}
+
+/** A node's own error answer, as it sent it. */
+function nodeError(e: RpcError): ProviderRpcError {
+  return new ProviderRpcError(e.code, e.nodeMessage ?? e.message, e.data, { cause: e });
+}
+
+/** Any error of a read, as the {@link ProviderRpcError} the provider throws. */
+export function providerError(err: unknown): unknown {
+  if (err instanceof ProviderRpcError) return err;
+  if (err instanceof VerificationError) return new ProviderRpcError(VERIFICATION_FAILED, `${err.code}${err.field !== undefined ? ` (${err.field})` : ''}: ${err.message}`, refusal(err), { cause: err });
+  if (err instanceof FailoverError) {
+    const faults = err.faults.map((f) => ({ url: f.url, code: refusal(f.error).code, message: f.error.message }));
+    const refused = err.faults.find((f) => f.error instanceof VerificationError || f.error instanceof NodeFaultError);
+    if (refused) return new ProviderRpcError(VERIFICATION_FAILED, err.message, { ...refusal(refused.error), faults }, { cause: err });
+    // No node's answer failed a check: a node's own error answer (a revert) is the answer.
+    const answered = err.faults.find((f) => f.error instanceof RpcError && f.error.nodeMessage !== undefined);
+    if (answered) return nodeError(answered.error as RpcError);
+    return new ProviderRpcError(VERIFICATION_FAILED, err.message, { code: 'NO_ANSWER', faults }, { cause: err });
+  }
+  if (err instanceof NodeFaultError) return new ProviderRpcError(VERIFICATION_FAILED, err.message, refusal(err), { cause: err });
+  if (err instanceof RpcError) {
+    if (err.nodeMessage !== undefined) return nodeError(err);
+    return new ProviderRpcError(err.code === -1 ? VERIFICATION_FAILED : err.code, err.message, { code: 'NO_ANSWER' }, { cause: err });
+  }
+  if (err instanceof TypeError || err instanceof RangeError) return new ProviderRpcError(-32602, err.message, undefined, { cause: err });
+  return err;
 }
 
 /** What the provider reads through: the client's verified reads, its nodes and its headers. */
@@ -94,8 +166,8 @@ export interface VerifiedReads {
   getStorageAt(address: string, slot: string, block?: BlockTag): Promise<string>;
   getCode(address: string, block?: BlockTag): Promise<string>;
   getHeader(block?: BlockTag): Promise<VerifiedHeader>;
-  /** The node's `eth_getProof` answer for `block`, verified against its header. */
-  getProof(address: string, slots: readonly (string | bigint | number)[], block?: BlockTag): Promise<{ proof: unknown }>;
+  /** An `eth_getProof` answer for `block`, verified against its header, every value the proven one. */
+  getProof(address: string, slots: readonly (string | bigint | number)[], block?: BlockTag): Promise<{ proof: { storageProof: { key: string }[] } }>;
   getLogs(filter: LogFilter): Promise<VerifiedLog[]>;
   getTransaction(hash: string): Promise<VerifiedTransaction | undefined>;
   getTransactionReceipt(hash: string): Promise<VerifiedTransactionReceipt | undefined>;
@@ -106,23 +178,37 @@ function keccakHex(b: Uint8Array): string {
 }
 
 /**
- * The hashes of a block's transactions, verified: the node's raw transactions (EIP-2718
- * encodings) must rebuild the header's `transactionsRoot`; each hash is keccak256 of one.
+ * A block's transactions, verified: the node's raw transactions (EIP-2718 encodings) must
+ * rebuild the header's `transactionsRoot`; each hash is keccak256 of one. From a
+ * node without `eth_getBlockTransactionCountByHash` or `eth_getRawTransactionByBlockHashAndIndex`,
+ * the block's transaction objects, which must rebuild the same root.
  */
-async function transactionHashes(net: Transport, e: Endpoint, header: VerifiedHeader): Promise<string[]> {
-  if (header.transactionsRoot === EMPTY_ROOT) return [];
+async function transactionHashes(net: Transport, e: Endpoint, header: VerifiedHeader): Promise<BlockTransactions> {
+  if (header.transactionsRoot === EMPTY_ROOT) return { encoded: [], hashes: [] };
   await loadFamily('mpt');
-  const count = hexToBigInt(await net.call(e, 'eth_getBlockTransactionCountByHash', [header.hash]), 'transactionCount', 'network', 32);
+  let count: bigint;
+  try {
+    count = hexToBigInt(await net.call(e, 'eth_getBlockTransactionCountByHash', [header.hash]), 'transactionCount', 'network', 32);
+  } catch (err) {
+    if (!(err instanceof RpcError) || err instanceof NodeFaultError) throw err;
+    return blockTransactions(net, e, header);
+  }
   if (count > MAX_BLOCK_TRANSACTIONS) throw new NodeFaultError('eth_getBlockTransactionCountByHash', e.url, `claims ${count} transactions in one block`);
   const raws: Uint8Array[] = [];
   for (let i = 0n; i < count; i += BATCH) {
     const list: unknown[][] = [];
     for (let k = i; k < count && k < i + BATCH; k++) list.push([header.hash, '0x' + k.toString(16)]);
-    const got = await net.batch(e, 'eth_getRawTransactionByBlockHashAndIndex', list);
+    let got: unknown[];
+    try {
+      got = await net.batch(e, 'eth_getRawTransactionByBlockHashAndIndex', list);
+    } catch (err) {
+      if (!(err instanceof RpcError) || err instanceof NodeFaultError) throw err;
+      return blockTransactions(net, e, header);
+    }
     got.forEach((r, k) => raws.push(hexToBytes(r, `transactions[${Number(i) + k}]`)));
   }
   requireListRoot(raws, header.transactionsRoot, 'transactions');
-  return raws.map(keccakHex);
+  return { encoded: raws, hashes: raws.map(keccakHex) };
 }
 
 /** Transactions fetched per batch. */
@@ -167,82 +253,106 @@ export function eip1193(reads: VerifiedReads, net: Transport, chain: HeaderChain
     const fields: Record<string, unknown> = { ...headerJson(header) };
     // Uncles are proven only when there are none (the ommers hash of the empty list).
     if (header.sha3Uncles === EMPTY_OMMERS) fields['uncles'] = [];
-    if (full) {
-      // The node's objects, which must rebuild transactionsRoot; each answered with only what
-      // its encoding proves, its hash, its recovered sender and its place.
-      const txs = await net.withFailover(async (e) => verifiedTransactions(header, await blockTransactions(net, e, header)));
-      return { ...fields, transactions: txs.map(transactionJson) };
+    return net.withFailover(async (e) => {
+      // The node's block object, read once when its transaction objects or its withdrawals are needed.
+      let body: Promise<unknown> | undefined;
+      const nodeBlock = () => (body ??= net.call(e, 'eth_getBlockByHash', [header.hash, full]));
+      let withdrawals: VerifiedWithdrawal[] | undefined;
+      if (header.withdrawalsRoot !== undefined) {
+        // The node's withdrawals, which must rebuild withdrawalsRoot.
+        await loadFamily('header');
+        withdrawals = header.withdrawalsRoot === EMPTY_ROOT ? [] : (checkWithdrawals(e.url, header, await nodeBlock()) ?? []);
+        fields['withdrawals'] = withdrawals.map(withdrawalJson);
+      }
+      // Full objects: the node's, which must rebuild transactionsRoot; each answered with only
+      // what its encoding proves, its hash, its recovered sender and its place.
+      await loadFamily('mpt');
+      const block = !full ? await transactionHashes(net, e, header) : header.transactionsRoot === EMPTY_ROOT ? { encoded: [], hashes: [] } : checkTransactions(e, header, await nodeBlock());
+      // The size of the block's encoding, when all of it is proven (no uncles).
+      if (header.sha3Uncles === EMPTY_OMMERS) fields['size'] = hex(blockSize(header, block.encoded, withdrawals));
+      return { ...fields, transactions: full ? (await verifiedTransactions(header, block)).map(transactionJson) : block.hashes };
+    });
+  };
+
+  const answer = async ({ method, params }: { method: string; params?: unknown[] | object }): Promise<unknown> => {
+    const p = Array.isArray(params) ? params : [];
+    switch (method) {
+      case 'eth_getBalance':
+        return hex(await reads.getBalance(p[0] as string, rpcBlockArg(p[1])));
+      case 'eth_getTransactionCount': {
+        if (p[1] !== 'pending') return hex(await reads.getTransactionCount(p[0] as string, rpcBlockArg(p[1])));
+        const latest = await reads.getTransactionCount(p[0] as string, 'latest');
+        return net.withFailover(async (e) => {
+          const pending = hexToBigInt(await net.call(e, method, p), 'nonce', 'network', 64);
+          if (pending < latest) throw new NodeFaultError(method, e.url, `pending nonce ${pending} is below the verified nonce ${latest}`);
+          return hex(pending);
+        });
+      }
+      case 'eth_getStorageAt':
+        return reads.getStorageAt(p[0] as string, p[1] as string, rpcBlockArg(p[2]));
+      case 'eth_getCode':
+        return reads.getCode(p[0] as string, rpcBlockArg(p[1]));
+      case 'eth_getProof': {
+        const keys = Array.isArray(p[1]) ? (p[1] as string[]) : [];
+        const { proof } = await reads.getProof(p[0] as string, keys, rpcBlockArg(p[2]));
+        // The SDK asks with 32-byte keys; each key is answered as the caller wrote it, as geth does.
+        return { ...proof, storageProof: proof.storageProof.map((s, i) => ({ ...s, key: keys[i] })) };
+      }
+      case 'eth_blockNumber':
+        return hex((await reads.getHeader('latest')).number);
+      case 'eth_getBlockByNumber':
+      case 'eth_getBlockByHash':
+        return block(method, p);
+      case 'eth_chainId':
+        return hex(await pinnedChainId());
+      case 'net_version':
+        return (await pinnedChainId()).toString();
+      case 'eth_sendRawTransaction': {
+        const raw = hexToBytes(p[0], 'transaction', 'argument');
+        await loadFamily('mpt');
+        const want = keccakHex(raw);
+        return net.withFailover(async (e) => {
+          let answer: unknown;
+          try {
+            answer = await net.call(e, method, p);
+          } catch (err) {
+            // geth's answer when the transaction is in its pool already (sent through another
+            // node, or again): the send has happened.
+            if (err instanceof RpcError && /already known/i.test(err.message)) return want;
+            throw err;
+          }
+          const got = bytesToHex(hexToBytes(answer, 'transactionHash', 'network', 32));
+          if (got !== want) throw new NodeFaultError(method, e.url, `returned hash ${got} for a transaction whose hash is ${want}`);
+          return got;
+        });
+      }
+      case 'eth_getLogs':
+        return (await reads.getLogs(await logFilter(p[0], reads))).map(logJson);
+      case 'eth_getTransactionByHash': {
+        const tx = await reads.getTransaction(String(p[0]));
+        return tx ? transactionJson(tx) : null;
+      }
+      case 'eth_getTransactionReceipt': {
+        const r = await reads.getTransactionReceipt(String(p[0]));
+        return r ? receiptJson(r) : null;
+      }
+      case 'eth_accounts':
+        return [];
+      default:
+        if (allowed.has(method)) return forward(method, p);
+        throw new ProviderRpcError(
+          4200,
+          `${method}: not verified by lightprov, so not answered (name it in asEip1193({ allowUnverified: ['${method}'] }) to forward it to a node unverified)`,
+        );
     }
-    return { ...fields, transactions: await net.withFailover((e) => transactionHashes(net, e, header)) };
   };
 
   const provider: Eip1193Provider = {
-    request: async ({ method, params }) => {
-      const p = Array.isArray(params) ? params : [];
-      switch (method) {
-        case 'eth_getBalance':
-          return hex(await reads.getBalance(p[0] as string, rpcBlockArg(p[1])));
-        case 'eth_getTransactionCount': {
-          if (p[1] !== 'pending') return hex(await reads.getTransactionCount(p[0] as string, rpcBlockArg(p[1])));
-          const latest = await reads.getTransactionCount(p[0] as string, 'latest');
-          return net.withFailover(async (e) => {
-            const pending = hexToBigInt(await net.call(e, method, p), 'nonce', 'network', 64);
-            if (pending < latest) throw new NodeFaultError(method, e.url, `pending nonce ${pending} is below the verified nonce ${latest}`);
-            return hex(pending);
-          });
-        }
-        case 'eth_getStorageAt':
-          return reads.getStorageAt(p[0] as string, p[1] as string, rpcBlockArg(p[2]));
-        case 'eth_getCode':
-          return reads.getCode(p[0] as string, rpcBlockArg(p[1]));
-        case 'eth_getProof':
-          return (await reads.getProof(p[0] as string, Array.isArray(p[1]) ? (p[1] as string[]) : [], rpcBlockArg(p[2]))).proof;
-        case 'eth_blockNumber':
-          return hex((await reads.getHeader('latest')).number);
-        case 'eth_getBlockByNumber':
-        case 'eth_getBlockByHash':
-          return block(method, p);
-        case 'eth_chainId':
-          return hex(await pinnedChainId());
-        case 'net_version':
-          return (await pinnedChainId()).toString();
-        case 'eth_sendRawTransaction': {
-          const raw = hexToBytes(p[0], 'transaction', 'argument');
-          await loadFamily('mpt');
-          const want = keccakHex(raw);
-          return net.withFailover(async (e) => {
-            let answer: unknown;
-            try {
-              answer = await net.call(e, method, p);
-            } catch (err) {
-              // geth's answer when the transaction is in its pool already (sent through another
-              // node, or again): the send has happened.
-              if (err instanceof RpcError && /already known/i.test(err.message)) return want;
-              throw err;
-            }
-            const got = bytesToHex(hexToBytes(answer, 'transactionHash', 'network', 32));
-            if (got !== want) throw new NodeFaultError(method, e.url, `returned hash ${got} for a transaction whose hash is ${want}`);
-            return got;
-          });
-        }
-        case 'eth_getLogs':
-          return (await reads.getLogs(await logFilter(p[0], reads))).map(logJson);
-        case 'eth_getTransactionByHash': {
-          const tx = await reads.getTransaction(String(p[0]));
-          return tx ? transactionJson(tx) : null;
-        }
-        case 'eth_getTransactionReceipt': {
-          const r = await reads.getTransactionReceipt(String(p[0]));
-          return r ? receiptJson(r) : null;
-        }
-        case 'eth_accounts':
-          return [];
-        default:
-          if (allowed.has(method)) return forward(method, p);
-          throw new ProviderRpcError(
-            4200,
-            `${method}: not verified by lightprov, so not answered (name it in asEip1193({ allowUnverified: ['${method}'] }) to forward it to a node unverified)`,
-          );
+    request: async (args) => {
+      try {
+        return await answer(args);
+      } catch (err) {
+        throw providerError(err);
       }
     },
     on: (event, listener) => {
@@ -281,7 +391,16 @@ async function logFilter(v: unknown, reads: VerifiedReads): Promise<LogFilter> {
 /** A verified transaction as `eth_getTransactionByHash` answers it (geth's shape). */
 function transactionJson(t: VerifiedTransaction): Record<string, unknown> {
   const q = (n: bigint | number) => '0x' + n.toString(16);
-  return { ...t.fields, hash: t.hash, from: t.from, blockHash: t.blockHash, blockNumber: q(t.blockNumber), transactionIndex: q(t.transactionIndex), gasPrice: q(t.effectiveGasPrice) };
+  return {
+    ...t.fields,
+    hash: t.hash,
+    from: t.from,
+    blockHash: t.blockHash,
+    blockNumber: q(t.blockNumber),
+    blockTimestamp: q(t.blockTimestamp),
+    transactionIndex: q(t.transactionIndex),
+    gasPrice: q(t.effectiveGasPrice),
+  };
 }
 
 /** A verified receipt as `eth_getTransactionReceipt` answers it (geth's shape). */
@@ -302,6 +421,8 @@ function receiptJson(r: VerifiedTransactionReceipt): Record<string, unknown> {
     gasUsed: q(r.gasUsed),
     effectiveGasPrice: q(r.effectiveGasPrice),
     contractAddress: r.contractAddress,
+    ...(r.blobGasUsed !== undefined ? { blobGasUsed: q(r.blobGasUsed) } : {}),
+    ...(r.blobGasPrice !== undefined ? { blobGasPrice: q(r.blobGasPrice) } : {}),
   };
 }
 
@@ -314,6 +435,7 @@ function logJson(l: VerifiedLog): Record<string, unknown> {
     data: l.data,
     blockNumber: q(l.blockNumber),
     blockHash: l.blockHash,
+    blockTimestamp: q(l.blockTimestamp),
     transactionHash: l.transactionHash,
     transactionIndex: q(l.transactionIndex),
     logIndex: q(l.logIndex),
@@ -342,4 +464,23 @@ function headerJson(h: VerifiedHeader): Record<string, string> {
     out[k] = typeof v === 'bigint' ? q(v) : (v as string);
   }
   return out;
+}
+
+/** The length of an RLP item whose payload is `n` bytes (a list, or a string of more than one byte). */
+function rlpLength(n: number): number {
+  let prefix = 1;
+  if (n >= 56) for (let x = n; x > 0; x = Math.floor(x / 256)) prefix++;
+  return n + prefix;
+}
+
+/**
+ * geth's `size`: the length of the block's RLP — header, transactions (a legacy one as its list,
+ * a typed one as a byte string), no uncles, and from Shanghai on its withdrawals — all verified.
+ */
+function blockSize(header: VerifiedHeader, transactions: readonly Uint8Array[], withdrawals: readonly VerifiedWithdrawal[] | undefined): bigint {
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  const head = encodeHeader(headerJson(header)).rlp.length;
+  const txs = rlpLength(sum(transactions.map((t) => (t[0]! >= 0xc0 ? t.length : rlpLength(t.length)))));
+  const ws = withdrawals === undefined ? 0 : rlpLength(sum(withdrawals.map((w) => withdrawalEncoding(w).length)));
+  return BigInt(rlpLength(head + txs + 1 + ws));
 }

@@ -50,11 +50,20 @@ export class RpcError extends Error {
   readonly code: number;
   /** The method that failed. */
   readonly method: string;
+  /**
+   * The node's own `error.message` when it answered with a JSON-RPC error object (`message`
+   * adds the method); `undefined` when the call got no such answer.
+   */
+  readonly nodeMessage: string | undefined;
+  /** The node's `error.data`, as sent (a revert's ABI-encoded reason or custom error, …). */
+  readonly data: unknown;
 
-  constructor(method: string, code: number, message: string, options: { cause?: unknown } = {}) {
+  constructor(method: string, code: number, message: string, options: { cause?: unknown; nodeMessage?: string; data?: unknown } = {}) {
     super(`${method}: ${message}`, options.cause === undefined ? undefined : { cause: options.cause });
     this.method = method;
     this.code = code;
+    this.nodeMessage = options.nodeMessage;
+    this.data = options.data;
   }
 }
 

@@ -35,17 +35,20 @@ export { orderedTrieRoot } from './trie.js';
 export { decodeReceipt, decodeTransaction, encodeReceipt, encodeTransaction, signedPayload } from './envelope.js';
 export { type IndexedReceipt, type IndexedTransaction, type VerifiedTransaction, type VerifiedTransactionReceipt, transactionSender } from './transactions.js';
 export { type LogFilter, MAX_LOG_RANGE, type VerifiedLog, type VerifiedReceipt, bloomMayContain } from './logs.js';
-export { EIP1193_METHODS, type MethodClass, ProviderRpcError } from './eip1193.js';
+export { EIP1193_METHODS, type Eip1193ErrorData, type MethodClass, ProviderRpcError, VERIFICATION_FAILED } from './eip1193.js';
 export {
   type DiffQuery,
   type DiffScheme,
   type Eip1193Options,
   type Eip1193Provider,
   type HeaderProgress,
+  type HistoryProgress,
   type HistoryQuery,
   type HistoryScheme,
   LightClient,
   type LightClientOptions,
+  type Progress,
+  type ProvenAccountJson,
   type RangeQuery,
   type RangeScheme,
   type Trust,

@@ -26,7 +26,7 @@
  * ```
  */
 import type { AccountProofJson } from './families/mpt.js';
-import type { HistoryScheme, VerifiedHistory } from './families/family.js';
+import { type HistoryScheme, type VerifiedHistory, provenBy } from './families/family.js';
 import { cole } from './inspect/cole.js';
 import { forkless } from './inspect/forkless.js';
 import type { FamilyInspector, Forgery, ForgeryKind, ForgeryOption, ProofOutline } from './inspect/inspector.js';
@@ -68,12 +68,13 @@ export const FORGERIES = Object.fromEntries(INSPECTORS.map((i) => [i.family, i.f
 
 /**
  * Draws the proof behind a verified history (`historyProof(h)` of the main entry: COLE, LVMT
- * the one answer; MPT the `eth_getProof` answer for the range's last block), or `proof` in its
+ * the one answer; MPT the `eth_getProof` answer for the range's last block; a history read in
+ * several proofs, its last, against that proof's blocks), or `proof` in its
  * place — a proof for the same query against the same anchor header, a forgery say — by the
  * inspector of the history's scheme.
  */
 export async function outlineHistory(h: VerifiedHistory, proof?: unknown): Promise<ProofOutline> {
-  return inspectorFor(h.scheme).outlineHistory(h, proof);
+  return inspectorFor(h.scheme).outlineHistory(provenBy(h), proof);
 }
 
 /**

@@ -20,6 +20,8 @@ export interface VerifiedLog {
   data: string;
   blockNumber: bigint;
   blockHash: string;
+  /** The verified header's timestamp (geth's `blockTimestamp`). */
+  blockTimestamp: bigint;
   transactionHash: string;
   transactionIndex: number;
   /** Its place among the block's logs. */
@@ -152,6 +154,7 @@ function logsAt(header: VerifiedHeader, r: DecodedReceipt, hash: string, index: 
       data: bytesToHex(l.data),
       blockNumber: header.number,
       blockHash: header.hash,
+      blockTimestamp: header.timestamp,
       transactionHash: hash,
       transactionIndex: index,
       logIndex: firstLog + k,

@@ -11,6 +11,7 @@
  */
 import { RLP } from '@ethereumjs/rlp';
 
+import { type BlobSchedule, GAS_PER_BLOB, blobBaseFee } from './blobs.js';
 import type { HeaderChain } from './chain.js';
 import { decodeTransaction, readReceipt, signedPayload } from './envelope.js';
 import { RpcError, VerificationError, wasmCall } from './errors.js';
@@ -26,6 +27,8 @@ export interface VerifiedTransaction {
   hash: string;
   blockHash: string;
   blockNumber: bigint;
+  /** The verified header's timestamp (geth's `blockTimestamp`). */
+  blockTimestamp: bigint;
   transactionIndex: number;
   /** Recovered from the signature. */
   from: string;
@@ -46,6 +49,13 @@ export interface VerifiedTransactionReceipt extends VerifiedReceipt {
   effectiveGasPrice: bigint;
   /** The created contract's address (keccak256(RLP([sender, nonce]))[12..]) when `to` is null. */
   contractAddress: string | null;
+  /** A blob transaction's blob gas: 131072 per blob hash it carries. */
+  blobGasUsed?: bigint;
+  /**
+   * A blob transaction's price per blob gas: the blob base fee of the verified header's
+   * `excessBlobGas` under the client's `blobSchedule` (absent without one).
+   */
+  blobGasPrice?: bigint;
 }
 
 /** The encoding fields of each transaction type, as JSON-RPC names them. */
@@ -110,6 +120,7 @@ function verifiedTransaction(header: VerifiedHeader, encoded: Uint8Array, index:
     hash,
     blockHash: header.hash,
     blockNumber: header.number,
+    blockTimestamp: header.timestamp,
     transactionIndex: index,
     from: transactionSender(json, path),
     effectiveGasPrice: effectivePrice(fields, type, header.baseFeePerGas, path),
@@ -128,9 +139,16 @@ export async function verifiedTransactions(header: VerifiedHeader, block: BlockT
 
 /** Where a node places `hash`: the block (verified on the chain) and the verified transaction. */
 export async function locateTransaction(net: Transport, chain: HeaderChain, e: Endpoint, hash: string): Promise<{ header: VerifiedHeader; tx: VerifiedTransaction; block: BlockTransactions }> {
-  const t = (await net.call(e, 'eth_getTransactionByHash', [hash])) as { blockHash?: unknown } | null;
+  const t = (await net.call(e, 'eth_getTransactionByHash', [hash])) as { blockHash?: unknown; blockNumber?: unknown } | null;
   if (t === null || typeof t !== 'object' || t.blockHash === null || t.blockHash === undefined) {
     throw new RpcError('eth_getTransactionByHash', -32001, `${e.url} has no block for transaction ${hash}`);
+  }
+  if (t.blockNumber !== undefined && t.blockNumber !== null) {
+    // In a block after the verified head (a checkpoint's chain before the app adds a newer one,
+    // a beacon chain's before its committee signs it): not yet in the verified chain.
+    const n = hexToBigInt(t.blockNumber, 'blockNumber', 'network', 64);
+    const head = await chain.headerAt(e, 'latest');
+    if (n > head.number) throw new RpcError('eth_getTransactionByHash', -32001, `${e.url} has no block for transaction ${hash} in the verified chain (it names block ${n}, after the verified head ${head.number})`);
   }
   const blockHash = bytesToHex(hexToBytes(t.blockHash, 'blockHash', 'network', 32));
   const header = await chain.headerAt(e, { blockHash }, 'network');
@@ -139,20 +157,42 @@ export async function locateTransaction(net: Transport, chain: HeaderChain, e: E
 }
 
 /** The receipt of the verified `tx` in `header`'s block. */
-export async function receiptOf(net: Transport, e: Endpoint, header: VerifiedHeader, tx: VerifiedTransaction, block?: BlockTransactions): Promise<VerifiedTransactionReceipt> {
-  const receipts = await blockReceipts(net, e, header, block);
+export async function receiptOf(
+  net: Transport,
+  e: Endpoint,
+  header: VerifiedHeader,
+  tx: VerifiedTransaction,
+  block?: BlockTransactions,
+  blobs?: BlobSchedule,
+): Promise<VerifiedTransactionReceipt> {
+  return receiptIn(header, await blockReceipts(net, e, header, block), tx, blobs);
+}
+
+/** The receipt of the verified `tx` among the verified `receipts` of `header`'s block. */
+function receiptIn(header: VerifiedHeader, receipts: readonly VerifiedReceipt[], tx: VerifiedTransaction, blobs: BlobSchedule | undefined): VerifiedTransactionReceipt {
   const r = receipts[tx.transactionIndex];
   if (!r || r.transactionHash !== tx.hash) throw new VerificationError('VALUE_MISMATCH', `no receipt at index ${tx.transactionIndex} for ${tx.hash}`, { field: 'receipts' });
   const before = tx.transactionIndex === 0 ? 0n : (receipts[tx.transactionIndex - 1] as VerifiedReceipt).cumulativeGasUsed;
-  return withTransaction(r, before, header, tx);
+  return withTransaction(r, before, header, tx, blobs);
 }
 
-/** The verified receipt `r` of `tx`, with what follows from it: `before` is the cumulative gas of the receipt before it (0 for the first). */
-function withTransaction(r: VerifiedReceipt, before: bigint, header: VerifiedHeader, tx: VerifiedTransaction): VerifiedTransactionReceipt {
+/**
+ * The verified receipt `r` of `tx`, with what follows from it: `before` is the cumulative gas of
+ * the receipt before it (0 for the first); a blob transaction's blob gas and its price (under
+ * the schedule `blobs`).
+ */
+function withTransaction(r: VerifiedReceipt, before: bigint, header: VerifiedHeader, tx: VerifiedTransaction, blobs: BlobSchedule | undefined): VerifiedTransactionReceipt {
   const to = tx.fields['to'] === null || tx.fields['to'] === undefined ? null : bytesToHex(hexToBytes(tx.fields['to'], 'to'));
   const nonce = hexToBigInt(tx.fields['nonce'], 'nonce');
   const created = to === null ? bytesToHex(keccak(RLP.encode([hexToBytes(tx.from, 'from'), nonce])).subarray(12)) : null;
-  return { ...r, blockHash: header.hash, blockNumber: header.number, from: tx.from, to, gasUsed: r.cumulativeGasUsed - before, effectiveGasPrice: tx.effectiveGasPrice, contractAddress: created };
+  const out: VerifiedTransactionReceipt = { ...r, blockHash: header.hash, blockNumber: header.number, from: tx.from, to, gasUsed: r.cumulativeGasUsed - before, effectiveGasPrice: tx.effectiveGasPrice, contractAddress: created };
+  const hashes = tx.fields['blobVersionedHashes'];
+  if (Array.isArray(hashes)) {
+    out.blobGasUsed = BigInt(hashes.length) * GAS_PER_BLOB;
+    const price = header.excessBlobGas === undefined ? undefined : blobBaseFee(blobs, header.timestamp, header.excessBlobGas);
+    if (price !== undefined) out.blobGasPrice = price;
+  }
+  return out;
 }
 
 /** A receipt proven alone: as {@link VerifiedTransactionReceipt}, but its logs carry no block-wide `logIndex`, which needs every earlier receipt of the block. */
@@ -179,29 +219,53 @@ function provenAt(answer: unknown, header: VerifiedHeader, index: bigint): Prove
   return verifyTransactionProof(answer, header, index);
 }
 
+/** Endpoints that answered that they do not serve `lightprov_getTransactionProof` (-32601). */
+const NO_TX_PROOF = new WeakSet<Endpoint>();
+
 /**
  * The transaction and receipt at `index` of the verified block `header`, proven by
  * `lightprov_getTransactionProof` against its `transactionsRoot` and `receiptsRoot` (and, for
- * the receipt's `gasUsed`, the receipt before it, in the same batch). `undefined`: the proofs
- * show the block holds no transaction at `index`.
+ * the receipt's `gasUsed`, the receipt before it, in the same batch). From a node without that
+ * method (any other execution client), read from the block's transactions and receipts, all of
+ * which must rebuild the same roots. `undefined`: the block holds no transaction at `index`.
  */
-export async function provenTransaction(net: Transport, e: Endpoint, header: VerifiedHeader, index: bigint): Promise<IndexedTransaction | undefined> {
+export async function provenTransaction(net: Transport, e: Endpoint, header: VerifiedHeader, index: bigint, blobs?: BlobSchedule): Promise<IndexedTransaction | undefined> {
   await loadFamily('mpt');
   await loadFamily('header');
-  const asked = index === 0n ? [index] : [index, index - 1n];
-  const answers = await net.batch(e, PROOF_METHOD, asked.map((i) => [header.hash, '0x' + i.toString(16)]));
-  const [mine, before] = answers.map((a, k) => provenAt(a, header, asked[k]!));
-  if (!mine) return undefined;
-  if (index > 0n && !before) {
-    throw new VerificationError('VALUE_MISMATCH', `the block holds a transaction at index ${index} but none at ${index - 1n}`, { field: 'receiptProof' });
+  if (!NO_TX_PROOF.has(e)) {
+    const asked = index === 0n ? [index] : [index, index - 1n];
+    let answers: unknown[] | undefined;
+    try {
+      answers = await net.batch(e, PROOF_METHOD, asked.map((i) => [header.hash, '0x' + i.toString(16)]));
+    } catch (err) {
+      // The node's own refusal (geth: -32601, "does not exist/is not available"): the block's lists.
+      if (!(err instanceof RpcError) || err.nodeMessage === undefined) throw err;
+      if (err.code === -32601) NO_TX_PROOF.add(e);
+    }
+    if (answers !== undefined) {
+      const [mine, before] = answers.map((a, k) => provenAt(a, header, asked[k]!));
+      if (!mine) return undefined;
+      if (index > 0n && !before) {
+        throw new VerificationError('VALUE_MISMATCH', `the block holds a transaction at index ${index} but none at ${index - 1n}`, { field: 'receiptProof' });
+      }
+      const i = Number(index);
+      const hash = bytesToHex(keccak(mine.transaction));
+      const tx = verifiedTransaction(header, mine.transaction, i, hash, 'transaction');
+      const r = receiptAt(header, readReceipt(mine.receipt), hash, i, 0);
+      const previous = before ? readReceipt(before.receipt, 'previousReceipt').cumulativeGasUsed : 0n;
+      return indexed(header, tx, withTransaction(r, previous, header, tx, blobs));
+    }
   }
+  const block = await blockTransactions(net, e, header);
+  if (index >= BigInt(block.encoded.length)) return undefined;
   const i = Number(index);
-  const hash = bytesToHex(keccak(mine.transaction));
-  const tx = verifiedTransaction(header, mine.transaction, i, hash, 'transaction');
-  const r = receiptAt(header, readReceipt(mine.receipt), hash, i, 0);
-  const previous = before ? readReceipt(before.receipt, 'previousReceipt').cumulativeGasUsed : 0n;
-  const full = withTransaction(r, previous, header, tx);
-  return { header, transaction: tx, receipt: { ...full, logs: full.logs.map(({ logIndex: _, ...l }) => l) } };
+  const tx = verifiedTransaction(header, block.encoded[i]!, i, block.hashes[i]!, `transactions[${i}]`);
+  return indexed(header, tx, receiptIn(header, await blockReceipts(net, e, header, block), tx, blobs));
+}
+
+/** A transaction and its receipt as {@link IndexedTransaction} (logs without their block-wide index). */
+function indexed(header: VerifiedHeader, transaction: VerifiedTransaction, full: VerifiedTransactionReceipt): IndexedTransaction {
+  return { header, transaction, receipt: { ...full, logs: full.logs.map(({ logIndex: _, ...l }) => l) } };
 }
 
 /** Runs `f`; `undefined` when every node answered that it has no such transaction. */

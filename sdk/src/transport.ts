@@ -96,7 +96,7 @@ export class Transport {
       const res = await this.fetchFn(url, { headers: { accept: 'application/octet-stream' }, signal: ctl.signal });
       if (!res.ok) {
         const why = (await res.json().catch(() => undefined)) as { message?: unknown } | undefined;
-        const message = typeof why?.message === 'string' ? `: ${why.message.slice(0, 200)}` : '';
+        const message = typeof why?.message === 'string' ? `: ${printable(why.message)}` : '';
         throw new RpcError(path, res.status === 404 ? 404 : -1, `HTTP ${res.status} from ${e.url}${message}`);
       }
       const body = new Uint8Array(await res.arrayBuffer());
@@ -124,10 +124,14 @@ export class Transport {
       if (!res.ok) {
         // A node refusing at the HTTP level (busy, too big, too slow) may say why in a JSON-RPC
         // error object: keep its code and message.
-        const why = (await res.json().catch(() => undefined)) as { error?: { code?: unknown; message?: unknown } } | undefined;
+        const why = (await res.json().catch(() => undefined)) as { error?: { code?: unknown; message?: unknown; data?: unknown } } | undefined;
         const code = typeof why?.error?.code === 'number' ? why.error.code : -1;
-        const message = typeof why?.error?.message === 'string' ? `: ${why.error.message.slice(0, 200)}` : '';
-        throw new RpcError(method, code, `HTTP ${res.status} from ${e.url}${message}`);
+        const nodeMessage = typeof why?.error?.message === 'string' ? why.error.message : undefined;
+        const message = nodeMessage !== undefined ? `: ${printable(nodeMessage)}` : '';
+        throw new RpcError(method, code, `HTTP ${res.status} from ${e.url}${message}`, {
+          ...(nodeMessage !== undefined ? { nodeMessage } : {}),
+          ...(why?.error?.data !== undefined ? { data: why.error.data } : {}),
+        });
       }
       const text = await res.text();
       try {
@@ -150,8 +154,20 @@ export class Transport {
 
 function unwrap(method: string, r: unknown): unknown {
   if (typeof r !== 'object' || r === null) throw new RpcError(method, -1, 'malformed JSON-RPC response');
-  const { result, error } = r as { result?: unknown; error?: { code?: unknown; message?: unknown } };
-  if (error) throw new RpcError(method, typeof error.code === 'number' ? error.code : -1, String(error.message ?? 'error'));
+  const { result, error } = r as { result?: unknown; error?: { code?: unknown; message?: unknown; data?: unknown } };
+  if (error) {
+    // The node's answer, kept whole (code, message, data) for apps that read it through asEip1193().
+    const message = String(error.message ?? 'error');
+    // The node's text is its word, shown to users by apps that print `message`: cut to 200
+    // characters without control characters there; kept whole in `nodeMessage`.
+    throw new RpcError(method, typeof error.code === 'number' ? error.code : -1, printable(message), { nodeMessage: message, ...(error.data !== undefined ? { data: error.data } : {}) });
+  }
   if (result === undefined) throw new RpcError(method, -1, 'JSON-RPC response without a result');
   return result;
+}
+
+/** A node's text as a message may show it: control characters replaced, at most 200 characters. */
+function printable(text: string): string {
+  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, ' ');
+  return clean.length > 200 ? `${clean.slice(0, 200)}…` : clean;
 }

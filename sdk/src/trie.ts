@@ -26,13 +26,13 @@ export function orderedTrieRoot(values: readonly Uint8Array[]): Uint8Array {
 }
 
 /**
- * Checks that a block's list (its transactions or receipts, each in its consensus encoding)
+ * Checks that a block's list (its transactions, receipts or withdrawals, each in its consensus encoding)
  * builds the header's root for it; `ROOT_MISMATCH` naming the list otherwise.
  */
-export function requireListRoot(values: readonly Uint8Array[], want: string, field: 'transactions' | 'receipts'): void {
+export function requireListRoot(values: readonly Uint8Array[], want: string, field: 'transactions' | 'receipts' | 'withdrawals'): void {
   const root = bytesToHex(orderedTrieRoot(values));
   if (root !== want) {
-    const name = field === 'transactions' ? 'transactionsRoot' : 'receiptsRoot';
+    const name = `${field.slice(0, -1)}sRoot`;
     throw new VerificationError('ROOT_MISMATCH', `the node's ${values.length} ${field} build ${root}, not the header's ${name} ${want}`, { field, expected: want, found: root });
   }
 }

@@ -5,7 +5,7 @@
  * a forkless proof is caught and failed over; the StateKey is required.
  */
 import { LightClient, NodeFaultError, init, isVerificationError, stateKeys } from '@lightprov/sdk';
-import { keccak256, toBeHex } from 'ethers';
+import { Wallet, keccak256, toBeHex } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { type RunningNode, startNode } from '../lib/node-process.js';
@@ -56,6 +56,30 @@ describe('forkless against lightprov-node', () => {
     const never = await client.getValueDetailed(client.keys.balance('0x' + '5a'.repeat(20)), { scheme: 'forkless' });
     expect(never.present).toBe(false);
     expect(never.value).toBe(0n);
+  });
+
+  it('reports presence at the block asked: a key first written later has no record there', async () => {
+    const client = await LightClient.connect({ rpc: node.url, trust: trust() });
+    // A fresh account's balance, first written by a transfer to it.
+    const fresh = '0x' + '7e'.repeat(20);
+    const wallet = new Wallet(node.accounts[0]!.key);
+    const tx = await wallet.signTransaction({ to: fresh, value: 12345n, nonce: Number(await client.getTransactionCount(wallet.address)), gasLimit: 21000n, maxFeePerGas: 2_000_000_000n, maxPriorityFeePerGas: 1n, chainId: 1337n, type: 2 });
+    const hash = await rpc(node.url, 'eth_sendRawTransaction', [tx]);
+    await mine(node.url, 2);
+    const key = client.keys.balance(fresh);
+    const head = (await client.getHeader()).number;
+    const written = BigInt(((await rpc(node.url, 'eth_getTransactionReceipt', [hash])) as { blockNumber: string }).blockNumber);
+    expect(written).toBeLessThan(head);
+    expect(await client.getBalance(fresh, written - 1n)).toBe(0n);
+    expect(await client.getBalance(fresh, written)).toBe(12345n);
+    const now = await client.getValueDetailed(key, { scheme: 'forkless', block: head });
+    expect([now.present, now.value], 'at the head').toEqual([true, 12345n]);
+    for (const block of [0n, written - 1n]) {
+      const v = await client.getValueDetailed(key, { scheme: 'forkless', block });
+      expect([v.block, v.present, v.value, v.writtenAt], `at block ${block}, before the transfer`).toEqual([block, false, 0n, undefined]);
+    }
+    const at = await client.getValueDetailed(key, { scheme: 'forkless', block: written });
+    expect([at.block, at.present, at.value, at.writtenAt], `at block ${written}`).toEqual([written, true, 12345n, written]);
   });
 
   it('proves complete histories that equal MPT\'s block by block', async () => {

@@ -14,7 +14,7 @@ import { keccak256, toBeHex } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { type RunningNode, startNode } from '../lib/node-process.js';
-import { mine, rejection, rpc } from '../lib/util.js';
+import { mine, rejection, rpc, thrown } from '../lib/util.js';
 
 const KVSTORE = '0x' + 'cc'.repeat(20);
 const HEAD = 24n;
@@ -158,6 +158,23 @@ describe('mbt against lightprov-node', () => {
     expect(f.message).not.toContain('the answer is under');
     // A malformed option is refused by name.
     await expect(LightClient.connect({ rpc: node.url, trust: trust(node), mbtParams: { bucketBits: 5 } as never })).rejects.toThrow('mbtParams.fanout');
+  });
+
+  it('re-verifies a history proof under the parameters the client pins, never those the answer claims', async () => {
+    const c = await client();
+    const h = await c.getHistoryDetailed(record(1), { fromBlock: 4n, toBlock: 12n, scheme: 'mbt' });
+    const proof = historyProof(h).proof;
+    // The answer behind the history claims other parameters: the pinned ones still serve.
+    const claimsOther = { ...h, raw: { ...(h.raw as object), bucketBits: 6 } };
+    c.verifyHistoryProof(claimsOther, proof);
+    // A client that pins other parameters refuses the proof, though the answer claims the chain's.
+    const pinnedOther = await LightClient.connect({ rpc: node.url, trust: trust(node), mbtParams: { bucketBits: 6, fanout: 3 } });
+    const e = thrown(() => pinnedOther.verifyHistoryProof(h, proof)) as VerificationError;
+    expect(e).toBeInstanceOf(VerificationError);
+    expect(e.code).toBe('PARAMS_MISMATCH');
+    // A client that has pinned none yet cannot tell which parameters to check under.
+    const fresh = await LightClient.connect({ rpc: node.url, trust: trust(node) });
+    expect(() => fresh.verifyHistoryProof(h, proof)).toThrow(/pinned no MBT parameters/);
   });
 
   it('refuses malformed calls with the field at fault', async () => {

@@ -24,6 +24,19 @@ export interface RunningNode {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
+/** A `data` listener that calls `onLine` with each complete line of a child's output. */
+export function byLine(onLine: (line: string) => void): (chunk: Buffer) => void {
+  let buffer = '';
+  return (chunk) => {
+    buffer += chunk.toString();
+    let nl;
+    while ((nl = buffer.indexOf('\n')) >= 0) {
+      onLine(buffer.slice(0, nl));
+      buffer = buffer.slice(nl + 1);
+    }
+  };
+}
+
 export function tempDataDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'lightprov-node-'));
 }
@@ -53,25 +66,18 @@ export async function startNode(opts: { dataDir?: string; args?: string[]; start
     const fields: Record<string, string> = {};
     const accounts: string[] = [];
     const timer = setTimeout(() => reject(new Error(`lightprov-node did not start:\n${output.join('\n')}`)), opts.startTimeoutMs ?? 30_000);
-    let buffer = '';
-    const onData = (chunk: Buffer) => {
-      buffer += chunk.toString();
-      let nl;
-      while ((nl = buffer.indexOf('\n')) >= 0) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        output.push(line);
-        const m = /^(genesis hash|signer|json-rpc)\s+(\S+)/.exec(line);
-        if (m) fields[m[1] as string] = m[2] as string;
-        const a = /^account \d+\s+(0x[0-9a-fA-F]{40}) key (0x[0-9a-f]{64})/.exec(line);
-        if (a) accounts.push(`${a[1]} ${a[2]}`);
-        if (fields['json-rpc']) {
-          clearTimeout(timer);
-          fields['accounts'] = accounts.join(',');
-          resolve(fields);
-        }
+    const onData = byLine((line) => {
+      output.push(line);
+      const m = /^(genesis hash|signer|json-rpc)\s+(\S+)/.exec(line);
+      if (m) fields[m[1] as string] = m[2] as string;
+      const a = /^account \d+\s+(0x[0-9a-fA-F]{40}) key (0x[0-9a-f]{64})/.exec(line);
+      if (a) accounts.push(`${a[1]} ${a[2]}`);
+      if (fields['json-rpc']) {
+        clearTimeout(timer);
+        fields['accounts'] = accounts.join(',');
+        resolve(fields);
       }
-    };
+    });
     child.stdout?.on('data', onData);
     child.stderr?.on('data', (c: Buffer) => output.push(c.toString()));
     child.once('exit', (code) => reject(new Error(`lightprov-node exited with ${code}:\n${output.join('\n')}`)));

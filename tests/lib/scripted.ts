@@ -34,3 +34,27 @@ export function scriptedFetch(liars: Record<string, { target: string; script: Sc
     return new Response(JSON.stringify(Array.isArray(real) ? out : out[0]), { status: res.status, headers: { 'content-type': 'application/json' } });
   };
 }
+
+/**
+ * A `fetch` for `LightClient.connect({ fetch })` that forwards to the node at each URL but
+ * answers calls of `methods` as a node without them does (geth's -32601 and message), counting
+ * every call by method in `calls`.
+ */
+export function withoutMethods(methods: readonly string[], calls: Map<string, number> = new Map()): typeof fetch {
+  return async (input, init) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    const body = JSON.parse(String(init?.body)) as Call | Call[];
+    const list = Array.isArray(body) ? body : [body];
+    for (const c of list) calls.set(c.method, (calls.get(c.method) ?? 0) + 1);
+    const refused = list.filter((c) => methods.includes(c.method));
+    const asked = list.filter((c) => !methods.includes(c.method));
+    const answers: unknown[] = [];
+    if (asked.length > 0) {
+      const res = await fetch(url, { ...init, body: JSON.stringify(Array.isArray(body) ? asked : asked[0]) });
+      const real = (await res.json()) as unknown;
+      answers.push(...(Array.isArray(real) ? real : [real]));
+    }
+    for (const c of refused) answers.push({ jsonrpc: '2.0', id: c.id, error: { code: -32601, message: `the method ${c.method} does not exist/is not available` } });
+    return new Response(JSON.stringify(Array.isArray(body) ? answers : answers[0]), { status: 200, headers: { 'content-type': 'application/json' } });
+  };
+}

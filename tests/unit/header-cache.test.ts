@@ -116,6 +116,18 @@ describe("block tags a chain's consensus does not give", () => {
   });
 });
 
+describe('the chain id a public beacon network pins', () => {
+  it("trust: { beacon } on a public network pins its execution chain id from the name, not a node's answer; a different trust.chainId is refused", () => {
+    const beacon = (network: unknown, chainId?: number) => anchorArg({ beacon: { network, checkpoint: '0x' + '00'.repeat(32), urls: [] }, ...(chainId === undefined ? {} : { chainId }) });
+    expect(beacon('mainnet').chainId).toBe(1n);
+    expect(beacon({ name: 'sepolia' }).chainId).toBe(11155111n);
+    expect(beacon('hoodi', 560048).chainId).toBe(560048n);
+    expect(() => beacon('mainnet', 5)).toThrow(/trust.chainId: mainnet's execution chain id is 1, not 5/);
+    // A minimal (simulated) chain names no public network: the chain id is trust.chainId's, or none.
+    expect(beacon({ preset: 'minimal' }).chainId).toBeUndefined();
+  });
+});
+
 describe('header cache: a property over random interleavings', () => {
   it('every header returned is one the client verified, whatever the order of reads, answers and reorgs', async () => {
     // Blocks are named as fractions of the head when the op starts, so that ranges and fork

@@ -73,7 +73,7 @@ interface Case {
   typed(proof: unknown): Promise<unknown>;
 }
 
-const context = (state: [string, unknown][] = []): FamilyContext => ({ state: new Map(state) }) as unknown as FamilyContext;
+const context = (state: [string, unknown][] = []): FamilyContext => ({ state: new Map(state), options: {} }) as unknown as FamilyContext;
 
 function coleCases(): Case[] {
   return loadVectors('cole', 'valid').map(([name, v]) => {
@@ -151,7 +151,8 @@ function mbtCases(): Case[] {
       const anchor = header({ mbtRoot: roots[roots.length - 1] as string }, toBlock);
       const h = history({ scheme: 'mbt', fromBlock, toBlock, anchor, raw, stateKey: i['stateKey'] as string, blockRoots: roots });
       const typed = (p: unknown) => outlineMbtHistory({ proof: p as string, roots });
-      return { name, family: 'mbt', h, ctx: context(), typed };
+      // The parameters the client pinned (its genesis header's, here the vector's).
+      return { name, family: 'mbt', h, ctx: context([['mbt', { bucketBits: i['bucketBits'], fanout: i['fanout'] }]]), typed };
     });
 }
 
@@ -272,5 +273,15 @@ describe('reverify', () => {
   it('LVMT needs the parameters its client verified the history with', () => {
     const c = CASES.find((x) => x.family === 'lvmt') as Case;
     expect(() => READERS.find((r) => r.name === 'lvmt')?.reverify?.(context(), c.h, historyProof(c.h).proof)).toThrow(TypeError);
+  });
+
+  it('MBT needs the parameters its client pins, and re-verifies under them whatever the answer claims', () => {
+    const c = CASES.find((x) => x.family === 'mbt') as Case;
+    const mbt = READERS.find((r) => r.name === 'mbt');
+    expect(() => mbt?.reverify?.(context(), c.h, historyProof(c.h).proof)).toThrow(/pinned no MBT parameters/);
+    const claimsOther = { ...c.h, raw: { ...(c.h.raw as object), bucketBits: 9 } };
+    expect(reverify({ ...c, h: claimsOther }, historyProof(c.h).proof)).toBe('accepted');
+    const pinned = c.ctx.state.get('mbt') as { bucketBits: number; fanout: number };
+    expect(code(() => mbt?.reverify?.(context([['mbt', { ...pinned, bucketBits: pinned.bucketBits + 1 }]]), c.h, historyProof(c.h).proof))).toBe('PARAMS_MISMATCH');
   });
 });

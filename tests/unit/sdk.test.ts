@@ -131,6 +131,18 @@ describe('SDK edges', () => {
     expect((bare as RpcError).code).toBe(-1);
     expect((bare as RpcError).message).toMatch(/HTTP 502 from http:\/\/127\.0\.0\.1:1$/);
   });
+
+  it("a node's error text reaches message printable and cut (control and bidi characters out, 200 characters at most), whole in nodeMessage", async () => {
+    const trust = { genesisHash: '0x' + '11'.repeat(32), signers: ['0x' + '22'.repeat(20)] };
+    const text = 'block not found\u001b[2J\u202eevila.com\n' + 'x'.repeat(400);
+    const answer = async () => new Response(JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32000, message: text } }), { headers: { 'content-type': 'application/json' } });
+    const e = (await LightClient.connect({ rpc: 'http://127.0.0.1:1', trust, fetch: answer }).catch((x: unknown) => x)) as RpcError;
+    expect(e).toBeInstanceOf(RpcError);
+    expect(e.message).not.toMatch(/[\u0000-\u001f\u202e]/);
+    expect(e.message).toMatch(/block not found \[2J evila\.com x+…$/);
+    expect(e.message.length).toBeLessThan(260);
+    expect(e.nodeMessage).toBe(text);
+  });
 });
 
 describe('bounded and pinned inputs', () => {

@@ -27,6 +27,10 @@ pub struct Family {
     pub about: &'static str,
     /// The header commitments its proofs are checked against.
     pub commitments: &'static [&'static Commitment],
+    /// The most blocks one history proof of its format covers (`None`: the format sets no
+    /// bound, or the family proves no history). A longer range takes several proofs, which the
+    /// SDK joins; a node may bound the range of one call further (`--max-history-range`).
+    pub max_history_blocks: Option<u64>,
     /// Every code its verifier can return (for `header`, also the SDK's checks of its anchor).
     pub codes: &'static [ErrorCode],
     /// Every way of breaking an honest proof that the shared vectors exercise, with the code the

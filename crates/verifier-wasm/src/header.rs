@@ -34,9 +34,9 @@ pub fn header_commitments() -> Array {
         .collect()
 }
 
-/// The proof families: `[{name, about, commitments: [name], codes: [code], tampers: [{name,
-/// code, alt?, about}]}]`. The SDK, the demo and the tests iterate this list. (In the header
-/// module.)
+/// The proof families: `[{name, about, commitments: [name], maxHistoryBlocks?, codes: [code],
+/// tampers: [{name, code, alt?, about}]}]`. The SDK, the demo and the tests iterate this list.
+/// (In the header module.)
 #[wasm_bindgen]
 pub fn families() -> Array {
     lightprov_types::FAMILIES
@@ -51,6 +51,13 @@ pub fn families() -> Array {
                 .map(|c| JsValue::from(c.name))
                 .collect();
             set(&o, "commitments", names.into());
+            if let Some(n) = f.max_history_blocks {
+                set(
+                    &o,
+                    "maxHistoryBlocks",
+                    u32::try_from(n).unwrap_or(u32::MAX).into(),
+                );
+            }
             let codes: Array = f.codes.iter().map(|c| JsValue::from(c.as_str())).collect();
             set(&o, "codes", codes.into());
             let tampers: Array = f

@@ -96,6 +96,7 @@ export const cole: Family = {
   name: 'cole',
   valueSchemes: [],
   historySchemes: ['cole', 'cole-star'],
+  nodeBoundsHistory: true,
   describe: {
     cole: { label: 'COLE', what: 'one COLE provenance proof (Merkle range paths of L0 and the runs) against coleRoot' },
     'cole-star': { label: 'COLE*', what: 'one COLE* provenance proof (asynchronous merges) against coleRoot' },

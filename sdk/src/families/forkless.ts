@@ -108,6 +108,16 @@ export function verifyForklessHistory(args: ForklessHistoryArgs): ForklessHistor
   return { exists: out[0] === 1, versions, atFrom };
 }
 
+/**
+ * The key at `block` of a verified history's range: the change in force there (`writtenAt`, the
+ * block that wrote it), or none — the key had no record yet (`exists` false), whatever the
+ * history's `exists` says of the proof's own state. From the verified links alone.
+ */
+export function forklessValueAt(h: ForklessHistory, block: bigint): ForklessValue & { writtenAt?: bigint } {
+  const inForce = [...h.versions].reverse().find((v) => v.block <= block) ?? (h.atFrom !== null && h.atFrom.block <= block ? h.atFrom : undefined);
+  return inForce ? { exists: true, value: inForce.value, writtenAt: inForce.block } : { exists: false, value: 0n };
+}
+
 /** The `forklessRoot` held in a header's extraData (where: the core's commitment table). */
 export function forklessRootOf(extraData: string): string {
   return commitmentOf({ extraData }, 'forklessRoot');
@@ -160,13 +170,12 @@ export const forkless: Family = {
     // An older block: the change in force there, from a one-block history.
     const h = await answer(ctx, e, k, wanted.number, [wanted.number, wanted.number]);
     const t0 = performance.now();
-    const v = checkHistory(h.anchor, k, wanted.number, wanted.number, h.proof);
+    const v = forklessValueAt(checkHistory(h.anchor, k, wanted.number, wanted.number, h.proof), wanted.number);
     const verifyMs = performance.now() - t0;
-    const last = v.versions[v.versions.length - 1] ?? v.atFrom;
     return {
-      value: last?.value ?? 0n,
+      value: v.value,
       present: v.exists,
-      ...(last ? { writtenAt: last.block } : {}),
+      ...(v.writtenAt !== undefined ? { writtenAt: v.writtenAt } : {}),
       scheme: 'forkless',
       block: wanted.number,
       anchor: h.anchor,

@@ -12,7 +12,7 @@ import type { ErrorCode } from '../errors.js';
 import { wasmOf } from '../init.js';
 import { cole } from './cole.js';
 import { forkless } from './forkless.js';
-import type { DiffScheme, Family, HistoryProof, HistoryScheme, RangeScheme, ValueScheme, VerifiedHistory } from './family.js';
+import { type DiffScheme, type Family, type HistoryProof, type HistoryScheme, type RangeScheme, type ValueScheme, type VerifiedHistory, provenBy } from './family.js';
 import { lvmt } from './lvmt.js';
 import { mbt } from './mbt.js';
 import { mpt } from './mpt.js';
@@ -66,12 +66,13 @@ export function diffReader(scheme: unknown): Family {
 
 /**
  * The proof behind a verified history (`Family.historyProof`): COLE, LVMT the one answer; MPT
- * the `eth_getProof` answer for the range's last block.
+ * the `eth_getProof` answer for the range's last block. A history read in several proofs (a
+ * range longer than one covers): its last proof, of `h.chunks`' last history.
  */
 export function historyProof(h: VerifiedHistory): HistoryProof {
   const f = historyReader(h.scheme);
   if (!f.historyProof) throw new TypeError(`scheme: the ${f.name} family names no proof of a history`);
-  return f.historyProof(h);
+  return f.historyProof(provenBy(h));
 }
 
 /** One way of breaking an honest proof, and the code that rejects it. */
@@ -89,6 +90,8 @@ export interface FamilyInfo {
   readonly about: string;
   /** Names of the header commitments it is checked against (see `headerCommitments()`). */
   readonly commitments: readonly string[];
+  /** The most blocks one history proof of its format covers (absent: no bound). */
+  readonly maxHistoryBlocks?: number;
   readonly codes: readonly ErrorCode[];
   readonly tampers: readonly TamperClass[];
 }
@@ -99,6 +102,12 @@ let list: readonly FamilyInfo[] | undefined;
 export function families(): readonly FamilyInfo[] {
   list ??= Object.freeze(wasmOf('header').families() as FamilyInfo[]);
   return list;
+}
+
+/** The most blocks one history proof of the family `name` covers (`undefined`: no bound). */
+export function maxHistoryBlocksOf(name: string): bigint | undefined {
+  const n = families().find((f) => f.name === name)?.maxHistoryBlocks;
+  return n === undefined ? undefined : BigInt(n);
 }
 
 /** The header commitments the family `name`'s proofs are checked against. */

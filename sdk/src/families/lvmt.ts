@@ -178,6 +178,7 @@ export const lvmt: Family = {
   name: 'lvmt',
   valueSchemes: ['lvmt'],
   historySchemes: ['lvmt'],
+  nodeBoundsHistory: true,
   describe: {
     lvmt: { label: 'LVMT', what: 'one LVMT history proof (AMT openings + Merkle tuples) against lvmtRoot / lvmtHistoryRoot' },
   },

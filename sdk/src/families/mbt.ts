@@ -17,7 +17,7 @@ import { bigIntToBytes, bytesArg, bytesToHex, hexToBigInt, hexToBytes } from '..
 import { changesFromValues } from '../history.js';
 import { loadFamily, wasmOf } from '../init.js';
 import type { Endpoint } from '../transport.js';
-import { type Family, type FamilyContext, type VerifiedDiff, type VerifiedHistory, type VerifiedValue, answerProof, historyAnswer } from './family.js';
+import { type Family, type FamilyContext, type VerifiedDiff, type VerifiedHistory, type VerifiedValue, answerProof, historyAnswer, provenBy } from './family.js';
 
 /** The tree's parameters: `2^bucketBits` buckets under a `fanout`-ary tree. */
 export interface MbtParams {
@@ -226,9 +226,12 @@ function answerParams(method: string, raw: Record<string, unknown>): MbtParams {
   return { bucketBits: n('bucketBits'), fanout: n('fanout') };
 }
 
-/** The parameters of the answer an mbt history was verified from. */
+/**
+ * The parameters the answer an mbt history was verified from claims (the reader checked them
+ * against the pinned ones; of a history read in several proofs, the last answer's).
+ */
 export function mbtHistoryParams(h: VerifiedHistory): MbtParams {
-  return answerParams('lightprov_getHistory', (h.raw ?? {}) as Record<string, unknown>);
+  return answerParams('lightprov_getHistory', (provenBy(h).raw ?? {}) as Record<string, unknown>);
 }
 
 const hex = (v: bigint) => '0x' + v.toString(16);
@@ -250,6 +253,7 @@ export const mbt: Family = {
   valueSchemes: ['mbt'],
   historySchemes: ['mbt'],
   diffSchemes: ['mbt'],
+  nodeBoundsHistory: true,
   describe: {
     mbt: { label: 'MBT', what: "the key's bucket and its path in each block's Merkle Bucket Tree, against that block's mbtRoot" },
   },
@@ -289,9 +293,12 @@ export const mbt: Family = {
   historyProof(h) {
     return answerProof(h, 'MBT');
   },
-  reverify(_ctx, h, proof) {
+  reverify(ctx, h, proof) {
     if (!h.blockRoots) throw new TypeError('history: an mbt history carries the root of every block of its range (blockRoots)');
-    checkHistory(h.blockRoots, h.stateKey, h.fromBlock, h.toBlock, mbtHistoryParams(h), proof);
+    // The parameters this client pins, as the first verification used — never the answer's claim.
+    const pinned = (ctx.state.get('mbt') ?? ctx.options['mbtParams']) as MbtParams | undefined;
+    if (pinned === undefined) throw new TypeError('history: not an mbt history this client verified (it has pinned no MBT parameters yet)');
+    checkHistory(h.blockRoots, h.stateKey, h.fromBlock, h.toBlock, pinned, proof);
   },
   async diff(ctx, e, from, to): Promise<VerifiedDiff> {
     await loadFamily('mbt');

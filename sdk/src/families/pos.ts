@@ -201,6 +201,7 @@ export const pos: Family = {
   historySchemes: ['pos'],
   rangeSchemes: ['pos'],
   diffSchemes: ['pos'],
+  nodeBoundsHistory: true,
   describe: {
     pos: { label: 'POS-Tree', what: 'one path per block (shared nodes sent once) against each block\'s posRoot' },
   },

@@ -467,6 +467,7 @@ pub const FAMILY: Family = Family {
     name: "beacon",
     about: "a beacon block header and its execution payload header, followed from a trusted checkpoint by sync-committee signatures",
     commitments: &[],
+    max_history_blocks: None,
     codes: &[
         E::BadEncoding,
         E::CheckpointMismatch,

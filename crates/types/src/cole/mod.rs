@@ -62,6 +62,7 @@ pub const FAMILY: Family = Family {
     name: "cole",
     about: "a state key's complete history over a block range against a header's coleRoot",
     commitments: &[&COLE_ROOT],
+    max_history_blocks: None,
     codes: &[
         E::BadEncoding,
         E::KeyMismatch,

@@ -86,6 +86,7 @@ pub const FAMILY: Family = Family {
     about: "a key's value, its absence or its complete history from a forkless LiveDB against a \
             header's forklessRoot",
     commitments: &[&FORKLESS_ROOT],
+    max_history_blocks: None,
     codes: &[
         E::BadEncoding,
         E::KeyMismatch,

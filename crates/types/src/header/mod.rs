@@ -35,6 +35,7 @@ pub const FAMILY: Family = Family {
     name: "header",
     about: "a block header against its hash, its parent and its seal",
     commitments: &[],
+    max_history_blocks: None,
     codes: &[
         E::BadEncoding,
         E::BadHeaderLayout,

@@ -54,6 +54,7 @@ pub const FAMILY: Family = Family {
     name: "lvmt",
     about: "a key's latest value, its absence or its history against lvmtRoot and lvmtHistoryRoot",
     commitments: &[&LVMT_ROOT, &LVMT_HISTORY_ROOT, &LVMT_PARAMS_ID],
+    max_history_blocks: None,
     codes: &[
         E::BadEncoding,
         E::KeyMismatch,

@@ -79,6 +79,7 @@ pub const FAMILY: Family = Family {
     name: "mbt",
     about: "a state key's value or absence, two blocks' changes or a key's history against mbtRoot",
     commitments: &[&MBT_ROOT, &MBT_PARAMS],
+    max_history_blocks: Some(MAX_HISTORY_BLOCKS),
     codes: &[
         E::BadEncoding,
         E::ParamsMismatch,

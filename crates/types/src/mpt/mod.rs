@@ -40,6 +40,7 @@ pub const FAMILY: Family = Family {
     name: "mpt",
     about: "an account, its storage slots or any trie key against a header's stateRoot; a transaction and its receipt by index against its block's roots",
     commitments: &[&STATE_ROOT],
+    max_history_blocks: None,
     codes: &[
         E::BadEncoding,
         E::MalformedNode,

@@ -77,6 +77,7 @@ pub const FAMILY: Family = Family {
     name: "pos",
     about: "a state key's value or absence, a key range, a diff and a history against a header's posRoot",
     commitments: &[&POS_ROOT],
+    max_history_blocks: Some(MAX_HISTORY_BLOCKS),
     codes: &[
         E::BadEncoding,
         E::RootMismatch,
