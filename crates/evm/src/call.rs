@@ -235,10 +235,7 @@ pub fn create_access_list(
             // A creation's address takes the sender's nonce from the state when none is given.
             let nonce = match req.nonce {
                 Some(n) => n,
-                None => match state.account(&req.from) {
-                    None => return Ok(Outcome::Missing(Need::Account(req.from))),
-                    Some(a) => a.nonce,
-                },
+                None => done!(nonce_of(state, req.from)),
             };
             req.from.create(nonce)
         }
@@ -275,8 +272,13 @@ pub fn create_access_list(
         let e = match ran {
             Ok(e) => e,
             Err(e) => {
+                let nonce = match req.nonce {
+                    Some(n) => n,
+                    None => done!(nonce_of(state, req.from)),
+                };
+                let hash = unsigned_hash(state, req, nonce, gas, &list);
                 return Ok(Outcome::Done(Err(format!(
-                    "failed to apply transaction: err: {}",
+                    "failed to apply transaction: {hash} err: {}",
                     e.message
                 ))));
             }
@@ -299,6 +301,87 @@ pub fn create_access_list(
         "request",
         format!("the access list did not settle in {MAX_ACCESS_LIST_ROUNDS} rounds"),
     ))
+}
+
+/// The proven nonce of `address` (0 for no account).
+fn nonce_of(state: &ProvenState, address: Address) -> Outcome<u64> {
+    match state.account(&address) {
+        None => Outcome::Missing(Need::Account(address)),
+        Some(a) => Outcome::Done(a.nonce),
+    }
+}
+
+/// The hash geth names a refused `eth_createAccessList` by: that of the unsigned transaction its
+/// arguments make once defaulted (`TransactionArgs.ToTransaction`) — with the access list an
+/// EIP-2930 transaction when a gas price is given, else an EIP-4844 one with blobs, else an
+/// EIP-1559 one (fee caps of 0 when not given) — whose signature values are all zero.
+fn unsigned_hash(
+    state: &ProvenState,
+    req: &CallRequest,
+    nonce: u64,
+    gas: u64,
+    list: &[(Address, Vec<B256>)],
+) -> B256 {
+    use alloy_rlp::{Encodable, Header};
+    fn bytes(out: &mut Vec<u8>, b: &[u8]) {
+        b.encode(out);
+    }
+    fn uint(out: &mut Vec<u8>, v: U256) {
+        let w = v.to_be_bytes::<32>();
+        let start = w.iter().position(|&b| b != 0).unwrap_or(32);
+        bytes(out, w.get(start..).unwrap_or_default());
+    }
+    fn list_of(out: &mut Vec<u8>, payload: &[u8]) {
+        Header {
+            list: true,
+            payload_length: payload.len(),
+        }
+        .encode(out);
+        out.extend_from_slice(payload);
+    }
+    let chain_id = U256::from(req.chain_id.unwrap_or(state.chain().chain_id));
+    let mut access = Vec::new();
+    for (address, keys) in list {
+        let mut entry = Vec::new();
+        bytes(&mut entry, address.as_slice());
+        let mut k = Vec::new();
+        for key in keys {
+            bytes(&mut k, key.as_slice());
+        }
+        list_of(&mut entry, &k);
+        list_of(&mut access, &entry);
+    }
+    let zero = U256::ZERO;
+    let mut p = Vec::new();
+    uint(&mut p, chain_id);
+    uint(&mut p, U256::from(nonce));
+    let kind = if let Some(price) = req.gas_price {
+        uint(&mut p, price);
+        1u8
+    } else {
+        uint(&mut p, req.max_priority_fee_per_gas.unwrap_or(zero));
+        uint(&mut p, req.max_fee_per_gas.unwrap_or(zero));
+        if req.blob_hashes.is_some() { 3 } else { 2 }
+    };
+    uint(&mut p, U256::from(gas));
+    bytes(&mut p, req.to.as_ref().map_or(&[][..], |a| a.as_slice()));
+    uint(&mut p, req.value);
+    bytes(&mut p, &req.input);
+    list_of(&mut p, &access);
+    if let (3, Some(hashes)) = (kind, &req.blob_hashes) {
+        uint(&mut p, req.max_fee_per_blob_gas.unwrap_or(zero));
+        let mut h = Vec::new();
+        for x in hashes {
+            bytes(&mut h, x.as_slice());
+        }
+        list_of(&mut p, &h);
+    }
+    for _ in 0..3 {
+        uint(&mut p, zero);
+    }
+    let mut tx = alloc::vec![kind];
+    list_of(&mut tx, &p);
+    lightprov_verifier::keccak256(&tx)
 }
 
 /// The precompiles of a fork (geth's `ActivePrecompiles`).

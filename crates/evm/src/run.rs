@@ -338,7 +338,9 @@ pub(crate) fn run(
     Ok(match result {
         Ok(r) => Outcome::Done(Ok(executed(r))),
         Err(EVMError::Database(Unproven(need))) => Outcome::Missing(need),
-        Err(EVMError::Transaction(e)) => Outcome::Done(Err(invalid_tx(&e, req))),
+        Err(EVMError::Transaction(e)) => {
+            Outcome::Done(Err(invalid_tx(&e, req, &fees, base_fee(state))))
+        }
         Err(e) => return Err(RequestError::new("request", e.to_string())),
     })
 }
@@ -410,7 +412,7 @@ fn halt_message(reason: &HaltReason) -> String {
 }
 
 /// geth's message for a transaction its rules refuse (core/error.go), as `eth_call` words it.
-fn invalid_tx(e: &InvalidTransaction, req: &CallRequest) -> Invalid {
+fn invalid_tx(e: &InvalidTransaction, req: &CallRequest, fees: &Fees, base_fee: U256) -> Invalid {
     let from = req.from;
     let (message, needs_gas) = match e {
         InvalidTransaction::LackOfFundForMaxFee { fee, balance } => (
@@ -420,11 +422,17 @@ fn invalid_tx(e: &InvalidTransaction, req: &CallRequest) -> Invalid {
             false,
         ),
         InvalidTransaction::GasPriceLessThanBasefee => (
-            format!("max fee per gas less than block base fee: address {from}"),
+            format!(
+                "max fee per gas less than block base fee: address {from}, maxFeePerGas: {}, baseFee: {base_fee}",
+                fees.cap
+            ),
             false,
         ),
         InvalidTransaction::PriorityFeeGreaterThanMaxFee => (
-            format!("max priority fee per gas higher than max fee per gas: address {from}"),
+            format!(
+                "max priority fee per gas higher than max fee per gas: address {from}, maxPriorityFeePerGas: {}, maxFeePerGas: {}",
+                fees.tip, fees.cap
+            ),
             false,
         ),
         InvalidTransaction::CallGasCostMoreThanGasLimit {
@@ -445,7 +453,13 @@ fn invalid_tx(e: &InvalidTransaction, req: &CallRequest) -> Invalid {
             format!("transaction gas limit too high (cap: {cap}, tx: {gas_limit})"),
             true,
         ),
-        InvalidTransaction::CreateInitCodeSizeLimit => ("max initcode size exceeded".into(), false),
+        InvalidTransaction::CreateInitCodeSizeLimit => (
+            format!(
+                "max initcode size exceeded: code size {} limit 49152",
+                req.input.len()
+            ),
+            false,
+        ),
         InvalidTransaction::BlobCreateTransaction => {
             ("blob transaction of type create".into(), false)
         }
