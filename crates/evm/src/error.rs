@@ -82,7 +82,7 @@ impl Rejection for StateError {
         match self {
             Self::Proof { address, error } => {
                 let inner = error.evidence();
-                let at = alloc::format!("proofs[{address}]");
+                let at = alloc::format!("proofs[{}]", Hex(address.as_slice()));
                 Evidence {
                     field: if inner.field.is_empty() {
                         at
@@ -97,7 +97,7 @@ impl Rejection for StateError {
                 expected,
                 found,
             } => Evidence::diff(
-                alloc::format!("code[{address}]"),
+                alloc::format!("code[{}]", Hex(address.as_slice())),
                 Hex(expected.as_slice()),
                 Hex(found.as_slice()),
             ),
