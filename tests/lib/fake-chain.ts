@@ -165,4 +165,10 @@ export class FakeBeacon {
   execution() {
     return { head: this.head, finalized: this.finalized };
   }
+
+  /** What the header chain asks on a read of `latest`: never stale here. */
+  async current() {
+    await this.refresh();
+    return this.execution();
+  }
 }
