@@ -85,8 +85,17 @@ function corpus(): { name: string; tx: Record<string, unknown> }[] {
   ];
 }
 
+/** The wasm modules loaded, in order (the loader's `locate` hook). */
+const loaded: string[] = [];
+
 beforeAll(async () => {
-  await init();
+  await init({
+    families: ['header'],
+    locate: (m) => {
+      loaded.push(m);
+      return undefined;
+    },
+  });
   g = await startGeth();
   c = await buildCallChain(g);
   cp = await checkpointOf(g.url);
@@ -99,6 +108,12 @@ afterAll(async () => {
 });
 
 describe('verified calls equal geth’s own answers (geth v1.17.10 --dev, pinned to Osaka)', () => {
+  it("the EVM's module loads on the client's first call, not before", async () => {
+    expect(loaded).not.toContain('evm');
+    await client.call({ to: c.token, data: T('totalSupply') });
+    expect(loaded).toContain('evm');
+  });
+
   it('the corpus, every call by eth_call, eth_estimateGas and eth_createAccessList', async () => {
     const at = { blockHash: cp.hash };
     const cases = corpus();
