@@ -47,6 +47,7 @@ const T = (fn: string, args: unknown[] = []) => iface('Token').encodeFunctionDat
 const P = (fn: string, args: unknown[] = []) => iface('Probe').encodeFunctionData(fn, args);
 const S = (fn: string, args: unknown[] = []) => iface('Store').encodeFunctionData(fn, args);
 const hex = (n: bigint | number) => '0x' + n.toString(16);
+const word = (n: bigint) => '0x' + n.toString(16).padStart(64, '0');
 
 /** The corpus: each call, as a dapp would send it. */
 function corpus(): { name: string; tx: Record<string, unknown> }[] {
@@ -77,6 +78,7 @@ function corpus(): { name: string; tx: Record<string, unknown> }[] {
     { name: 'an account balance read inside a call', tx: { to: c.probe, data: P('etherOf', [c.owner]) } },
     { name: 'a precompile called from a contract', tx: { to: c.probe, data: P('probe', ['0x0000000000000000000000000000000000000005', precompileCalls()[4]!.data]) } },
     ...precompileCalls().map((p) => ({ name: `precompile ${p.name}`, tx: { to: p.to, data: p.data } })),
+    { name: 'a call to an EOA that delegates its code (EIP-7702)', tx: { to: c.delegator, data: S('entries', [7n]) } },
     { name: 'a call to an empty account', tx: { to: stranger, data: '0x12345678' } },
     { name: 'a plain transfer', tx: { from: c.owner, to: stranger, value: hex(10n ** 15n) } },
     { name: 'a contract creation', tx: { from: c.owner, data: artifact('Child').bytecode } },
@@ -117,7 +119,7 @@ describe('verified calls equal geth’s own answers (geth v1.17.10 --dev, pinned
   it('the corpus, every call by eth_call, eth_estimateGas and eth_createAccessList', async () => {
     const at = { blockHash: cp.hash };
     const cases = corpus();
-    expect(cases.length).toBe(39);
+    expect(cases.length).toBe(40);
     const differ: string[] = [];
     for (const { name, tx } of cases) {
       for (const method of ['eth_call', 'eth_estimateGas', 'eth_createAccessList']) {
@@ -139,6 +141,10 @@ describe('verified calls equal geth’s own answers (geth v1.17.10 --dev, pinned
       expect(out.length, p.name).toBeGreaterThan(2);
       if (['bn254 pairing', 'bls12-381 pairing', 'p256 verify'].includes(p.name)) expect(out, p.name).toBe(one);
     }
+  });
+
+  it('a delegated EOA runs its delegate\'s code on its own storage (EIP-7702)', async () => {
+    expect(await client.call({ to: c.delegator, data: S('entries', [7n]) })).toBe(word(77n));
   });
 
   it('a creation returns the code it deploys, at the address geth computes', async () => {
