@@ -2,9 +2,11 @@
  * The beacon panel: follows lightprov-node's simulated sync committee with the SDK's
  * `BeaconFollower`, as a wallet on Ethereum follows the real one — from one finalized beacon
  * block root, every header checked in the page against the committee's aggregate BLS signature,
- * the store kept in IndexedDB. Shows the finalized and optimistic headers with their execution
- * blocks and how many of the committee signed the newest. The trusted root is taken from the
- * node when the page first follows it (trust on first use; an app pins one it got elsewhere).
+ * the store kept in IndexedDB. Shows the head it follows (the newest header two thirds of the
+ * committee signed), the finalized and the protocol's optimistic headers with their execution
+ * blocks, how old the head is, and how many of the committee signed the newest update. The
+ * trusted root is taken from the node when the page first follows it (trust on first use; an
+ * app pins one it got elsewhere).
  */
 import { BeaconFollower, type BeaconHeader, loadBeacon } from '@lightprov/sdk/beacon';
 
@@ -64,18 +66,24 @@ export function setupBeacon(): void {
       localStorage.setItem('lightprov-demo-beacon-checkpoint', trust.checkpoint);
       const draw = () => {
         const p = follower.participation();
+        const age = follower.age();
         out.replaceChildren(
           h(
             'table',
             { class: 'beacon-heads' },
             h('thead', {}, h('tr', {}, h('th', {}, ''), h('th', {}, 'slot'), h('th', {}, 'execution block'), h('th', {}, 'hash'))),
-            h('tbody', {}, row('finalized', follower.finalized(), 'finalized'), row('optimistic', follower.optimistic(), 'optimistic')),
+            h('tbody', {}, row('head', follower.head(), 'head'), row('finalized', follower.finalized(), 'finalized'), row('optimistic', follower.optimistic(), 'optimistic')),
           ),
           h(
             'p',
             { id: 'beacon-participation', 'data-signed': p ? String(p.signed) : '', 'data-size': p ? String(p.size) : '' },
             h('span', { class: 'verified' }, h('span', { class: 'tick', 'aria-hidden': 'true' }, '✓'), ' '),
             p ? `${p.signed} of ${p.size} members signed the newest header — their aggregate BLS signature verified in this page` : 'no optimistic update yet',
+          ),
+          h(
+            'p',
+            { id: 'beacon-age', 'data-slots': String(age.slots) },
+            `the head is ${num(age.slots)} slot${age.slots === 1n ? '' : 's'} (${age.seconds} s) behind the clock (past 300 s, reads of latest throw STALE_HEAD)`,
           ),
           h('p', { class: 'muted' }, 'trusted checkpoint ', hash(trust.checkpoint), ` · current slot ${num(slot)}`),
         );

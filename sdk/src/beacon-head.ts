@@ -10,8 +10,8 @@
  * for the call, one whose object fails verification is marked faulty and not asked again.
  */
 import { uint64Arg } from './args.js';
-import { FailoverError, NodeFaultError, RpcError, isVerificationError } from './errors.js';
-import { type BeaconFork, type BeaconHeader, type BeaconNetworkArg, BeaconStore, beaconNetworkArg, forkOf, loadBeacon } from './families/beacon.js';
+import { FailoverError, NodeFaultError, RpcError, StaleHeadError, isVerificationError } from './errors.js';
+import { type BeaconFork, type BeaconHeader, type BeaconNetworkArg, BeaconStore, beaconNetworkArg, forkOf, loadBeacon, minParticipationArg } from './families/beacon.js';
 import { bytesArg, bytesToHex } from './hex.js';
 import type { Endpoint } from './transport.js';
 import { Transport } from './transport.js';
@@ -43,11 +43,30 @@ export interface BeaconTrust {
    */
   storage?: BeaconStorage | string | false;
   /**
-   * Which beacon header `latest` follows: `optimistic` (default; the newest header the
-   * committee signed, about one slot behind) or `finalized` (about two epochs behind, never
-   * reverted).
+   * Which beacon header `latest` follows: `optimistic` (default; the newest header at least
+   * `minParticipation` of the committee signed, about one slot behind; it may still be
+   * reverted) or `finalized` (about two epochs behind, never reverted).
    */
   head?: 'optimistic' | 'finalized';
+  /**
+   * The share of the sync committee that must sign a header before it becomes the head (and
+   * its execution block the one `latest` reads): default `2 / 3`, the supermajority the
+   * protocol asks of finality. The protocol's own optimistic header needs less — on a fresh
+   * store one member's signature moves it, and from Capella that member chooses the execution
+   * block it names — so lowering this lets that few members choose the client's head: at
+   * `1 / 512` on mainnet, any single member, who can then make the client read state and logs
+   * of a block that never was. Lower it only for a chain whose committee rarely reaches two
+   * thirds, and only as far as you trust that share of it.
+   */
+  minParticipation?: number;
+  /**
+   * How old the head may be, in seconds against the clock (`currentSlot`), before reads of
+   * `latest`, `safe` and `finalized` throw a `StaleHeadError` (`STALE_HEAD`) instead of
+   * naming old blocks as the newest: default 300 (25 slots on mainnet). Measured on the
+   * newest header the committee signed (with `head: 'finalized'` too: the finalized header
+   * lags it by the chain's finality, which the follower cannot change).
+   */
+  maxHeadAge?: number;
   /**
    * Accept a checkpoint (or a saved store) whose finalized header is older than the
    * weak-subjectivity bound (14 days on public networks): a committee that long gone may have
@@ -63,6 +82,8 @@ export interface BeaconTrust {
   refreshMs?: number;
 }
 
+/** How old the followed head may be by default, in seconds: 5 minutes (25 slots on mainnet). */
+const MAX_HEAD_AGE_SECONDS = 300;
 /** How old a checkpoint may be, in seconds: 14 days, the bound helios and others use. */
 const WEAK_SUBJECTIVITY_SECONDS = 14 * 24 * 3600;
 /** Updates asked for per request (the Beacon API's MAX_REQUEST_LIGHT_CLIENT_UPDATES is 128). */
@@ -80,15 +101,21 @@ export interface BeaconExecutionHead {
 export class BeaconHead {
   private lastRefresh = 0;
   private refreshing: Promise<void> | undefined;
-  /** Signers of the newest optimistic update applied, and the committee's size. */
-  private signers: { signed: number; size: number } | undefined;
 
   private constructor(
     readonly net: Transport,
     private store: BeaconStore,
     private readonly network: BeaconNetworkArg,
     private readonly storage: BeaconStorage | undefined,
-    private readonly opts: { head: 'optimistic' | 'finalized'; clock: () => bigint; refreshMs: number; allowStale: boolean; public: boolean },
+    private readonly opts: {
+      head: 'optimistic' | 'finalized';
+      clock: () => bigint;
+      refreshMs: number;
+      allowStale: boolean;
+      public: boolean;
+      maxHeadAge: number;
+      secondsPerSlot: number;
+    },
   ) {}
 
   /**
@@ -107,6 +134,9 @@ export class BeaconHead {
     if (trust.currentSlot !== undefined && typeof trust.currentSlot !== 'function') throw new TypeError('trust.beacon.currentSlot: expected a function returning the current slot');
     const refreshMs = trust.refreshMs ?? 6000;
     if (!Number.isFinite(refreshMs) || refreshMs < 0) throw new RangeError('trust.beacon.refreshMs: expected a number of milliseconds ≥ 0');
+    const maxHeadAge = trust.maxHeadAge ?? MAX_HEAD_AGE_SECONDS;
+    if (typeof maxHeadAge !== 'number' || !Number.isFinite(maxHeadAge) || maxHeadAge < 0) throw new RangeError('trust.beacon.maxHeadAge: expected a number of seconds ≥ 0');
+    const minParticipation = trust.minParticipation === undefined ? undefined : minParticipationArg(trust.minParticipation, 'trust.beacon.minParticipation');
     const isPublic = typeof trust.network === 'string' || (typeof trust.network === 'object' && trust.network !== null && 'name' in trust.network);
     const networkName = isPublic ? String(typeof trust.network === 'string' ? trust.network : (trust.network as { name: string }).name) : 'minimal';
     const storage = await storageOf(trust.storage, `${networkName}-${checkpoint}`);
@@ -131,8 +161,21 @@ export class BeaconHead {
       });
       store = s;
     }
+    if (minParticipation !== undefined) store.setMinParticipation(minParticipation);
     const clock = trust.currentSlot === undefined ? () => (store as BeaconStore).slotAt() : () => uint64Arg(trust.currentSlot?.(), 'trust.beacon.currentSlot()', 'a slot');
-    const h = new BeaconHead(net, store, trust.network, storage, { head, clock, refreshMs, allowStale: trust.allowStaleCheckpoint === true, public: isPublic });
+    // The network's slot length, from the core's clock: the slots of a day.
+    const day = 86_400;
+    const nowSeconds = Math.max(Math.floor(Date.now() / 1000), 2 * day);
+    const secondsPerSlot = Math.round(day / Number(store.slotAt(nowSeconds) - store.slotAt(nowSeconds - day)));
+    const h = new BeaconHead(net, store, trust.network, storage, {
+      head,
+      clock,
+      refreshMs,
+      allowStale: trust.allowStaleCheckpoint === true,
+      public: isPublic,
+      maxHeadAge,
+      secondsPerSlot,
+    });
     h.checkAge();
     await h.sync();
     return h;
@@ -143,12 +186,26 @@ export class BeaconHead {
     return this.store.finalizedHeader();
   }
 
-  /** The store's optimistic header. */
+  /**
+   * The store's optimistic header, the specification's: on a fresh store one member's
+   * signature moves it. Not what the follower follows: see {@link head}.
+   */
   optimistic(): BeaconHeader {
     return this.store.optimisticHeader();
   }
 
-  /** The execution block of the followed header (`head`), and of the finalized one. */
+  /**
+   * The head the follower follows: the newest header at least `minParticipation` (default two
+   * thirds) of the committee signed, or the finalized header when that is newer.
+   */
+  head(): BeaconHeader {
+    return this.store.followedHeader();
+  }
+
+  /**
+   * The execution block of the followed header (`head`: {@link head}, or the finalized header
+   * with `head: 'finalized'`), and of the finalized one.
+   */
   execution(): { head: BeaconExecutionHead; finalized: BeaconExecutionHead } {
     const of = (h: BeaconHeader, which: string): BeaconExecutionHead => {
       if (h.execution === undefined) {
@@ -157,16 +214,44 @@ export class BeaconHead {
       return { number: h.execution.blockNumber, hash: h.execution.blockHash, slot: h.slot };
     };
     const finalized = of(this.finalized(), 'finalized');
-    return { head: this.opts.head === 'finalized' ? finalized : of(this.optimistic(), 'optimistic'), finalized };
+    return { head: this.opts.head === 'finalized' ? finalized : of(this.head(), 'followed'), finalized };
   }
 
   /**
-   * How many of the sync committee signed the newest optimistic update the store applied (its
-   * aggregate signature verified over exactly those members' keys), of how many; `undefined`
-   * until one is applied.
+   * How old {@link head} is against the clock (`currentSlot`): in slots, and in seconds at the
+   * network's slot length.
+   */
+  age(): { slots: bigint; seconds: number } {
+    const now = this.opts.clock();
+    const slot = this.head().slot;
+    const slots = now > slot ? now - slot : 0n;
+    return { slots, seconds: Number(slots) * this.opts.secondsPerSlot };
+  }
+
+  /** Whether {@link head} is older than `maxHeadAge`. */
+  private stale(): boolean {
+    return this.age().seconds > this.opts.maxHeadAge;
+  }
+
+  /**
+   * After a refresh, the execution blocks of {@link execution}, for a read of `latest`, `safe`
+   * or `finalized`: a `StaleHeadError` if the head is older than `maxHeadAge`.
+   */
+  async current(): Promise<{ head: BeaconExecutionHead; finalized: BeaconExecutionHead }> {
+    await this.refresh();
+    if (this.stale()) {
+      const { seconds } = this.age();
+      throw new StaleHeadError(this.head().slot, this.opts.clock(), seconds, this.opts.maxHeadAge);
+    }
+    return this.execution();
+  }
+
+  /**
+   * How many of the sync committee signed the last update the store took (its aggregate
+   * signature verified over exactly those members' keys), of how many; `undefined` until one.
    */
   participation(): { signed: number; size: number } | undefined {
-    return this.signers;
+    return this.store.participation();
   }
 
   /** The store's bytes, as saved. */
@@ -209,6 +294,7 @@ export class BeaconHead {
       const period = this.store.periodAt(this.finalized().slot);
       if (period >= target) break;
       const count = Number(target - period + 1n < BigInt(UPDATES_PER_REQUEST) ? target - period + 1n : BigInt(UPDATES_PER_REQUEST));
+      const before = this.faulty();
       const moved = await this.net.withFailover(async (e) => {
         const path = `/eth/v1/beacon/light_client/updates?start_period=${period}&count=${count}`;
         const { body } = await this.net.getBytes(e, path);
@@ -225,7 +311,7 @@ export class BeaconHead {
         if (!applied) throw new RpcError(path, -1, `${e.url} has no update that advances the store from period ${period}`);
         return applied;
       }).catch((err: unknown) => {
-        if (err instanceof RpcError && !lied(err)) return false; // no node has more: finality updates may still move it
+        if (err instanceof RpcError && !lied(err, before)) return false; // no node has more: finality updates may still move it
         throw err;
       });
       if (!moved) break;
@@ -236,8 +322,14 @@ export class BeaconHead {
     await this.storage?.save(this.store.save()).catch(() => undefined);
   }
 
-  /** Fetches and applies the newest finality or optimistic update; a node without one is skipped. */
+  /**
+   * Fetches and applies the newest finality or optimistic update. A node without one, with one
+   * the store has nothing to take from (older than the store, or signed after the client's
+   * clock), or whose update leaves the head older than `maxHeadAge` (it is behind), is passed
+   * for the next.
+   */
   private async latest(kind: 'finality_update' | 'optimistic_update', now: bigint): Promise<void> {
+    const before = this.faulty();
     try {
       await this.net.withFailover(async (e) => {
         const path = `/eth/v1/beacon/light_client/${kind}`;
@@ -245,36 +337,34 @@ export class BeaconHead {
         const fork = forkFor(this.network, kind, body, version, e, path);
         try {
           if (kind === 'finality_update') this.store.processFinalityUpdate({ fork, ssz: body, currentSlot: now });
-          else {
-            this.store.processOptimisticUpdate({ fork, ssz: body, currentSlot: now });
-            this.signers = signersOf(body, this.opts.public ? 512 : 32);
-          }
+          else this.store.processOptimisticUpdate({ fork, ssz: body, currentSlot: now });
         } catch (err) {
           if (!benign(err)) throw err;
+          throw new RpcError(path, -1, `${e.url} has no ${kind.replace('_', ' ')} this store can take (${(err as Error).message})`);
         }
+        if (this.stale()) throw new RpcError(path, -1, `${e.url} is behind: the head is ${this.age().seconds} s old after its ${kind.replace('_', ' ')}`);
       });
     } catch (err) {
-      // No node has one (a chain without finality yet): the store keeps what it has. A node that
-      // lied is not forgiven: that is thrown.
-      if (!(err instanceof RpcError) || lied(err)) throw err;
+      // No node has one (a chain without finality yet), or none is ahead of the store: it keeps
+      // what it has. A node that lied in this call is not forgiven: that is thrown (one marked
+      // faulty before is not this call's failure).
+      if (!(err instanceof RpcError) || lied(err, before)) throw err;
     }
+  }
+
+  /** The beacon nodes marked faulty now. */
+  private faulty(): Set<string> {
+    return new Set(this.net.faultyNodes().map((f) => f.url));
   }
 }
 
 /**
- * The members that signed a `LightClientOptimisticUpdate` (one the store verified): its sync
- * aggregate's bits follow the 4-byte offset of its header, `size / 8` bytes.
+ * Whether a failure (or any node's, for a failover) was a node's lie, not an absence; with
+ * `before`, a node already marked faulty then is not counted.
  */
-function signersOf(ssz: Uint8Array, size: number): { signed: number; size: number } {
-  let signed = 0;
-  for (const b of ssz.subarray(4, 4 + size / 8)) for (let x = b; x !== 0; x &= x - 1) signed++;
-  return { signed, size };
-}
-
-/** Whether a failure (or any node's, for a failover) was a node's lie, not an absence. */
-function lied(err: unknown): boolean {
+function lied(err: unknown, before: ReadonlySet<string> = new Set()): boolean {
   const own = (x: unknown) => isVerificationError(x) || x instanceof NodeFaultError;
-  return own(err) || (err instanceof FailoverError && err.faults.some((f) => own(f.error)));
+  return own(err) || (err instanceof FailoverError && err.faults.some((f) => own(f.error) && !before.has(f.url)));
 }
 
 /**

@@ -397,11 +397,12 @@ export class HeaderChain {
     if (this.hashes.get(finalized.number) === finalized.hash) this.finalizedNumber = finalized.number;
   }
 
-  /** Refreshes the beacon store and adopts its finalized, then its followed, execution block. */
+  /**
+   * Refreshes the beacon store and adopts its finalized, then its followed, execution block (a
+   * `StaleHeadError` if the followed head is older than `trust.beacon.maxHeadAge`).
+   */
   private async followBeacon(e: Endpoint): Promise<void> {
-    const beacon = this.beacon as BeaconHead;
-    await beacon.refresh();
-    const { head, finalized } = beacon.execution();
+    const { head, finalized } = await (this.beacon as BeaconHead).current();
     await this.serial(async () => {
       await this.adopt(e, finalized, true);
       if (head.hash !== finalized.hash) await this.adopt(e, head, false);

@@ -228,18 +228,29 @@ export class LightClient {
   }
 
   /**
-   * With `trust: { beacon }`: the beacon light client's verified headers — finalized and
-   * optimistic, each with its execution block — after a refresh, how many of the committee
-   * signed the newest, and the beacon nodes marked faulty. `undefined` for other anchors.
+   * With `trust: { beacon }`: the beacon light client's verified headers after a refresh, each
+   * with its execution block — `head` (the newest header at least `minParticipation` of the
+   * committee signed: what `latest` reads), `finalized`, and the protocol's `optimistic` one
+   * (on a fresh store a single member's signature moves it; never read as the head) — the
+   * head's `age` against the clock (past `maxHeadAge`, reads of `latest` throw
+   * `StaleHeadError`), how many of the committee signed the last update, and the beacon nodes
+   * marked faulty. `undefined` for other anchors.
    */
   async beacon(): Promise<
-    | { finalized: BeaconHeader; optimistic: BeaconHeader; participation: { signed: number; size: number } | undefined; faultyNodes: { url: string; error: Error }[] }
+    | {
+        head: BeaconHeader;
+        finalized: BeaconHeader;
+        optimistic: BeaconHeader;
+        age: { slots: bigint; seconds: number };
+        participation: { signed: number; size: number } | undefined;
+        faultyNodes: { url: string; error: Error }[];
+      }
     | undefined
   > {
     const b = this.beaconHead;
     if (b === undefined) return undefined;
     await b.refresh();
-    return { finalized: b.finalized(), optimistic: b.optimistic(), participation: b.participation(), faultyNodes: b.net.faultyNodes() };
+    return { head: b.head(), finalized: b.finalized(), optimistic: b.optimistic(), age: b.age(), participation: b.participation(), faultyNodes: b.net.faultyNodes() };
   }
 
   /**

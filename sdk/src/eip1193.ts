@@ -54,7 +54,7 @@ export const EIP1193_METHODS: Readonly<Record<string, { readonly class: MethodCl
   eth_blockNumber: { class: 'verified', how: 'the newest verified header' },
   eth_getBlockByNumber: {
     class: 'verified',
-    how: "the verified header's fields and hash; the transaction hashes, from the node's raw transactions, which must rebuild transactionsRoot; uncles only when provably none. Full transaction objects: the node's must rebuild transactionsRoot; each is answered with the fields read back from its encoding, its hash, its recovered sender, its place and the gas price it paid",
+    how: "the verified header's fields and hash; the transaction hashes, from the node's raw transactions (or, from a node without them, its transaction objects), which must rebuild transactionsRoot; uncles only when provably none; withdrawals, which must rebuild withdrawalsRoot; size, the length of the block's verified encoding. Full transaction objects: the node's must rebuild transactionsRoot; each is answered with the fields read back from its encoding, its hash, its recovered sender, its place and the gas price it paid",
   },
   eth_getBlockByHash: { class: 'verified', how: 'as eth_getBlockByNumber' },
   eth_chainId: {
@@ -73,7 +73,7 @@ export const EIP1193_METHODS: Readonly<Record<string, { readonly class: MethodCl
   },
   eth_getTransactionReceipt: {
     class: 'verified',
-    how: "the receipt at the transaction's index of its block, whose receipts rebuild receiptsRoot; gasUsed, effectiveGasPrice and contractAddress derived from verified data; null when no node places it",
+    how: "the receipt at the transaction's index of its block, whose receipts rebuild receiptsRoot; gasUsed, effectiveGasPrice, contractAddress and a blob transaction's blobGasUsed (and, with blobSchedule, blobGasPrice) derived from verified data; null when no node places it in the verified chain",
   },
   eth_call: {
     class: 'verified',

@@ -117,6 +117,39 @@ export class FailoverError extends RpcError {
   }
 }
 
+/**
+ * The head a beacon follower verified is older than its bound (`trust.beacon.maxHeadAge`):
+ * every beacon node asked is behind, withholds a period, or is unreachable, so `latest`,
+ * `safe` and `finalized` would name old blocks as the chain's newest. Nothing failed a check:
+ * the head is still a verified one, and reads by block number or hash still work. Code
+ * `STALE_HEAD`, an SDK condition (not one of the core's {@link ERROR_CODES}); thrown as is,
+ * never hidden behind a failover, since no execution node is at fault.
+ */
+export class StaleHeadError extends Error {
+  override readonly name = 'StaleHeadError';
+  /** Stable reason. */
+  readonly code = 'STALE_HEAD' as const;
+  /** The followed head's beacon slot. */
+  readonly slot: bigint;
+  /** The slot of the follower's clock. */
+  readonly currentSlot: bigint;
+  /** The head's age: the slots between it and the clock, in seconds. */
+  readonly ageSeconds: number;
+  /** The bound it passed, in seconds. */
+  readonly maxAgeSeconds: number;
+
+  constructor(slot: bigint, currentSlot: bigint, ageSeconds: number, maxAgeSeconds: number) {
+    super(
+      `STALE_HEAD: the beacon head the sync committee signed (slot ${slot}) is ${ageSeconds} s behind the clock (slot ${currentSlot}), ` +
+        `more than maxHeadAge ${maxAgeSeconds} s: the beacon nodes are behind or withhold updates; add another beacon node, or read by block number`,
+    );
+    this.slot = slot;
+    this.currentSlot = currentSlot;
+    this.ageSeconds = ageSeconds;
+    this.maxAgeSeconds = maxAgeSeconds;
+  }
+}
+
 /** True if `e` is a {@link VerificationError}, and, when given, of that `code`. */
 export function isVerificationError(e: unknown, code?: ErrorCode): e is VerificationError {
   return e instanceof VerificationError && (code === undefined || e.code === code);

@@ -13,7 +13,7 @@
  * wasm module of their own; this entry never loads it.
  */
 export { IN_ALL, type InitOptions, WASM_FAMILIES, type WasmFamily, type WasmModuleName, type WasmSource, init, loadFamily, modulesFor } from './init.js';
-export { ERROR_CODES, type ErrorCode, FailoverError, NodeFaultError, ReorgError, RpcError, VerificationError, isVerificationError } from './errors.js';
+export { ERROR_CODES, type ErrorCode, FailoverError, NodeFaultError, ReorgError, RpcError, StaleHeadError, VerificationError, isVerificationError } from './errors.js';
 export {
   type AccountProofJson,
   type ProvenTransactionBytes,
@@ -48,6 +48,7 @@ export { type JsonRpcSender, fetchVerifiedAccount } from './provider.js';
 export { orderedTrieRoot } from './trie.js';
 export { decodeReceipt, decodeTransaction, encodeReceipt, encodeTransaction, signedPayload } from './envelope.js';
 export { type IndexedReceipt, type IndexedTransaction, type VerifiedTransaction, type VerifiedTransactionReceipt, transactionSender } from './transactions.js';
+export { type BlobScheduleEntry, GAS_PER_BLOB, blobBaseFee, blobScheduleArg } from './blobs.js';
 export { type LogFilter, MAX_LOG_RANGE, type VerifiedLog, type VerifiedReceipt, bloomMayContain } from './logs.js';
 export { EIP1193_METHODS, type Eip1193ErrorData, type MethodClass, ProviderRpcError, VERIFICATION_FAILED } from './eip1193.js';
 export {

@@ -182,18 +182,18 @@ pub(crate) fn resolve(chain: &Chain, id: Option<BlockId>) -> RpcResult<u64> {
 fn rpc_tx(
     tx: alloy_consensus::TxEnvelope,
     sender: Address,
+    header: &alloy_consensus::Header,
     hash: B256,
-    number: u64,
     index: usize,
 ) -> RpcTransaction {
     let price = tx.effective_gas_price(Some(BASE_FEE));
     RpcTransaction {
         inner: Recovered::new_unchecked(tx, sender),
         block_hash: Some(hash),
-        block_number: Some(number),
+        block_number: Some(header.number),
         transaction_index: Some(index as u64),
         effective_gas_price: Some(price),
-        block_timestamp: None,
+        block_timestamp: Some(header.timestamp),
     }
 }
 
@@ -209,13 +209,14 @@ fn block_json(node: &Node, chain: &Chain, number: u64, full: bool) -> RpcResult<
             txs.into_iter()
                 .zip(record.senders.iter())
                 .enumerate()
-                .map(|(i, (tx, s))| rpc_tx(tx, *s, hash, number, i))
+                .map(|(i, (tx, s))| rpc_tx(tx, *s, &header, hash, i))
                 .collect(),
         )
     } else {
         BlockTransactions::Hashes(txs.iter().map(|t| *t.tx_hash()).collect())
     };
-    let size = record.header.len() + record.txs.iter().map(|t| t.len()).sum::<usize>();
+    // geth's `size`: the length of the block's RLP (`debug_getRawBlock`).
+    let size = raw_block(&record).len();
     let block = Block {
         header: RpcHeader {
             hash,
@@ -291,12 +292,14 @@ fn block_by_id(chain: &Chain, id: BlockId) -> RpcResult<Option<(u64, crate::chai
     Ok(stored_block(chain, number)?.map(|r| (number, r)))
 }
 
-/// The EIP-2718 encoding of transaction `index` of block `number`, if both exist.
+/// The EIP-2718 encoding of transaction `index` of block `number`: `None` for an unknown block,
+/// empty bytes (`"0x"`, as geth) past the block's last transaction.
 fn raw_transaction(chain: &Chain, number: u64, index: u64) -> RpcResult<Option<Bytes>> {
-    Ok(stored_block(chain, number)?.and_then(|r| {
+    Ok(stored_block(chain, number)?.map(|r| {
         usize::try_from(index)
             .ok()
             .and_then(|i| r.txs.get(i).cloned())
+            .unwrap_or_default()
     }))
 }
 
@@ -308,6 +311,7 @@ fn block_receipts(
 ) -> RpcResult<Vec<TransactionReceipt>> {
     let txs = record.transactions().map_err(internal)?;
     let receipts = record.receipts().map_err(internal)?;
+    let timestamp = record.header().map_err(internal)?.timestamp;
     let mut log_index = 0u64;
     txs.iter()
         .zip(receipts)
@@ -322,7 +326,7 @@ fn block_receipts(
                         inner: l,
                         block_hash: Some(block_hash),
                         block_number: Some(number),
-                        block_timestamp: None,
+                        block_timestamp: Some(timestamp),
                         transaction_hash: Some(tx_hash),
                         transaction_index: Some(i as u64),
                         log_index: Some(log_index - 1),
@@ -654,7 +658,16 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
             .collect::<RpcResult<Vec<_>>>()?;
         let chain = read(n)?;
         let block = resolve(&chain, opt_arg(&a, 2, "block")?)?;
-        account_proof_json(n, &chain, &address, &slots, block)
+        let mut proof = account_proof_json(n, &chain, &address, &slots, block)?;
+        // Each storage key as the caller wrote it ("0x1" stays "0x1"), as geth answers.
+        if let Some(list) = proof.get_mut("storageProof").and_then(Value::as_array_mut) {
+            for (entry, key) in list.iter_mut().zip(&keys) {
+                if let Some(o) = entry.as_object_mut() {
+                    o.insert("key".into(), key.clone());
+                }
+            }
+        }
+        Ok(proof)
     })?;
     m.register_method("eth_getBalance", |p, n, _| -> RpcResult<U256> {
         let a = args(&p, 2)?;
@@ -728,8 +741,11 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
         |p, n, _| -> RpcResult<Option<RpcTransaction>> {
             let a = args(&p, 1)?;
             let hash: B256 = arg(&a, 0, "transactionHash")?;
-            Ok(included(&*read(n)?, &hash)?
-                .map(|t| rpc_tx(t.tx, t.sender, t.block_hash, t.number, t.index)))
+            let Some(t) = included(&*read(n)?, &hash)? else {
+                return Ok(None);
+            };
+            let header = t.record.header().map_err(internal)?;
+            Ok(Some(rpc_tx(t.tx, t.sender, &header, t.block_hash, t.index)))
         },
     )?;
     m.register_method(

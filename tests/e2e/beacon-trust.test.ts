@@ -4,9 +4,10 @@
  * over the beacon light-client API, and reads state at the execution block the committee signed
  * — the head moves as the chain grows, `finalized` is the beacon chain's finalized block, older
  * blocks come by hash links, and a beacon node that lies is marked faulty while an honest one
- * serves.
+ * serves. A head older than maxHeadAge is refused (STALE_HEAD); one member's signature moves
+ * the protocol's optimistic header, never the client's head.
  */
-import { LightClient, isVerificationError } from '@lightprov/sdk';
+import { LightClient, StaleHeadError, isVerificationError } from '@lightprov/sdk';
 import type { BeaconTrust } from '@lightprov/sdk/beacon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -72,7 +73,10 @@ describe('trust: { beacon } against the simulated sync committee', () => {
     const client = await connect();
     const head = await client.getHeader('latest');
     const b = await client.beacon();
-    expect(b?.optimistic.execution?.blockHash).toBe(head.hash);
+    expect(b?.head.execution?.blockHash).toBe(head.hash);
+    // 30 of 32 signed: the head is the protocol's optimistic header, a slot behind the clock.
+    expect(b?.head).toEqual(b?.optimistic);
+    expect(b?.age).toEqual({ slots: 1n, seconds: 6 });
     const onNode = (await rpc(node.url, 'eth_getBlockByNumber', ['0x' + head.number.toString(16), false])) as { hash: string };
     expect(onNode.hash).toBe(head.hash);
     // The node's default: 30 of its 32 members sign.
@@ -110,6 +114,58 @@ describe('trust: { beacon } against the simulated sync committee', () => {
     const latest = await client.getHeader('latest');
     const b = await client.beacon();
     expect(latest.hash).toBe(b?.finalized.execution?.blockHash);
+  });
+
+  it('a head older than maxHeadAge: reads of latest, safe and finalized throw STALE_HEAD; blocks by number still read', async () => {
+    // The client's clock 100 slots (600 s) past the node's: whatever the node serves is old.
+    const client = await connect({ currentSlot: () => current + 100n });
+    const b = await client.beacon();
+    expect(b?.age.slots).toBe(current + 100n - (b?.head.slot ?? 0n));
+    expect(b?.age.seconds).toBe(Number(b?.age.slots) * 6);
+    for (const tag of ['latest', 'safe', 'finalized'] as const) {
+      const e = await client.getHeader(tag).catch((x: unknown) => x);
+      expect(e, tag).toBeInstanceOf(StaleHeadError);
+      expect(e).toMatchObject({ code: 'STALE_HEAD', slot: b?.head.slot, maxAgeSeconds: 300 });
+    }
+    expect((await client.getHeader(1n)).number).toBe(1n);
+    // The same clock with a bound the app chose: the head reads.
+    const lax = await connect({ currentSlot: () => current + 100n, maxHeadAge: 3600 });
+    expect((await lax.getHeader('latest')).hash).toBe((await lax.beacon())?.head.execution?.blockHash);
+  });
+
+  it("one member of 32 signing moves the protocol's optimistic header, not the client's head or anchor, unless minParticipation allows it", async () => {
+    const one = await startNode({ args: ['--engines', 'mpt', '--consensus', 'sync-committee', '--sync-participation', '1'] });
+    try {
+      await mine(one.url, 40);
+      const get = async <T>(p: string): Promise<T> => (await (await fetch(new URL(p, one.url))).json()) as T;
+      const g = await get<{ data: { genesis_validators_root: string } }>('/eth/v1/beacon/genesis');
+      const root = (await get<{ data: { root: string } }>('/eth/v1/beacon/headers/finalized')).data.root;
+      const now = BigInt((await get<Status>('/lightprov/v1/beacon/status')).currentSlot);
+      const beacon: BeaconTrust = {
+        network: { preset: 'minimal', genesisValidatorsRoot: g.data.genesis_validators_root, lastFork: 'fulu' },
+        checkpoint: root,
+        urls: [one.url],
+        storage: false,
+        refreshMs: 0,
+        currentSlot: () => now,
+      };
+      const client = await LightClient.connect({ rpc: one.url, trust: { beacon } });
+      const b = await client.beacon();
+      expect(b?.participation).toEqual({ signed: 1, size: 32 });
+      // The store (the specification's) took the header one member signed as its optimistic one.
+      expect(b?.optimistic.slot).toBe(now - 1n);
+      // The client's head is still the checkpoint, and so is what latest reads.
+      expect(b?.head).toEqual(b?.finalized);
+      expect(b?.head.beaconRoot).toBe(root);
+      const latest = await client.getHeader('latest');
+      expect(latest.hash).toBe(b?.finalized.execution?.blockHash);
+      expect(latest.hash).not.toBe(b?.optimistic.execution?.blockHash);
+      // An app that lowers the bar to one member follows that member's header.
+      const lax = await LightClient.connect({ rpc: one.url, trust: { beacon: { ...beacon, minParticipation: 1 / 32 } } });
+      expect((await lax.getHeader('latest')).hash).toBe(b?.optimistic.execution?.blockHash);
+    } finally {
+      await one.stop();
+    }
   });
 
   it('a beacon node whose updates do not verify is marked faulty; the honest one serves', async () => {

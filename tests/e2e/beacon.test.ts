@@ -5,7 +5,7 @@
  * committee rotating), and the verified finalized and optimistic execution blocks are the ones
  * `eth_getBlockByNumber` returns. Bad requests get the API's errors; a restarted node serves
  * the same roots; below two thirds of the committee signing, the optimistic head moves and the
- * finalized one does not; a node without the flag says how to enable it.
+ * finalized one and the head to follow do not; a node without the flag says how to enable it.
  */
 import { isVerificationError } from '@lightprov/sdk';
 import { BeaconStore, type BeaconFork, loadBeacon } from '@lightprov/sdk/beacon';
@@ -167,7 +167,7 @@ describe('the sync committee of lightprov-node', () => {
     expect((await json(`/eth/v1/beacon/headers/${before.currentSlot}`)).body.data.root).toBe(root);
   });
 
-  it('below two thirds of the committee, moves the optimistic head and not the finalized one', async () => {
+  it('below two thirds of the committee, moves the optimistic head and not the finalized one nor the head to follow', async () => {
     const low = await startNode({ args: ['--engines', 'mpt', '--consensus', 'sync-committee', '--sync-participation', '20'] });
     try {
       await mine(low.url, 40);
@@ -187,6 +187,18 @@ describe('the sync committee of lightprov-node', () => {
         expect(store.optimisticHeader().execution?.blockHash).toBe(
           ((await rpc(low.url, 'eth_getBlockByNumber', ['0x' + (currentSlot - 1n).toString(16), false])) as { hash: string }).hash,
         );
+        // The head to follow does not: 20 of 32 is below two thirds.
+        expect(store.participation()).toEqual({ signed: 20, size: 32 });
+        expect(store.followedHeader()).toEqual(store.finalizedHeader());
+        // A store told to follow 60% of the committee (20 members, rounded up) follows it.
+        const lax = BeaconStore.bootstrap({ network, trustedBlockRoot, bootstrap: { fork: 'fulu', ssz: new Uint8Array(await (await get(`/eth/v1/beacon/light_client/bootstrap/${trustedBlockRoot}`)).arrayBuffer()) } });
+        try {
+          lax.setMinParticipation(0.6);
+          lax.processFinalityUpdate({ fork: 'fulu', ssz: fu, currentSlot });
+          expect(lax.followedHeader()).toEqual(store.optimisticHeader());
+        } finally {
+          lax.free();
+        }
       } finally {
         store.free();
       }

@@ -29,12 +29,20 @@ let client: LightClient;
 let eip: Eip1193Provider;
 let stopFollowing: () => Promise<void>;
 
-/** Adds geth's head as a checkpoint every 100 ms until stopped. */
+/** What the follower could not do (a slow answer under load): it goes on, and says so. */
+const followErrors: unknown[] = [];
+
+/**
+ * Adds geth's head as a checkpoint every 100 ms until stopped, and has geth seal a block every
+ * 500 ms (a dev transfer) as a live chain would: ethers' `wait()` polls for a receipt on each new
+ * block after the one it first sees, so on a chain that stops it waits forever.
+ */
 function follow(c: LightClient, url: string): () => Promise<void> {
   let on = true;
   const loop = (async () => {
-    while (on) {
-      await c.addCheckpoint(await checkpointOf(url));
+    for (let i = 0; on; i++) {
+      if (i % 5 === 0) await rpc(url, 'eth_sendTransaction', [{ from: g.dev, to: '0x' + '0d'.repeat(20), value: '0x1' }]).catch((e: unknown) => followErrors.push(e));
+      await c.addCheckpoint(await checkpointOf(url)).catch((e: unknown) => followErrors.push(e));
       await new Promise((r) => setTimeout(r, 100));
     }
   })();
@@ -55,6 +63,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stopFollowing?.();
+  if (followErrors.length > 0) console.log(`the checkpoint follower failed ${followErrors.length} times, first: ${String(followErrors[0])}`);
   await g?.stop();
 });
 

@@ -102,6 +102,10 @@ describe('blocks, transactions and receipts equal geth', () => {
     expect(kinds, 'transactions the chain holds').toEqual([]);
     const types = await Promise.all(Object.values(chain.txs).flat().map(async (h) => ((await geth('eth_getTransactionByHash', [h])) as { type: string }).type));
     expect(new Set(types)).toEqual(new Set(['0x0', '0x1', '0x2', '0x3', '0x4']));
+    // Without the chain's blob schedule the blob gas price is not known, so not answered.
+    const bare = await LightClient.connect({ rpc: g.url, trust: { checkpoint: cp } });
+    const r = (await bare.asEip1193().request({ method: 'eth_getTransactionReceipt', params: [chain.txs.blob] })) as Record<string, unknown>;
+    expect([r['blobGasUsed'], 'blobGasPrice' in r]).toEqual(['0x40000', false]);
     expect(await eip.request({ method: 'eth_getTransactionByHash', params: ['0x' + '42'.repeat(32)] })).toBeNull();
     expect(await eip.request({ method: 'eth_getTransactionReceipt', params: ['0x' + '42'.repeat(32)] })).toBeNull();
   }, 120_000);

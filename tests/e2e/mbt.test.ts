@@ -14,6 +14,7 @@ import { keccak256, toBeHex } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { type RunningNode, startNode } from '../lib/node-process.js';
+import { scriptedFetch } from '../lib/scripted.js';
 import { mine, rejection, rpc, thrown } from '../lib/util.js';
 
 const KVSTORE = '0x' + 'cc'.repeat(20);
@@ -92,11 +93,24 @@ describe('mbt against lightprov-node', () => {
       const [mbt, mpt] = await Promise.all([c.getHistoryDetailed(key, { ...q, scheme: 'mbt' }), c.getHistory(key, { ...q, scheme: 'mpt' })]);
       expect(mbt.points).toEqual(mpt);
       expect(mbt.blockRoots).toHaveLength(Number(to - from) + 1);
+      // Checked against every block's root of the range: anchored to the range's last block,
+      // whatever block the node names its answer by.
+      expect(mbt.anchor.number).toBe(to);
       // The inspector draws it against every block's root; a forged node set is caught.
       expect((await outlineHistory(mbt)).root.matches).toBe(true);
       const f = await forgeProof({ family: 'mbt', kind: 'history-nodes-reordered', proof: historyProof(mbt).proof as string }).catch(() => null);
       if (f) expect(() => c.verifyHistoryProof(mbt, f.proof)).toThrow(expect.objectContaining({ code: f.expectedCode }));
     }
+  });
+
+  it("anchors a history to its range's last block, not to the later block a node names its answer by", async () => {
+    const fetch = scriptedFetch({
+      'http://later.invalid/': { target: node.url, script: (method, _params, result) => (method === 'lightprov_getHistory' ? { ...(result as object), block: toBeHex(HEAD) } : result) },
+    });
+    const c = await LightClient.connect({ rpc: 'http://later.invalid/', trust: trust(node), fetch });
+    const h = await c.getHistoryDetailed(record(5), { fromBlock: 7n, toBlock: 19n, scheme: 'mbt' });
+    expect(h.anchor.number).toBe(19n);
+    expect(h.points).toEqual(await c.getHistory(record(5), { fromBlock: 7n, toBlock: 19n, scheme: 'mpt' }));
   });
 
   it('proves the changes between two blocks: exactly the keys whose values differ', async () => {

@@ -15,7 +15,9 @@ import { rpc } from './util.js';
 
 export const GETH_VERSION = '1.17.10';
 const repo = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const GETH_BIN = process.env.LIGHTPROV_GETH_BIN ?? path.join(repo, '.tools', `geth-v${GETH_VERSION}`, 'geth');
+/** Where scripts/setup builds the pinned geth. */
+const SETUP_GETH = path.join(repo, '.tools', `geth-v${GETH_VERSION}`, 'geth');
+export const GETH_BIN = process.env.LIGHTPROV_GETH_BIN ?? SETUP_GETH;
 
 /** The namespaces a test geth serves unless told otherwise (`dev`: `dev_addWithdrawal`). */
 export const GETH_APIS = ['eth', 'debug', 'net', 'web3', 'dev'];
@@ -33,7 +35,7 @@ export interface RunningGeth {
 
 /** Throws a clear error when the pinned geth is not installed. */
 export function requireGeth(): void {
-  const why = `geth ${GETH_VERSION} is needed for the tests against a real execution client: run scripts/setup (it builds ${GETH_BIN}), or set LIGHTPROV_GETH_BIN`;
+  const why = `geth ${GETH_VERSION} is needed for the tests against a real execution client: run scripts/setup (it builds ${SETUP_GETH}), or set LIGHTPROV_GETH_BIN to a geth ${GETH_VERSION}`;
   if (!fs.existsSync(GETH_BIN)) throw new Error(`${why}; ${GETH_BIN} does not exist`);
   const v = spawnSync(GETH_BIN, ['version'], { encoding: 'utf8' });
   if (!new RegExp(`^Version: ${GETH_VERSION.replace(/\./g, '\\.')}-`, 'm').test(v.stdout ?? '')) {

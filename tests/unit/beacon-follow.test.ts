@@ -1,18 +1,20 @@
 // Following the beacon chain over the Beacon API (`BeaconFollower`, what `LightClient`'s
 // `trust: { beacon }` runs): bootstrap, `updates` in the API's chunked SSZ framing, finality and
 // optimistic updates, from scripted beacon nodes that serve real mainnet data (periods
-// 862..867); the store kept across restarts; failover past nodes that lie or fail; the
-// weak-subjectivity bound. The execution side of `trust: { beacon }` runs against the node's
-// simulated sync committee in tests/e2e.
+// 862..867); the store kept across restarts; failover past nodes that lie, fail or are behind;
+// the head's age and STALE_HEAD; the weak-subjectivity bound; the participation of Altair's and
+// Bellatrix's containers (the spec's minimal vectors). The execution side of `trust: { beacon }`
+// runs against the node's simulated sync committee in tests/e2e.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { FailoverError, VerificationError } from '@lightprov/sdk';
+import { FailoverError, StaleHeadError, VerificationError } from '@lightprov/sdk';
 import { BeaconFollower, type BeaconStorage, type BeaconTrust, forkOf, loadBeacon } from '@lightprov/sdk/beacon';
 import { describe, expect, it } from 'vitest';
 
 import { TRUSTED_ROOT, asFinalityUpdate, asOptimisticUpdate, ssz, steps } from './beacon-data.js';
+import { VECTORS } from './load.js';
 
 /** Capella's fork digest on mainnet: the context bytes of each `updates` chunk. */
 const CAPELLA_DIGEST = Uint8Array.from([0xbb, 0xa4, 0xda, 0x96]);
@@ -45,6 +47,11 @@ interface Script {
   status?: number;
   /** Paths answered 404 (what the node does not have yet). */
   missing?: RegExp;
+  /**
+   * A node behind the chain: it has the periods' updates only up to 862 + `behind`, and its
+   * finality and optimistic updates are that period's.
+   */
+  behind?: number;
 }
 
 /** A `fetch` serving beacon nodes at http://beacon-N, each by its script; logs the paths. */
@@ -62,9 +69,10 @@ function beacons(scripts: Script[], log: string[] = []): typeof fetch {
     if (m?.[2] !== undefined) body = m[2] === TRUSTED_ROOT ? ssz('bootstrap') : undefined;
     else if (m?.[3] !== undefined) {
       const from = Number(m[3]) - 862;
-      body = frame(PERIOD_UPDATES.slice(Math.max(from, 0), Math.max(from, 0) + Number(m[4])));
-    } else if (m?.[1] === 'finality_update') body = FINALITY;
-    else if (m?.[1] === 'optimistic_update') body = OPTIMISTIC;
+      const has = PERIOD_UPDATES.slice(0, script.behind === undefined ? undefined : script.behind + 1);
+      body = frame(has.slice(Math.max(from, 0), Math.max(from, 0) + Number(m[4])));
+    } else if (m?.[1] === 'finality_update') body = script.behind === undefined ? FINALITY : asFinalityUpdate(PERIOD_UPDATES[script.behind] as Uint8Array);
+    else if (m?.[1] === 'optimistic_update') body = script.behind === undefined ? OPTIMISTIC : asOptimisticUpdate(PERIOD_UPDATES[script.behind] as Uint8Array);
     if (script.missing?.test(p)) body = undefined;
     if (body === undefined) return new Response(JSON.stringify({ code: 404, message: 'not found' }), { status: 404 });
     body = script.tamper ? script.tamper(p, body) : body;
@@ -211,6 +219,59 @@ describe('BeaconFollower over scripted beacon nodes (real mainnet periods 862..8
     expect(f.net.faultyNodes()[0]?.error.message).toMatch(/past the end/);
   });
 
+  it('a follower whose only node is behind opens, says how old its head is, and refuses reads of the head with STALE_HEAD', async () => {
+    // The node has periods 862..864 and that period's finality and optimistic updates.
+    const f = await open(trust(), beacons([{ behind: 2 }]));
+    const head = f.head();
+    expect(head.slot).toBeLessThan(7_094_353n);
+    expect(f.age()).toEqual({ slots: NOW - head.slot, seconds: Number(NOW - head.slot) * 12 });
+    const e = await f.current().catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(StaleHeadError);
+    expect(e).toMatchObject({ code: 'STALE_HEAD', slot: head.slot, currentSlot: NOW, ageSeconds: Number(NOW - head.slot) * 12, maxAgeSeconds: 300 });
+    expect((e as Error).message).toMatch(/^STALE_HEAD: .* behind the clock/);
+    // The same node, its head within a bound the app chose: no error.
+    const lax = await open(trust({ maxHeadAge: Number(NOW - head.slot) * 12 }), beacons([{ behind: 2 }]));
+    expect((await lax.current()).head.slot).toBe(head.slot);
+    // allowStaleCheckpoint lets an old checkpoint in, not an old head.
+    const old = await open(trust({ allowStaleCheckpoint: true }), beacons([{ behind: 0 }]));
+    await expect(old.current()).rejects.toBeInstanceOf(StaleHeadError);
+  });
+
+  it('a node that is behind is passed for the next one, for the periods and for the newest updates', async () => {
+    const log: string[] = [];
+    const f = await open(trust({ urls: ['http://beacon-0', 'http://beacon-1'] }), beacons([{ behind: 2 }, {}], log));
+    expect(f.execution().head.slot).toBe(7109431n);
+    expect(f.age().slots).toBe(1n);
+    expect((await f.current()).head.slot).toBe(7109431n);
+    expect(f.net.faultyNodes()).toEqual([]);
+    // The periods the first node lacks and both newest updates came from the second node, each
+    // after the first one's answer.
+    expect(log.map((l) => l.replace('/eth/v1/beacon/light_client/', '')).slice(1)).toEqual([
+      '0 updates?start_period=862&count=6',
+      '0 updates?start_period=864&count=4',
+      '1 updates?start_period=864&count=4',
+      '0 finality_update',
+      '1 finality_update',
+      '0 optimistic_update',
+      '1 optimistic_update',
+    ]);
+  });
+
+  it('a synced store is no failure when a node marked faulty before is skipped and the honest one has no finality update', async () => {
+    const flipSignature = (p: string, b: Uint8Array) => {
+      if (!p.includes('updates?')) return b;
+      const out = b.slice();
+      out[out.length - 20] = (out[out.length - 20] as number) ^ 1;
+      return out;
+    };
+    const f = await open(trust({ urls: ['http://beacon-0', 'http://beacon-1'], refreshMs: 0 }), beacons([{ tamper: flipSignature }, { missing: /finality_update/ }]));
+    expect(f.net.faultyNodes().map((x) => x.url)).toEqual(['http://beacon-0']);
+    expect(f.head().slot).toBe(7109431n);
+    // And on every refresh after it.
+    await f.refresh();
+    expect((await f.current()).head.slot).toBe(7109431n);
+  });
+
   it('refuses a checkpoint older than the weak-subjectivity bound unless allowed', async () => {
     const old = () => 7069376n + 14n * 24n * 300n + 1n; // 14 days of 12 s slots after the checkpoint
     const e = await open(trust({ currentSlot: old }), beacons([{}])).catch((x: unknown) => x);
@@ -227,5 +288,40 @@ describe('BeaconFollower over scripted beacon nodes (real mainnet periods 862..8
     await expect(open(trust({ head: 'safe' as 'finalized' }), f)).rejects.toThrow(/^trust\.beacon\.head: /);
     await expect(open(trust({ storage: 42 as unknown as false }), f)).rejects.toThrow(/^trust\.beacon\.storage: /);
     await expect(open(trust({ network: 'mars' }), f)).rejects.toThrow(/^trust\.beacon\.network: /);
+    await expect(open(trust({ minParticipation: 0 }), f)).rejects.toThrow(/^trust\.beacon\.minParticipation: /);
+    await expect(open(trust({ minParticipation: 1.5 }), f)).rejects.toThrow(RangeError);
+    await expect(open(trust({ minParticipation: '1/2' as unknown as number }), f)).rejects.toThrow(TypeError);
+    await expect(open(trust({ maxHeadAge: -1 }), f)).rejects.toThrow(/^trust\.beacon\.maxHeadAge: /);
+  });
+});
+
+describe("participation of Altair's and Bellatrix's containers (the spec's minimal light_client_sync case)", () => {
+  it.each(['altair', 'bellatrix'])('%s: counted from the sync aggregate the core decoded', async (fork) => {
+    const v = JSON.parse(fs.readFileSync(path.join(VECTORS, 'beacon', 'valid', `sync-${fork}.json`), 'utf8')) as {
+      inputs: { network: BeaconTrust['network']; trustedBlockRoot: string; bootstrap: { ssz: string }; updates: { currentSlot: number; ssz: string }[] };
+    };
+    const { network, trustedBlockRoot, bootstrap, updates } = v.inputs;
+    const first = updates[0] as { currentSlot: number; ssz: string }; // attested slot 40, signed at 41
+    const update = Buffer.from(first.ssz.slice(2), 'hex');
+    // These forks' containers have a fixed size, no offsets: LightClientUpdate is the attested
+    // header (112), the next committee (32 × 48 + 48) and its branch (5 × 32), the finalized
+    // header (112) and its branch (6 × 32), the sync aggregate (4 + 96), the signature slot (8);
+    // LightClientOptimisticUpdate the header, the aggregate and the slot.
+    const aggregate = 112 + 1584 + 160 + 112 + 192;
+    const optimistic = Buffer.concat([update.subarray(0, 112), update.subarray(aggregate, aggregate + 108)]);
+    const bits = update.subarray(aggregate, aggregate + 4).reduce((n, b) => n + b.toString(2).replaceAll('0', '').length, 0);
+    const node = (async (input: RequestInfo | URL) => {
+      const p = new URL(String(input)).pathname;
+      const body = p.endsWith(`/bootstrap/${trustedBlockRoot}`) ? Buffer.from(bootstrap.ssz.slice(2), 'hex') : p.endsWith('/optimistic_update') ? optimistic : undefined;
+      if (body === undefined) return new Response('{"code":404,"message":"not found"}', { status: 404 });
+      return new Response(body, { status: 200, headers: { 'content-type': 'application/octet-stream', 'eth-consensus-version': fork } });
+    }) as typeof fetch;
+    const f = await open({ network, checkpoint: trustedBlockRoot, urls: ['http://beacon-0'], storage: false, currentSlot: () => BigInt(first.currentSlot) }, node);
+    expect(f.optimistic().slot).toBe(40n);
+    expect(bits).toBe(32);
+    expect(f.participation()).toEqual({ signed: bits, size: 32 });
+    // Every member signed: the header is followed (a minimal chain's clock, 6 s slots).
+    expect(f.head().slot).toBe(40n);
+    expect(f.age()).toEqual({ slots: 1n, seconds: 6 });
   });
 });

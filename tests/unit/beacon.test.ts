@@ -100,6 +100,36 @@ describe('real mainnet data (periods 862..867)', () => {
     b.free();
   });
 
+  it('the head to follow: the newest header two thirds signed, not kept by save', async () => {
+    await loadBeacon();
+    const store = BeaconStore.bootstrap(bootstrapArgs());
+    expect(store.followedHeader()).toEqual(store.finalizedHeader());
+    expect(store.participation()).toBeUndefined();
+    for (const s of steps().slice(0, 6)) store.processUpdate(capella(ssz(s.update), s.currentSlot));
+    const last = steps()[7] as Step;
+    store.processOptimisticUpdate(capella(asOptimisticUpdate(ssz(last.update)), last.currentSlot));
+    // 510 of 512 signed the optimistic update (tests/fixtures/beacon/real/SOURCE.md).
+    expect(store.participation()).toEqual({ signed: 510, size: 512 });
+    expect(store.followedHeader()).toEqual(store.optimisticHeader());
+    expect(store.followedHeader().slot).toBe(7109431n);
+    // A restored store follows its finalized header until it takes an update.
+    const restored = BeaconStore.restore('mainnet', store.save());
+    expect(restored.optimisticHeader()).toEqual(store.optimisticHeader());
+    expect(restored.followedHeader()).toEqual(restored.finalizedHeader());
+    // More than 510 of 512 asked: the same update is not followed.
+    const strict = BeaconStore.bootstrap(bootstrapArgs());
+    strict.setMinParticipation(1);
+    for (const s of steps().slice(0, 6)) strict.processUpdate(capella(ssz(s.update), s.currentSlot));
+    const followed = strict.followedHeader();
+    strict.processOptimisticUpdate(capella(asOptimisticUpdate(ssz(last.update)), last.currentSlot));
+    expect(strict.optimisticHeader().slot).toBe(7109431n);
+    expect(strict.followedHeader()).toEqual(followed);
+    expect(() => strict.setMinParticipation(0)).toThrow(/^fraction: expected a share of the sync committee/);
+    expect(() => strict.setMinParticipation(Number.NaN)).toThrow(RangeError);
+    expect(() => strict.setMinParticipation('1' as never)).toThrow(TypeError);
+    for (const s of [store, restored, strict]) s.free();
+  });
+
   it('the slot of the network clock comes from the core: mainnet genesis 1606824023, 12 s slots', async () => {
     await loadBeacon();
     const store = BeaconStore.bootstrap(bootstrapArgs());

@@ -11,7 +11,7 @@ use lightprov_types::{
         LightClientOptimisticUpdate, LightClientUpdate, Network, ObjectKind, Preset,
     },
 };
-use lightprov_verifier::beacon::{LightClientStore, Progress, execution_root};
+use lightprov_verifier::beacon::{LightClientStore, Progress, SignedHead, execution_root};
 use wasm_bindgen::prelude::*;
 
 use crate::{decode_error, hash32, reject};
@@ -70,7 +70,7 @@ fn progress(p: Progress) -> u8 {
 /// stateRoot(32) ‖ executionRoot(32)`, big-endian integers; the execution fields are zero
 /// before Capella.
 fn pack(network: &Network, h: &LightClientHeader) -> Vec<u8> {
-    let mut out = Vec::with_capacity(144);
+    let mut out = Vec::with_capacity(152);
     out.extend_from_slice(&h.beacon.slot.to_be_bytes());
     out.extend_from_slice(&h.beacon.hash_tree_root());
     out.extend_from_slice(&h.execution.block_number.to_be_bytes());
@@ -128,11 +128,12 @@ fn fork_of(network: &Network, kind: &str, ssz: &[u8]) -> Result<Option<String>, 
     Ok(network.fork_of(kind, ssz).map(|f| String::from(f.name())))
 }
 
-/// A light-client store of one network.
+/// A light-client store of one network, and the head it follows (`header(2)`).
 #[wasm_bindgen]
 #[derive(Debug)]
 pub struct BeaconStore {
     store: LightClientStore,
+    head: SignedHead,
 }
 
 #[wasm_bindgen]
@@ -180,7 +181,14 @@ impl BeaconStore {
         let b = LightClientBootstrap::decode(ssz, fork(fork_name)?, &network.preset)
             .map_err(|e| decode_error(&e))?;
         let store = LightClientStore::bootstrap(network, &root.0, b).map_err(|e| reject(&e))?;
-        Ok(BeaconStore { store })
+        Ok(Self::of(store))
+    }
+
+    fn of(store: LightClientStore) -> BeaconStore {
+        BeaconStore {
+            head: SignedHead::new(),
+            store,
+        }
     }
 
     /// Decodes `ssz` as `fork_name`'s container with `decode` and hands it to `f`.
@@ -189,11 +197,18 @@ impl BeaconStore {
         fork_name: &str,
         ssz: &[u8],
         decode: fn(&[u8], Fork, &Preset) -> Result<T, DecodeError>,
-        f: impl FnOnce(&mut LightClientStore, T) -> Result<R, BeaconError>,
+        f: impl FnOnce(&mut Self, T, usize) -> Result<R, BeaconError>,
     ) -> Result<R, JsValue> {
         let preset = self.store.network().preset;
         let value = decode(ssz, fork(fork_name)?, &preset).map_err(|e| decode_error(&e))?;
-        f(&mut self.store, value).map_err(|e| reject(&e))
+        f(self, value, preset.sync_committee_size).map_err(|e| reject(&e))
+    }
+
+    /// The store's `process_light_client_update`, through the followed head's bookkeeping.
+    fn process(&mut self, update: LightClientUpdate, current_slot: u64) -> Result<u8, BeaconError> {
+        self.head
+            .process(&mut self.store, update, current_slot)
+            .map(progress)
     }
 
     /// Processes a `LightClientUpdate`; returns bit 0 set if the finalized header moved (or
@@ -205,8 +220,8 @@ impl BeaconStore {
         ssz: &[u8],
         current_slot: u64,
     ) -> Result<u8, JsValue> {
-        self.with(fork_name, ssz, LightClientUpdate::decode, |s, u| {
-            s.process_update(u, current_slot).map(progress)
+        self.with(fork_name, ssz, LightClientUpdate::decode, |s, u, _| {
+            s.process(u, current_slot)
         })
     }
 
@@ -219,8 +234,8 @@ impl BeaconStore {
         ssz: &[u8],
         current_slot: u64,
     ) -> Result<(), JsValue> {
-        self.with(fork_name, ssz, LightClientUpdate::decode, |s, u| {
-            s.validate_update(&u, current_slot)
+        self.with(fork_name, ssz, LightClientUpdate::decode, |s, u, _| {
+            s.store.validate_update(&u, current_slot)
         })
     }
 
@@ -232,9 +247,12 @@ impl BeaconStore {
         ssz: &[u8],
         current_slot: u64,
     ) -> Result<u8, JsValue> {
-        self.with(fork_name, ssz, LightClientFinalityUpdate::decode, |s, u| {
-            s.process_finality_update(u, current_slot).map(progress)
-        })
+        self.with(
+            fork_name,
+            ssz,
+            LightClientFinalityUpdate::decode,
+            |s, u, n| s.process(u.into_update(n), current_slot),
+        )
     }
 
     /// Processes a `LightClientOptimisticUpdate` (as `processUpdate`).
@@ -249,7 +267,7 @@ impl BeaconStore {
             fork_name,
             ssz,
             LightClientOptimisticUpdate::decode,
-            |s, u| s.process_optimistic_update(u, current_slot).map(progress),
+            |s, u, n| s.process(u.into_update(n), current_slot),
         )
     }
 
@@ -289,7 +307,7 @@ impl BeaconStore {
 
     fn reopen(network: Network, saved: &[u8]) -> Result<BeaconStore, JsValue> {
         let store = LightClientStore::from_bytes(network, saved).map_err(|e| reject(&e))?;
-        Ok(BeaconStore { store })
+        Ok(Self::of(store))
     }
 
     /// The slot of the store's network at Unix time `now` (seconds): the current slot the
@@ -305,16 +323,33 @@ impl BeaconStore {
         self.store.network().preset.period(slot)
     }
 
-    /// The finalized header, packed (see the module's `pack`: slot, beacon root, block number,
-    /// block hash, execution state root, execution root).
-    #[wasm_bindgen(js_name = finalizedHeader)]
-    pub fn finalized_header(&self) -> Vec<u8> {
-        pack(self.store.network(), self.store.finalized_header())
+    /// A header, packed (see the module's `pack`: slot, beacon root, block number, block hash,
+    /// execution state root, execution root): `which` 0 is the finalized header, 1 the
+    /// optimistic one, 2 the followed head (`SignedHead`: the newest of the finalized header
+    /// and the attested headers enough members signed). Then the members that signed the last
+    /// update the store took and the committee's size (u32 big-endian each; zero members
+    /// before any).
+    #[wasm_bindgen(js_name = header)]
+    pub fn header(&self, which: u8) -> Vec<u8> {
+        let s = &self.store;
+        let h = match which {
+            0 => s.finalized_header(),
+            1 => s.optimistic_header(),
+            _ => self.head.header(s),
+        };
+        let mut out = pack(s.network(), h);
+        let (signed, size) = self.head.participation();
+        out.extend_from_slice(&(signed as u32).to_be_bytes());
+        out.extend_from_slice(&(size as u32).to_be_bytes());
+        out
     }
 
-    /// The optimistic header, packed as `finalizedHeader`.
-    #[wasm_bindgen(js_name = optimisticHeader)]
-    pub fn optimistic_header(&self) -> Vec<u8> {
-        pack(self.store.network(), self.store.optimistic_header())
+    /// Follows the headers at least `fraction` of the committee signed (rounded up to whole
+    /// members, at least one) instead of the default two thirds.
+    #[wasm_bindgen(js_name = setMinParticipation)]
+    pub fn set_min_participation(&mut self, fraction: f64) {
+        let size = self.store.network().preset.sync_committee_size;
+        self.head
+            .set_min_participants((fraction * size as f64).ceil() as usize);
     }
 }

@@ -147,7 +147,10 @@ function beaconObjectArg(v: unknown, field: string): [string, Uint8Array] {
 const U64 = (b: Uint8Array, at: number) => new DataView(b.buffer, b.byteOffset + at, 8).getBigUint64(0, false);
 const isZero = (b: Uint8Array) => b.every((x) => x === 0);
 
-/** A header as the module packs it: slot, beacon root, block number, hash, state root, execution root. */
+/**
+ * A header as the module packs it: slot, beacon root, block number, hash, state root, execution
+ * root (then the last update's participation, which {@link BeaconStore.participation} reads).
+ */
 function unpack(p: Uint8Array): BeaconHeader {
   const slot = U64(p, 0);
   const beaconRoot = bytesToHex(p.subarray(8, 40));
@@ -173,6 +176,15 @@ export function forkOf(network: BeaconNetworkArg, kind: 'bootstrap' | 'update' |
   const bytes = ssz;
   const f = wasmCall(() => ('name' in n ? wasm.beaconForkOf(n.name, kind, bytes) : wasm.beaconForkOfMinimal(n.gvr, n.lastFork, n.epochs, kind, bytes)));
   return f as BeaconFork | undefined;
+}
+
+/** A share of the sync committee, `0 < fraction ≤ 1`, naming `field` when it is not one. */
+export function minParticipationArg(v: unknown, field: string): number {
+  if (typeof v !== 'number') throw new TypeError(`${field}: expected a number, a share of the sync committee`);
+  if (!Number.isFinite(v) || v <= 0 || v > 1) {
+    throw new RangeError(`${field}: expected a share of the sync committee, more than 0 and at most 1 (2/3 is the default), got ${String(v)}`);
+  }
+  return v;
 }
 
 const progress = (bits: number): BeaconProgress => ({ applied: (bits & 1) !== 0, optimistic: (bits & 2) !== 0 });
@@ -273,12 +285,50 @@ export class BeaconStore {
 
   /** The finalized header, with its execution block. */
   finalizedHeader(): BeaconHeader {
-    return unpack(this.#inner.finalizedHeader());
+    return unpack(this.#inner.header(0));
   }
 
-  /** The optimistic header (signed by the committee, not yet finalized), with its execution block. */
+  /**
+   * The optimistic header, with its execution block: the specification's, the newest header
+   * signed by more members than half the most participation the store has seen — on a fresh
+   * store (or one restored), a single member's signature moves it, and from Capella on that
+   * member chooses the execution block. Follow {@link followedHeader} instead.
+   */
   optimisticHeader(): BeaconHeader {
-    return unpack(this.#inner.optimisticHeader());
+    return unpack(this.#inner.header(1));
+  }
+
+  /**
+   * The head to follow: the newest of the finalized header and the attested headers of the
+   * updates this store processed (their signature verified) that at least two thirds of the
+   * committee signed — the supermajority the specification asks of finality — or the share
+   * {@link setMinParticipation} set. Not kept by {@link save}: a restored store follows its
+   * finalized header until it processes an update.
+   */
+  followedHeader(): BeaconHeader {
+    return unpack(this.#inner.header(2));
+  }
+
+  /**
+   * How many members of the sync committee signed the last update this store processed (its
+   * aggregate signature verified over exactly those members' keys), of how many; `undefined`
+   * before any.
+   */
+  participation(): { signed: number; size: number } | undefined {
+    const p = this.#inner.header(2);
+    const v = new DataView(p.buffer, p.byteOffset + 144, 8);
+    const signed = v.getUint32(0, false);
+    return signed === 0 ? undefined : { signed, size: v.getUint32(4, false) };
+  }
+
+  /**
+   * Makes {@link followedHeader} follow the headers at least `fraction` of the committee
+   * signed (rounded up to whole members) instead of two thirds. Below two thirds, fewer
+   * members than finality needs choose the head and the execution block it names: at `1 / 512`
+   * on mainnet, any one of them.
+   */
+  setMinParticipation(fraction: number): void {
+    this.#inner.setMinParticipation(minParticipationArg(fraction, 'fraction'));
   }
 
   /** The store as bytes, to keep across restarts ({@link BeaconStore.restore} takes them back). */

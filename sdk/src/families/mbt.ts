@@ -17,6 +17,7 @@ import { bigIntToBytes, bytesArg, bytesToHex, hexToBigInt, hexToBytes } from '..
 import { changesFromValues } from '../history.js';
 import { loadFamily, wasmOf } from '../init.js';
 import type { Endpoint } from '../transport.js';
+import type { VerifiedHeader } from '../header.js';
 import { type Family, type FamilyContext, type VerifiedDiff, type VerifiedHistory, type VerifiedValue, answerProof, historyAnswer, provenBy } from './family.js';
 
 /** The tree's parameters: `2^bucketBits` buckets under a `fanout`-ary tree. */
@@ -270,9 +271,13 @@ export const mbt: Family = {
   },
   async history(ctx, e, stateKey, key, from, to): Promise<VerifiedHistory> {
     await loadFamily('mbt');
-    const { raw, anchor, proof } = await historyAnswer(ctx, e, stateKey, from, to, 'mbt');
+    const { raw, proof } = await historyAnswer(ctx, e, stateKey, from, to, 'mbt');
     const params = await answeredUnder(ctx, e, 'lightprov_getHistory', raw as Record<string, unknown>);
-    const blockRoots = (await ctx.chain.headersIn(e, from, to)).map((h) => mbtRootOf(h.extraData));
+    const headers = await ctx.chain.headersIn(e, from, to);
+    const blockRoots = headers.map((h) => mbtRootOf(h.extraData));
+    // The proof is checked against every block's root of the range: the header it is anchored to
+    // is the range's last (not the block the node names as its own).
+    const anchor = headers[headers.length - 1] as VerifiedHeader;
     const t0 = performance.now();
     const values = checkHistory(blockRoots, stateKey, from, to, params, proof);
     const verifyMs = performance.now() - t0;

@@ -31,8 +31,13 @@
 //! container with `BAD_ENCODING`.
 //!
 //! Domains and fork versions come from the store's [`Network`] only.
+//!
+//! The store's optimistic header is the specification's, which one member's signature moves on
+//! a fresh store; the head a client follows is [`SignedHead`]'s: the newest header a
+//! supermajority of the committee signed, or the finalized one.
 
 mod bls;
+mod head;
 mod merkle;
 mod store;
 
@@ -40,6 +45,7 @@ pub use bls::{
     DST, aggregate, eth_fast_aggregate_verify, fast_aggregate_verify, hash_to_g2, hash_to_g2_with,
     public_key, signature, verify,
 };
+pub use head::{SignedHead, is_supermajority};
 pub use lightprov_types::beacon::{
     BeaconError, Branch, Fork, LightClientBootstrap, LightClientFinalityUpdate, LightClientHeader,
     LightClientOptimisticUpdate, LightClientUpdate, Network, ObjectKind, Preset, Root,

@@ -31,6 +31,7 @@ use lightprov_types::beacon::{
 
 use super::{
     bls,
+    head::is_supermajority,
     merkle::{BranchFault, check_normalized},
 };
 
@@ -344,7 +345,8 @@ impl LightClientStore {
         &self.finalized_header
     }
 
-    /// The latest header signed by more than the safety threshold.
+    /// The latest header signed by more than the safety threshold (half the most participation
+    /// seen: on a fresh store, one member's signature moves it; see [`super::SignedHead`]).
     pub fn optimistic_header(&self) -> &LightClientHeader {
         &self.optimistic_header
     }
@@ -563,7 +565,7 @@ impl LightClientStore {
             && update.is_finality_update()
             && self.period(update.finalized_header.beacon.slot)
                 == self.period(update.attested_header.beacon.slot);
-        let applies = participants.saturating_mul(3) >= size.saturating_mul(2)
+        let applies = is_supermajority(participants, size)
             && (update.finalized_header.beacon.slot > self.finalized_header.beacon.slot
                 || finalizes_next_committee);
         if applies {
@@ -830,8 +832,8 @@ pub fn is_better_update(
     let max = new.sync_aggregate.committee_size();
     let new_n = new.sync_aggregate.participants();
     let old_n = old.sync_aggregate.participants();
-    let new_super = new_n.saturating_mul(3) >= max.saturating_mul(2);
-    let old_super = old_n.saturating_mul(3) >= max.saturating_mul(2);
+    let new_super = is_supermajority(new_n, max);
+    let old_super = is_supermajority(old_n, max);
     if new_super != old_super {
         return new_super;
     }
