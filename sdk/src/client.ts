@@ -19,6 +19,24 @@ import { type BlobSchedule, type BlobScheduleEntry, blobScheduleArg } from './bl
 import { type BlockTag, blockNumberArg, blockTagArg, objectArg, stateKeyArg, uint64Arg } from './args.js';
 import { HeaderChain, type HeaderProgress, type Trust, anchorArg } from './chain.js';
 import { type Eip1193Options, type Eip1193Provider, eip1193 } from './eip1193.js';
+import {
+  type AccessListResult,
+  type CallContext,
+  type CallLimits,
+  type CallMethod,
+  type CallOptions,
+  type CallProgress,
+  type CallRequest,
+  type CallStats,
+  type ChainConfig,
+  accessListOutput,
+  callLimitsArg,
+  callOutput,
+  callRequestArg,
+  chainConfigArg,
+  estimateOutput,
+  verifiedCall,
+} from './evm.js';
 import { type NodeFaultError, VerificationError, wasmCall } from './errors.js';
 import { commitmentsOf, diffReader, historyProof, historyReader, maxHistoryBlocksOf, rangeReader, valueReader } from './families/index.js';
 import {
@@ -50,10 +68,14 @@ export type { BlobScheduleEntry } from './blobs.js';
 export type { BeaconStorage, BeaconTrust } from './beacon-head.js';
 export type { HeaderProgress, Trust } from './chain.js';
 export type { Eip1193Options, Eip1193Provider } from './eip1193.js';
+export type { AccessListResult, CallLimits, CallOptions, CallProgress, CallRequest, CallStats, ChainConfig } from './evm.js';
 export type { DiffScheme, HistoryProgress, HistoryProof, HistoryScheme, RangeScheme, ValueScheme, VerifiedDiff, VerifiedHistory, VerifiedRange, VerifiedValue } from './families/family.js';
 
-/** What `onProgress` hears: a walk of headers (`forward`, `backward`) or a history read in several proofs (`history`). */
-export type Progress = HeaderProgress | HistoryProgress;
+/**
+ * What `onProgress` hears: a walk of headers (`forward`, `backward`), a history read in several
+ * proofs (`history`), or a round of a verified call (`call`).
+ */
+export type Progress = HeaderProgress | HistoryProgress | CallProgress;
 
 /** An `eth_getProof` answer in geth's shape, every value the proven one (see `LightClient.getProof`). */
 export interface ProvenAccountJson {
@@ -111,6 +133,14 @@ export interface LightClientOptions {
    * transaction's receipt has its verified `blobGasPrice` (its `blobGasUsed` needs nothing).
    */
   blobSchedule?: readonly BlobScheduleEntry[];
+  /**
+   * The chain's fork schedule for verified calls (`call`, `estimateGas`, `createAccessList`), in
+   * the keys of geth's genesis `config` (paste it whole): which fork's rules a block runs under
+   * is chain data no header holds. Built in for mainnet, Sepolia and Hoodi; needed for others.
+   */
+  chainConfig?: ChainConfig;
+  /** Bounds of one verified call: gas, rounds, state proven, the hint taken (see `DEFAULT_CALL_LIMITS`). */
+  callLimits?: Partial<CallLimits>;
 }
 
 /** What {@link LightClient.getValue} asks for. */
@@ -165,6 +195,7 @@ export class LightClient {
     private readonly ctx: FamilyContext,
     private readonly beaconHead: BeaconHead | undefined,
     private readonly blobs: BlobSchedule | undefined,
+    private readonly calls: CallContext,
   ) {}
 
   /** Creates a client and verifies its anchor header. */
@@ -192,7 +223,8 @@ export class LightClient {
     const mbtParams = opts.mbtParams === undefined ? undefined : mbtParamsArg(opts.mbtParams, 'mbtParams');
     const blobs = blobScheduleArg(opts.blobSchedule);
     const ctx: FamilyContext = { net, chain, batchSize, state: new Map(), options: { lvmtParamsId, mbtParams }, progress: opts.onProgress };
-    return new LightClient(net, chain, ctx, beacon, blobs);
+    const calls: CallContext = { net, chain, chainId: chain.chainId, schedule: chainConfigArg(opts.chainConfig), limits: callLimitsArg(opts.callLimits), progress: opts.onProgress };
+    return new LightClient(net, chain, ctx, beacon, blobs, calls);
   }
 
   /**
@@ -501,6 +533,54 @@ export class LightClient {
   /** URLs that served data that did not verify (or numbers that contradict themselves), with the error. */
   faultyNodes(): { url: string; error: VerificationError | NodeFaultError }[] {
     return this.net.faultyNodes();
+  }
+
+  /**
+   * `eth_call`, verified: the call runs in WebAssembly (revm) over state proven against the
+   * verified header of `block` (default: the verified head, pinned for the whole call), and its
+   * return data is returned. A revert throws an `ExecutionError` as geth answers it (code 3,
+   * "execution reverted: reason", the revert data in `data`); an exceptional halt or a
+   * transaction the chain's rules refuse, one with code -32000 and geth's message. The node's
+   * access list is only a prefetch hint; the node's own `eth_call` is never asked.
+   *
+   * @example
+   * const data = iface.encodeFunctionData('balanceOf', [holder]);
+   * const balance = BigInt(await client.call({ to: token, data }));
+   */
+  async call(tx: CallRequest, options: CallOptions = {}): Promise<string> {
+    return (await this.callDetailed(tx, options)).output;
+  }
+
+  /** {@link LightClient.call} with the gas used, the pinned header and what the call cost. */
+  async callDetailed(tx: CallRequest, options: CallOptions = {}): Promise<{ output: string; gasUsed: bigint; header: VerifiedHeader; stats: CallStats }> {
+    const { answer, header, stats } = await this.verified('call', tx, options);
+    return { ...callOutput(answer), header, stats };
+  }
+
+  /**
+   * `eth_estimateGas`, verified: geth's binary search (its 1.5 % stop, Osaka's 2^24 cap, the
+   * block's gas limit when `gas` is not given) over runs on proven state. A call that reverts at
+   * the highest gas allowed throws its revert as `call` does.
+   */
+  async estimateGas(tx: CallRequest, options: CallOptions = {}): Promise<bigint> {
+    return estimateOutput((await this.verified('estimateGas', tx, options)).answer);
+  }
+
+  /**
+   * `eth_createAccessList`, verified: geth's access-list tracer run to its fixed point over
+   * proven state (the sender, the callee and the fork's precompiles left out, as geth leaves
+   * them), with the gas the call uses with the list, and the call's failure if it fails.
+   */
+  async createAccessList(tx: CallRequest, options: CallOptions = {}): Promise<AccessListResult> {
+    return accessListOutput((await this.verified('createAccessList', tx, options)).answer);
+  }
+
+  private async verified(method: CallMethod, tx: CallRequest, options: CallOptions) {
+    const o = objectArg<CallOptions>(options, 'options', '{ block }');
+    for (const k of Object.keys(o)) if (k !== 'block') throw new TypeError(`options.${k}: unknown option (verified calls take { block })`);
+    const req = callRequestArg(tx);
+    const block = o.block === undefined ? 'latest' : blockTagArg(o.block, 'block');
+    return this.net.withFailover((e) => verifiedCall(this.calls, e, method, req, block));
   }
 
   /**

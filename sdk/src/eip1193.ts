@@ -11,6 +11,7 @@ import { type VerifiedHeader, encodeHeader } from './header.js';
 import { bytesToHex, hexToBigInt, hexToBytes } from './hex.js';
 import { loadFamily, wasmOf } from './init.js';
 import type { Endpoint, Transport } from './transport.js';
+import { type AccessListResult, CallLimitError, type CallOptions, type CallRequest, ExecutionError } from './evm.js';
 import { type BlockTransactions, type LogFilter, type VerifiedLog, blockTransactions, checkTransactions } from './logs.js';
 import { type VerifiedTransaction, type VerifiedTransactionReceipt, verifiedTransactions } from './transactions.js';
 import { requireListRoot } from './trie.js';
@@ -73,6 +74,18 @@ export const EIP1193_METHODS: Readonly<Record<string, { readonly class: MethodCl
   eth_getTransactionReceipt: {
     class: 'verified',
     how: "the receipt at the transaction's index of its block, whose receipts rebuild receiptsRoot; gasUsed, effectiveGasPrice, contractAddress and a blob transaction's blobGasUsed (and, with blobSchedule, blobGasPrice) derived from verified data; null when no node places it in the verified chain",
+  },
+  eth_call: {
+    class: 'verified',
+    how: "executed in WebAssembly (revm) over state proven against the verified header of the block (pinned for the call): accounts and slots by eth_getProof, code by its proven hash; the node's access list only a prefetch hint; a revert answered as geth answers it (3, 'execution reverted', the revert data); state overrides refused",
+  },
+  eth_estimateGas: {
+    class: 'verified',
+    how: "geth's binary search (1.5 % stop, Osaka's 2^24 cap) over runs on proven state, as eth_call; a call that always reverts answered with its revert",
+  },
+  eth_createAccessList: {
+    class: 'verified',
+    how: "geth's access-list tracer run to its fixed point over proven state, as eth_call (sender, callee and precompiles left out, as geth)",
   },
   eth_accounts: { class: 'local', how: 'none: a light client holds no keys' },
 });
@@ -140,6 +153,10 @@ function nodeError(e: RpcError): ProviderRpcError {
 /** Any error of a read, as the {@link ProviderRpcError} the provider throws. */
 export function providerError(err: unknown): unknown {
   if (err instanceof ProviderRpcError) return err;
+  // A verified call's own failure: geth's code, message and revert data.
+  if (err instanceof ExecutionError) return new ProviderRpcError(err.code, err.message, err.data, { cause: err });
+  // EIP-1474's "limit exceeded".
+  if (err instanceof CallLimitError) return new ProviderRpcError(-32005, err.message, { code: 'CALL_LIMIT', limit: err.limit }, { cause: err });
   if (err instanceof VerificationError) return new ProviderRpcError(VERIFICATION_FAILED, `${err.code}${err.field !== undefined ? ` (${err.field})` : ''}: ${err.message}`, refusal(err), { cause: err });
   if (err instanceof FailoverError) {
     const faults = err.faults.map((f) => ({ url: f.url, code: refusal(f.error).code, message: f.error.message }));
@@ -171,6 +188,9 @@ export interface VerifiedReads {
   getLogs(filter: LogFilter): Promise<VerifiedLog[]>;
   getTransaction(hash: string): Promise<VerifiedTransaction | undefined>;
   getTransactionReceipt(hash: string): Promise<VerifiedTransactionReceipt | undefined>;
+  call(tx: CallRequest, options: CallOptions): Promise<string>;
+  estimateGas(tx: CallRequest, options: CallOptions): Promise<bigint>;
+  createAccessList(tx: CallRequest, options: CallOptions): Promise<AccessListResult>;
 }
 
 function keccakHex(b: Uint8Array): string {
@@ -292,6 +312,17 @@ export function eip1193(reads: VerifiedReads, net: Transport, chain: HeaderChain
         return reads.getStorageAt(p[0] as string, p[1] as string, rpcBlockArg(p[2]));
       case 'eth_getCode':
         return reads.getCode(p[0] as string, rpcBlockArg(p[1]));
+      case 'eth_call':
+        refuseOverrides(method, p, 2);
+        return reads.call(p[0] as CallRequest, { block: rpcBlockArg(p[1]) });
+      case 'eth_estimateGas':
+        refuseOverrides(method, p, 2);
+        return hex(await reads.estimateGas(p[0] as CallRequest, { block: rpcBlockArg(p[1]) }));
+      case 'eth_createAccessList': {
+        refuseOverrides(method, p, 2);
+        const r = await reads.createAccessList(p[0] as CallRequest, { block: rpcBlockArg(p[1]) });
+        return { accessList: r.accessList, ...(r.error !== undefined ? { error: r.error } : {}), gasUsed: hex(r.gasUsed) };
+      }
       case 'eth_getProof': {
         const keys = Array.isArray(p[1]) ? (p[1] as string[]) : [];
         const { proof } = await reads.getProof(p[0] as string, keys, rpcBlockArg(p[2]));
@@ -367,6 +398,14 @@ export function eip1193(reads: VerifiedReads, net: Transport, chain: HeaderChain
     },
   };
   return provider;
+}
+
+/** State and block overrides (`params[from]` on): no proof covers state the caller makes up. */
+function refuseOverrides(method: string, p: readonly unknown[], from: number): void {
+  const given = p.slice(from).findIndex((x) => x !== undefined && x !== null && !(typeof x === 'object' && Object.keys(x).length === 0));
+  if (given >= 0) {
+    throw new RangeError(`${method}: ${given === 0 ? 'state' : 'block'} overrides are not supported by verified calls (no proof covers state the caller makes up)`);
+  }
 }
 
 /** An `eth_getLogs` filter object as a {@link LogFilter} (block tags resolved to verified numbers). */

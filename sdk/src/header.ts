@@ -135,6 +135,18 @@ export function encodeHeader(json: unknown): { rlp: Uint8Array; header: Omit<Ver
   return { rlp: RLP.encode(items), header: out as unknown as Omit<VerifiedHeader, 'hash'> };
 }
 
+/** The canonical RLP of a verified header (its hash is keccak256 of it). */
+export function headerRlp(h: VerifiedHeader): Uint8Array {
+  const fields = h as unknown as Record<string, unknown>;
+  const items: Uint8Array[] = [];
+  for (const [name, [kind]] of FIELDS) {
+    const v = fields[name];
+    if (v === undefined) break;
+    items.push(kind === 'data' ? hexToBytes(v, name) : bigIntToMinimalBytes(v as bigint));
+  }
+  return RLP.encode(items);
+}
+
 /**
  * Checks that a block object from `eth_getBlockByNumber` hashes to `expectedHash` and returns
  * its fields. Throws {@link VerificationError}: `HEADER_HASH_MISMATCH`, `BAD_HEADER_LAYOUT` or

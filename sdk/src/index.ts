@@ -29,7 +29,21 @@ export {
   verifyMptProof,
   verifyTransactionProof,
 } from './families/mpt.js';
-export { type BlockHeaderJson, type HeaderLayout, type VerifiedHeader, encodeHeader, verifyHeader } from './header.js';
+export { type BlockHeaderJson, type HeaderLayout, type VerifiedHeader, encodeHeader, headerRlp, verifyHeader } from './header.js';
+export {
+  type AccessListResult,
+  CallLimitError,
+  type CallLimits,
+  type CallOptions,
+  type CallProgress,
+  type CallRequest,
+  type CallStats,
+  type ChainConfig,
+  DEFAULT_CALL_LIMITS,
+  ExecutionError,
+  type Quantity,
+  revertReason,
+} from './evm.js';
 export { type JsonRpcSender, fetchVerifiedAccount } from './provider.js';
 export { orderedTrieRoot } from './trie.js';
 export { decodeReceipt, decodeTransaction, encodeReceipt, encodeTransaction, signedPayload } from './envelope.js';

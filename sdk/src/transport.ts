@@ -71,6 +71,29 @@ export class Transport {
     return unwrap(method, await this.post(e, { jsonrpc: '2.0', id: nextId++, method, params }, method));
   }
 
+  /**
+   * One batch of calls of any methods to one node: each call's result, or the `RpcError` of its
+   * error answer, in the order of `calls`, and the bytes of the answer. Only a batch that gets no
+   * well-formed answer throws.
+   */
+  async batchCalls(e: Endpoint, calls: readonly { method: string; params: unknown[] }[]): Promise<{ results: unknown[]; bytes: number }> {
+    const first = nextId;
+    nextId += calls.length;
+    const what = calls[0]?.method ?? 'batch';
+    const body = calls.map((c, i) => ({ jsonrpc: '2.0', id: first + i, method: c.method, params: c.params }));
+    const { json, bytes } = await this.postSized(e, body, what);
+    if (!Array.isArray(json)) throw new RpcError(what, -1, 'malformed JSON-RPC batch response');
+    const byId = new Map(json.map((r: { id?: unknown }) => [r?.id, r]));
+    const results = calls.map((c, i) => {
+      try {
+        return unwrap(c.method, byId.get(first + i));
+      } catch (err) {
+        return err;
+      }
+    });
+    return { results, bytes };
+  }
+
   /** One batch of calls of `method` to one node; the results in the order of `paramsList`. */
   async batch(e: Endpoint, method: string, paramsList: unknown[][]): Promise<unknown[]> {
     const first = nextId;
@@ -112,6 +135,11 @@ export class Transport {
   }
 
   private async post(e: Endpoint, body: unknown, method: string): Promise<unknown> {
+    return (await this.postSized(e, body, method)).json;
+  }
+
+  /** {@link Transport.post}, with the answer's length in bytes (of its text). */
+  private async postSized(e: Endpoint, body: unknown, method: string): Promise<{ json: unknown; bytes: number }> {
     const ctl = new AbortController();
     const timer = setTimeout(() => ctl.abort(), this.timeoutMs);
     try {
@@ -135,7 +163,7 @@ export class Transport {
       }
       const text = await res.text();
       try {
-        return JSON.parse(text) as unknown;
+        return { json: JSON.parse(text) as unknown, bytes: text.length };
       } catch {
         throw new RpcError(method, -1, `${e.url}: the answer is not JSON-RPC (${JSON.stringify(text.slice(0, 40))}${text.length > 40 ? '…' : ''})`);
       }

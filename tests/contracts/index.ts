@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export type ContractName = 'Emitter' | 'Multicall' | 'Store' | 'Token';
+export type ContractName = 'Child' | 'Emitter' | 'Multicall' | 'Probe' | 'Store' | 'Token';
 
 export interface Artifact {
   contractName: ContractName;

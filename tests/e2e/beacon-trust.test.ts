@@ -54,6 +54,21 @@ async function connect(over: Partial<BeaconTrust> = {}): Promise<LightClient> {
 }
 
 describe('trust: { beacon } against the simulated sync committee', () => {
+  it('verifies calls at the block the committee signed: a transfer estimated as the node estimates it, a call to an account without code', async () => {
+    await tick();
+    const beacon: BeaconTrust = { network, checkpoint, urls: [node.url], storage: false, refreshMs: 0, currentSlot: clock };
+    const client = await LightClient.connect({ rpc: node.url, trust: { beacon, chainId: 1337n }, chainConfig: { londonBlock: 0 } });
+    const head = await client.getHeader('latest');
+    const [from, to] = [node.accounts[0]!.address, node.accounts[1]!.address];
+    const tx = { from, to, value: '0x1' };
+    const at = '0x' + head.number.toString(16);
+    expect(await client.estimateGas(tx, { block: head.number })).toBe(BigInt((await rpc(node.url, 'eth_estimateGas', [tx, at])) as string));
+    const called = await client.callDetailed({ to, data: '0x12345678' });
+    expect(called.output).toBe('0x');
+    // Pinned to the head the committee signed (or a newer one it signed since).
+    expect(called.header.number).toBeGreaterThanOrEqual(head.number);
+  });
+
   it("reads state at the block the committee signed, and 'finalized' is the beacon chain's finalized block", async () => {
     const client = await connect();
     const head = await client.getHeader('latest');

@@ -164,7 +164,7 @@ describe('transaction proofs by block and index against lightprov-node', () => {
 describe('asEip1193: the method table', () => {
   it('refuses methods outside the table with 4200, naming allowUnverified; forwards them when named', async () => {
     const { eip } = await provider();
-    for (const method of ['eth_feeHistory', 'eth_call', 'eth_getHeaderByNumber', 'eth_gasPrice', 'eth_getUncleByBlockHashAndIndex']) {
+    for (const method of ['eth_feeHistory', 'eth_getHeaderByNumber', 'eth_gasPrice', 'eth_getUncleByBlockHashAndIndex']) {
       const e = await rejection(eip.request({ method, params: [] }));
       expect(e, method).toBeInstanceOf(ProviderRpcError);
       expect((e as ProviderRpcError).code).toBe(4200);
@@ -174,6 +174,20 @@ describe('asEip1193: the method table', () => {
     expect(await open.request({ method: 'eth_gasPrice', params: [] })).toBe('0x77359400');
     expect(Object.keys(EIP1193_METHODS)).toContain('eth_getProof');
     expect(await open.request({ method: 'eth_accounts', params: [] })).toEqual([]);
+  });
+
+  it('verifies calls under a genesis anchor with signers: a transfer estimated as the node estimates it, a call to an account without code', async () => {
+    const client = await LightClient.connect({ rpc: node.url, trust: { ...trust(), chainId: 1337n }, chainConfig: { londonBlock: 0 } });
+    const eip = client.asEip1193();
+    const [from, to] = [node.accounts[5]!.address, node.accounts[6]!.address];
+    const tx = { from, to, value: '0x1' };
+    expect(await eip.request({ method: 'eth_estimateGas', params: [tx] })).toBe(await rpc(node.url, 'eth_estimateGas', [tx]));
+    expect(await eip.request({ method: 'eth_call', params: [{ to, data: '0x12345678' }, 'latest'] })).toBe('0x');
+    const list = (await eip.request({ method: 'eth_createAccessList', params: [tx] })) as { accessList: unknown[]; gasUsed: string };
+    expect(list).toEqual({ accessList: [], gasUsed: '0x5208' });
+    // State overrides are refused: no proof covers made-up state.
+    const e = await rejection(eip.request({ method: 'eth_call', params: [{ to }, 'latest', { [to]: { balance: '0x1' } }] }));
+    expect([(e as ProviderRpcError).code, (e as Error).message]).toEqual([-32602, 'eth_call: state overrides are not supported by verified calls (no proof covers state the caller makes up)']);
   });
 
   it('block objects hold only proven fields; transaction hashes rebuild transactionsRoot', async () => {

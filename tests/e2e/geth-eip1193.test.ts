@@ -1,7 +1,7 @@
 /**
  * ethers v6 and viem through `asEip1193()` against geth: transactions signed by a funded key,
  * sent and waited for (`wait()`, `waitForTransactionReceipt`), contract events and logs, revert
- * reasons and custom errors of forwarded calls, and how a verification failure reaches each.
+ * reasons and custom errors of verified calls, and how a verification failure reaches each.
  *
  * The client's anchor is a checkpoint, so its `latest` moves only when the app adds a newer one:
  * here a follower takes geth's head every 100 ms (as an app would from a source it trusts) and
@@ -15,13 +15,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { artifact } from '../contracts/index.js';
 import { differences } from '../lib/compare.js';
-import { type RunningGeth, checkpointOf, startGeth } from '../lib/geth.js';
+import { type RunningGeth, checkpointOf, osakaChainConfig, startGeth } from '../lib/geth.js';
 import { CHAIN_ID, DEV_BLOB_SCHEDULE, type GethChain, KEY, buildChain } from '../lib/geth-chain.js';
 import { type Script, scriptedFetch } from '../lib/scripted.js';
 import { rejection, rpc } from '../lib/util.js';
 
-/** What a wallet needs beyond the verified methods: fee data, gas estimates and calls, which no proof covers yet. */
-const WALLET_METHODS = ['eth_estimateGas', 'eth_gasPrice', 'eth_maxPriorityFeePerGas', 'eth_feeHistory', 'eth_call'];
+/** What a wallet needs beyond the verified methods: fee data, which no proof covers. */
+const WALLET_METHODS = ['eth_gasPrice', 'eth_maxPriorityFeePerGas', 'eth_feeHistory'];
 
 let g: RunningGeth;
 let chain: GethChain;
@@ -56,7 +56,7 @@ beforeAll(async () => {
   await init();
   g = await startGeth();
   chain = await buildChain(g, { emits: 2, perEmit: 20 });
-  client = await LightClient.connect({ rpc: g.url, trust: { checkpoint: await checkpointOf(g.url), chainId: CHAIN_ID }, blobSchedule: DEV_BLOB_SCHEDULE });
+  client = await LightClient.connect({ rpc: g.url, trust: { checkpoint: await checkpointOf(g.url), chainId: CHAIN_ID }, blobSchedule: DEV_BLOB_SCHEDULE, chainConfig: osakaChainConfig() });
   eip = client.asEip1193({ allowUnverified: WALLET_METHODS });
   stopFollowing = follow(client, g.url);
 }, 120_000);
@@ -88,13 +88,14 @@ describe('ethers v6 (BrowserProvider) against geth', () => {
     expect(parsed.map((p: { name: string; args: unknown[] } | null) => [p?.name, ...(p?.args ?? [])])).toEqual([['Transfer', wallet.address, to, 1234n]]);
     const found = await token.queryFilter(token.filters['Transfer']!(wallet.address, to), receipt!.blockNumber, receipt!.blockNumber);
     expect(found.map((e) => e.transactionHash)).toEqual([tx.hash]);
-    // State at the receipt's block, verified: the recipient's token balance (eth_call is
-    // forwarded, so read the storage slot instead) and its ether balance.
+    // State at the receipt's block, verified: the recipient's token balance (a verified call)
+    // and its ether balance.
+    expect(await token.getFunction('balanceOf')(to, { blockTag: receipt!.blockNumber })).toBe(1234n);
     expect(await provider.getBalance(to)).toBe(0n);
     expect(await provider.getTransactionCount(wallet.address, receipt!.blockNumber)).toBe(tx.nonce + 1);
   }, 60_000);
 
-  it("a forwarded call's revert keeps geth's code, message and data: ethers decodes the reason and the custom error", async () => {
+  it("a verified call's revert has geth's code, message and data: ethers decodes the reason and the custom error", async () => {
     const provider = new BrowserProvider(eip, Network.from(Number(CHAIN_ID)));
     const store = new Contract(chain.contracts.Store, artifact('Store').abi as never, provider);
     const reason = await rejection(store.getFunction('nonZero')(0n));
@@ -134,7 +135,7 @@ describe('viem (custom transport) against geth', () => {
     expect(await pub.readContract({ address: chain.contracts.Emitter as `0x${string}`, abi: parseAbi(['function batches() view returns (uint256)']), functionName: 'batches' })).toBe(BigInt(chain.txs.emits.length + 1));
   }, 60_000);
 
-  it('a custom error of a forwarded call decodes in viem; a verification failure is found by walking the error', async () => {
+  it('a custom error of a verified call decodes in viem; a verification failure is found by walking the error', async () => {
     const pub = createPublicClient({ chain: dev, transport: custom(eip) });
     const e = await rejection(pub.readContract({ address: chain.contracts.Store as `0x${string}`, abi: artifact('Store').abi as never, functionName: 'refuse', args: [9n] }));
     const reverted = (e as BaseError).walk((x) => x instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null;

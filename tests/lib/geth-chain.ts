@@ -19,7 +19,7 @@ export const CHAIN_ID = 1337n;
 export const DEV_BLOB_SCHEDULE = [{ timestamp: 0n, baseFeeUpdateFraction: 5_007_716n }];
 
 export interface GethChain {
-  contracts: Record<ContractName, string>;
+  contracts: Record<'Emitter' | 'Multicall' | 'Store' | 'Token', string>;
   sender: Wallet;
   delegator: Wallet;
   /** Transaction hashes by what they are. */
@@ -48,7 +48,8 @@ export const iface = (name: ContractName): Interface => new Interface(artifact(n
 
 const hex = (n: bigint | number) => '0x' + n.toString(16);
 
-async function deploy(g: RunningGeth, name: ContractName, args: unknown[] = []): Promise<string> {
+/** Deploys `name` from the dev account; its address. */
+export async function deploy(g: RunningGeth, name: ContractName, args: unknown[] = []): Promise<string> {
   const data = artifact(name).bytecode + iface(name).encodeDeploy(args).slice(2);
   const r = await devSend(g, { data });
   if (r['status'] !== '0x1') throw new Error(`deploying ${name} failed`);

@@ -43,13 +43,51 @@ export function requireGeth(): void {
   }
 }
 
+/** geth's dev account: the address of its fixed developer key, which `--dev` imports. */
+export const GETH_DEV_ACCOUNT = '0x71562b71999873db5b286df957af199ec94617f7';
+
+/**
+ * Which rules a test geth runs. `osaka` (the default): geth --dev's own genesis with its later
+ * fork (`bogotaTime`, Amsterdam's rules in geth 1.17.10) left out, written with `geth init`,
+ * so the chain runs Osaka from block 0 — the last fork the SDK's EVM implements, so verified
+ * calls and geth's own `eth_call` run the same rules. `dev`: geth --dev as it comes (Osaka, then
+ * Bogota, at block 0).
+ */
+export type GethFork = 'osaka' | 'dev';
+
+/** geth --dev's genesis, pinned to Osaka, with the dev account funded as --dev funds it. */
+export function osakaGenesis(): { config: Record<string, unknown> } & Record<string, unknown> {
+  const dumped = spawnSync(GETH_BIN, ['--dev', 'dumpgenesis'], { encoding: 'utf8' });
+  if (dumped.status !== 0) throw new Error(`geth --dev dumpgenesis failed: ${dumped.stderr}`);
+  const genesis = JSON.parse(dumped.stdout) as { config: Record<string, unknown>; alloc: Record<string, unknown> } & Record<string, unknown>;
+  delete genesis.config['bogotaTime'];
+  genesis.alloc[GETH_DEV_ACCOUNT.slice(2)] = { balance: '0x' + ((1n << 256n) - 9n).toString(16) };
+  // Header fields of later forks that geth's dump writes as null: not in an Osaka genesis.
+  for (const k of Object.keys(genesis)) if (genesis[k] === null) delete genesis[k];
+  return genesis;
+}
+
+/** The chain config of the `osaka` geth, for `LightClient.connect({ chainConfig })`. */
+export function osakaChainConfig(): Record<string, unknown> {
+  return osakaGenesis().config;
+}
+
 /**
  * Starts `geth --dev`. `period` 0 (the default) seals a block whenever transactions or
- * withdrawals arrive; `apis` are the HTTP namespaces.
+ * withdrawals arrive; `apis` are the HTTP namespaces; `fork` the rules (see {@link GethFork}).
  */
-export async function startGeth(opts: { apis?: readonly string[]; period?: number; args?: readonly string[]; startTimeoutMs?: number } = {}): Promise<RunningGeth> {
+export async function startGeth(opts: { apis?: readonly string[]; period?: number; args?: readonly string[]; startTimeoutMs?: number; fork?: GethFork } = {}): Promise<RunningGeth> {
   requireGeth();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lightprov-geth-'));
+  if ((opts.fork ?? 'osaka') === 'osaka') {
+    const file = path.join(dataDir, 'genesis.json');
+    fs.writeFileSync(file, JSON.stringify(osakaGenesis()));
+    const init = spawnSync(GETH_BIN, ['init', '--datadir', dataDir, file], { encoding: 'utf8' });
+    if (init.status !== 0) {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      throw new Error(`geth init failed: ${init.stderr.split('\n').slice(-5).join('\n')}`);
+    }
+  }
   const args = [
     '--dev',
     '--dev.period',

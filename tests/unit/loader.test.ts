@@ -33,10 +33,13 @@ describe('modulesFor', () => {
     expect(bytes(chosen)).toBe(Math.min(bytes(shared), shared.length > 1 ? bytes(['all']) : Infinity) + bytes(own));
   });
 
-  it('the module with every family carries all but the beacon light client, which only apps that ask for it load', () => {
-    expect([...IN_ALL].sort()).toEqual(WASM_FAMILIES.filter((f) => f !== 'beacon').sort());
+  it('the module with every family carries all but the beacon light client and the EVM, which only apps that ask for them load', () => {
+    expect([...IN_ALL].sort()).toEqual(WASM_FAMILIES.filter((f) => f !== 'beacon' && f !== 'evm').sort());
     expect(WASM_FAMILIES).toContain('beacon');
+    expect(WASM_FAMILIES).toContain('evm');
     expect(modulesFor(['beacon'])).toEqual(['beacon']);
+    expect(modulesFor(['evm'])).toEqual(['evm']);
+    expect(modulesFor([...IN_ALL, 'evm'])).toEqual(['all', 'evm']);
     expect(modulesFor(IN_ALL)).toEqual(['all']);
     expect(modulesFor([...IN_ALL, 'beacon'])).toEqual(['all', 'beacon']);
   });
@@ -44,6 +47,13 @@ describe('modulesFor', () => {
   it('what is loaded already is not downloaded again', () => {
     expect(modulesFor(['mpt', 'cole'], new Set<WasmFamily>(['mpt']))).toEqual(['cole']);
     expect(modulesFor(['mpt'], new Set<WasmFamily>(['mpt']))).toEqual([]);
+  });
+});
+
+describe('the EVM module', () => {
+  // Its budget (issue 30): helios ships one 1.13 MB gzip module, colibri 344 kB.
+  it('is within its 350 kB gzip budget', () => {
+    expect(gzip('evm')).toBeLessThanOrEqual(350_000);
   });
 });
 

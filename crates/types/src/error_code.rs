@@ -90,6 +90,8 @@ error_codes! {
     TransactionHashMismatch = "TRANSACTION_HASH_MISMATCH",
     /// The receipt proven at a transaction's index does not go with it: one of the two is absent while the other is present, or their EIP-2718 types differ.
     ReceiptMismatch = "RECEIPT_MISMATCH",
+    /// A contract's code does not hash to the code hash its account proof proves.
+    CodeHashMismatch = "CODE_HASH_MISMATCH",
     // The forkless family.
     /// A proof opens a record at or beyond the number of records its file commits.
     RecordOutOfRange = "RECORD_OUT_OF_RANGE",

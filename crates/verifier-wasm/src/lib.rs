@@ -69,6 +69,8 @@ fn pack_history(out: &mut Vec<u8>, at_lo: Option<(u64, &[u8; 32])>, versions: &[
 pub mod beacon;
 #[cfg(feature = "cole")]
 pub mod cole;
+#[cfg(feature = "evm")]
+pub mod evm;
 #[cfg(feature = "forkless")]
 pub mod forkless;
 #[cfg(feature = "header")]

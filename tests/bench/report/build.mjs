@@ -57,6 +57,11 @@ const beacon = fs.existsSync(path.join(rawDir, 'beacon.json')) ? optional('beaco
 if (beacon && beacon.run !== (process.env.LIGHTPROV_BENCH_RUN || optional('run.json').run || raw.engines.run)) {
   fail(`beacon.json is from another run (${beacon.run || '(none)'})`);
 }
+// Verified contract calls against the ethereumjs path (tests/bench/calls.bench.ts), when the run made them.
+const calls = fs.existsSync(path.join(rawDir, 'calls.json')) ? optional('calls.json') : null;
+if (calls && calls.run !== (process.env.LIGHTPROV_BENCH_RUN || optional('run.json').run || raw.engines.run)) {
+  fail(`calls.json is from another run (${calls.run || '(none)'})`);
+}
 const runInfo = optional('run.json');
 // One run only: every file, and the proof files the wasm benches read, carry the same run id.
 const run = process.env.LIGHTPROV_BENCH_RUN || runInfo.run || raw.engines.run;
@@ -434,6 +439,14 @@ const headline = [];
       });
     }
   }
+  if (calls) {
+    const [one, many] = calls.calls;
+    headline.push({
+      figure: 'Verified contract calls (geth, loopback)',
+      value: `balanceOf: ${one.requests} round trips, ${(one.bytes / 1000).toFixed(1)} kB, wasm ${one.computeMs.toFixed(2)} ms (${one.speedup.toFixed(0)}× @ethereumjs/mpt + vm), ${one.endToEndMs.toFixed(1)} ms end to end · ${many.reads}-read multicall: wasm ${many.computeMs.toFixed(2)} ms (${many.speedup.toFixed(0)}×) · EVM module ${kb(calls.evmGzip)} gzip`,
+      paper: 'colibri: balanceOf 51 ms in wasm (another machine); targets ≤ 3 round trips, ≤ 3 ms, ≥ 10×, ≤ 350 kB',
+    });
+  }
   if (beacon) {
     const row = (k) => beacon.rows.find((q) => q.key === k);
     const [cached, cold, sync] = [row('cached'), row('cold'), row('sync')];
@@ -480,7 +493,7 @@ const figures = {
     logs: { blocks: raw.logs.blocks, transfersPerBlock: raw.logs.transfersPerBlock },
     siri: { sizes: sr.sizes, batch: sr.batch, seed: sr.seed, build: sr.build, btree: sr.btree },
   },
-  figures: { storage, throughput, commitLatency, provenance, lvmtVerify, mptVerify, wasmSizes, lvmtCommit, engines, rpc: raw.rpc, blockStore, logs: raw.logs, forklessPages, siri, beacon },
+  figures: { storage, throughput, commitLatency, provenance, lvmtVerify, mptVerify, wasmSizes, lvmtCommit, engines, rpc: raw.rpc, blockStore, logs: raw.logs, forklessPages, siri, beacon, calls },
   headline,
   raw,
 };
@@ -709,6 +722,17 @@ ${table(['call', 'ms (median of ' + fig.figures.logs.rounds + ')', '× the unver
   ])}
 <p class="caption">lightprov-node (MPT engine only), ${fig.figures.logs.transfersPerBlock} signed transfers a block, each with a Transfer event; the filter is the event's topic, so every block's bloom matches and every block's receipts and transactions are read (${fig.figures.logs.logs} logs): the worst case for the verified call; then a filter that matches one account's incoming transfers, where the verified bloom skips most blocks. The SDK reads the raw receipts and block (debug_getRawReceipts, debug_getRawBlock) in batches of 100 blocks.</p>
 
+${
+  fig.figures.calls
+    ? `<h2 id="calls">Verified contract calls against geth: the SDK's wasm against @ethereumjs/mpt + @ethereumjs/vm</h2>
+${table(
+  ['call', 'round trips', 'bytes', 'accounts', 'slots', 'wasm compute ms', 'end-to-end ms', 'ethereumjs ms', '×'],
+  fig.figures.calls.calls.map((q) => [q.name, String(q.requests), String(q.bytes), String(q.accounts), String(q.slots), n2(q.computeMs), n2(q.endToEndMs), n2(q.ethereumjsMs), n2(q.speedup)]),
+)}
+${table(['target', 'measured', 'met'], fig.figures.calls.targets.map((t) => [t.target, t.value, t.met ? 'yes' : 'no']))}
+<p class="caption">${esc(fig.figures.calls.node)}; medians of ${fig.figures.calls.samples} calls after ${fig.figures.calls.warmup} warm-up calls. Ours: proofs checked and the call run by revm in the evm module (wasm compute), the node's access list only a hint. Theirs, as @lodestar/prover does it, over the same proven state: each account and storage proof by @ethereumjs/mpt, the code against its hash, the state put into an @ethereumjs/vm, the call run there.</p>`
+    : ''
+}
 ${
   fig.figures.beacon
     ? `<h2 id="beacon">Beacon light client: lightprov's wasm against lodestar on real mainnet updates</h2>

@@ -54,6 +54,7 @@ pub const FAMILY: Family = Family {
         E::ValueMismatch,
         E::TransactionHashMismatch,
         E::ReceiptMismatch,
+        E::CodeHashMismatch,
     ],
     tampers: &[
         Tamper {
