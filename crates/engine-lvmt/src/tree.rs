@@ -1,8 +1,8 @@
 //! The multi-level AMT (paper §3.2, Alg. 1–5), in memory: key placement, version bumps,
 //! sub-AMT commitment versions, and per block the tuple tree and the history root.
 //!
-//! Placement (ENGINES.md): the key's entry index at level `l` is bits `[D·l, D·(l+1))` of
-//! keccak256(stateKey), most significant first; the sub-AMT at level `l` is named by the first
+//! Placement (docs/proofs.md, LVMT): the key's entry index at level `l` is bits `[D·l, D·(l+1))`
+//! of keccak256(stateKey), most significant first; the sub-AMT at level `l` is named by the first
 //! `D·l` bits (its *prefix*). A new key takes, from the root AMT down, the first entry on its
 //! path with a vacant key slot (slots 1..=5 in order); a slot, once taken, is the key's for good.
 //! A sub-AMT hangs under the entry of its parent at its own index, and every change of its
