@@ -38,8 +38,9 @@ async function send(): Promise<void> {
     } catch {
       throw new TypeError(`“${amount}” is not an amount of ETH`);
     }
-    // Sending needs fee data, which no proof covers: named, so it passes unverified (the receipt is verified).
-    const eip = c.asEip1193({ allowUnverified: ['eth_estimateGas', 'eth_gasPrice', 'eth_maxPriorityFeePerGas'] });
+    // Sending needs fee data, which no proof covers: named, so it passes unverified (the gas
+    // estimate is verified: the transfer run in wasm over proven state; the receipt is verified).
+    const eip = c.asEip1193({ allowUnverified: ['eth_gasPrice', 'eth_maxPriorityFeePerGas'] });
     const provider = new BrowserProvider(eip, Network.from(cfg?.chainId ?? 1337), { staticNetwork: true, pollingInterval: 250 });
     const wallet = new Wallet(dev.key, provider);
     step(list, `Signing ${amount} ETH from dev ${fromIndex} to ${to.slice(0, 8)}…${to.slice(-4)} with an ethers Wallet; sending through the verified provider…`);
