@@ -43,9 +43,13 @@ const FAMILIES = ['header', 'mpt', 'cole', 'lvmt', 'forkless', 'mbt', 'pos'];
 // nodes, the history proof's deduplicated node set and patches, their errors and evidence; six
 // error codes and 21 tamper classes in the registry): +35,160 B (234,696 → 269,856), rounded up;
 // its own module is 47,348 B. The MPT module carries its error codes too: 26,767 B, rounded up.
+// The one with every family raised by the soundness fixes of a review (forkless presence
+// reported at the block asked, MBT's reverify with the parameters the genesis header pins, the
+// sync committee's participation decoded by the core, their errors): +588 B (269,856 →
+// 270,444), rounded up.
 // The EVM's module (revm over proven state, issue 30), loaded by a client's first call only: 350 kB
 // (helios ships one 1.13 MB gzip module with revm, colibri 344 kB with evmone).
-const BUDGET = { mptOnly: 26_800, allFamilies: 269_900, beacon: 60_000, evm: 350_000 };
+const BUDGET = { mptOnly: 26_800, allFamilies: 270_500, beacon: 60_000, evm: 350_000 };
 
 function measure(module, name = 'lightprov_verifier_wasm_bg.wasm') {
   const file = path.join(root, 'sdk', 'wasm', module, name);
