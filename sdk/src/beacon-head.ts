@@ -11,7 +11,7 @@
  */
 import { uint64Arg } from './args.js';
 import { FailoverError, NodeFaultError, RpcError, StaleHeadError, isVerificationError } from './errors.js';
-import { type BeaconFork, type BeaconHeader, type BeaconNetworkArg, BeaconStore, beaconNetworkArg, forkOf, loadBeacon, minParticipationArg } from './families/beacon.js';
+import { type BeaconFork, type BeaconHeader, type BeaconNetworkArg, BeaconStore, beaconNetworkArg, forkOf, loadBeacon, minParticipationArg } from './beacon-store.js';
 import { bytesArg, bytesToHex } from './hex.js';
 import type { Endpoint } from './transport.js';
 import { Transport } from './transport.js';

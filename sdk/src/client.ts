@@ -14,7 +14,7 @@
  * does not verify is marked faulty and not asked again.
  */
 import { BeaconHead, type BeaconTrust } from './beacon-head.js';
-import type { BeaconHeader } from './families/beacon.js';
+import type { BeaconHeader } from './beacon-store.js';
 import { type BlobSchedule, type BlobScheduleEntry, blobScheduleArg } from './blobs.js';
 import { type BlockTag, blockNumberArg, blockTagArg, objectArg, stateKeyArg, uint64Arg } from './args.js';
 import { HeaderChain, type HeaderProgress, type Trust, anchorArg } from './chain.js';

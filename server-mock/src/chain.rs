@@ -30,7 +30,7 @@ use lightprov_engine_mpt::MptEngine;
 use lightprov_types::{Word, family};
 
 use crate::{
-    families::{self, Engine, Settings},
+    engines::{Engine, Settings, downcast},
     workload::Workload,
 };
 
@@ -208,10 +208,11 @@ pub struct Config {
 }
 
 impl Config {
-    /// The dev chain: chain id 1337, a signer and 10 funded accounts whose keys are derived
-    /// from public strings — **insecure, for development only** — and every family that runs
-    /// without flags (COLE and COLE* with the paper's parameters).
-    pub fn dev(workload: Option<Workload>) -> anyhow::Result<Self> {
+    /// The dev chain without its families: chain id 1337, a signer and 10 funded accounts whose
+    /// keys are derived from public strings — **insecure, for development only**.
+    /// [`Config::dev`] (beside the family registry, [`crate::families`]) adds every family that
+    /// runs without flags.
+    pub(crate) fn dev_without_families(workload: Option<Workload>) -> anyhow::Result<Self> {
         let key = |s: &str| PrivateKeySigner::from_bytes(&keccak256(s.as_bytes()));
         Ok(Self {
             chain_id: 1337,
@@ -223,7 +224,7 @@ impl Config {
                 .map(|i| key(&format!("lightprov transfer sender {i}")))
                 .collect::<Result<_, _>>()?,
             workload,
-            families: families::ROOMS.iter().filter_map(|r| (r.dev)()).collect(),
+            families: Vec::new(),
             blocks: Layout::default(),
             transfers: 0,
         })
@@ -410,7 +411,7 @@ impl Chain {
 
     /// The engine of the family of type `T`, if the node runs it.
     pub fn family<T: Engine>(&self) -> Option<&T> {
-        self.families.iter().find_map(|f| families::downcast(&**f))
+        self.families.iter().find_map(|f| downcast(&**f))
     }
 
     /// The engines of the proof families the node runs.

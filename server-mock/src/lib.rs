@@ -4,7 +4,9 @@
 pub mod beacon;
 pub mod chain;
 pub mod dishonest;
+mod engines;
 pub mod families;
 pub mod front;
+mod handler;
 pub mod rpc;
 pub mod workload;

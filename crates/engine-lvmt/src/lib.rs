@@ -3,6 +3,7 @@
 
 pub mod amt;
 mod g1fft;
+mod input;
 pub mod ptau;
 pub mod setup;
 pub mod store;

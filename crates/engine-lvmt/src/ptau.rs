@@ -24,7 +24,7 @@ use std::path::Path;
 use ark_bn254::{Fq, Fq2, G1Affine, G2Affine};
 use ark_ff::{BigInt, BigInteger, Field, PrimeField};
 
-use crate::setup::{MAX_DEPTH, SetupError};
+use crate::input::{MAX_DEPTH, SetupError, check_point};
 
 /// First four bytes of a `.ptau` file.
 pub const MAGIC: [u8; 4] = *b"ptau";
@@ -329,7 +329,7 @@ impl Decoder {
         }
         let (x, y) = b.split_at(FQ_BYTES);
         let p = G1Affine::new_unchecked(self.fq(x, field)?, self.fq(y, field)?);
-        crate::setup::check_point(&p, field, "G1")?;
+        check_point(&p, field, "G1")?;
         Ok(p)
     }
 
@@ -347,7 +347,7 @@ impl Decoder {
         let x = Fq2::new(next()?, next()?);
         let y = Fq2::new(next()?, next()?);
         let p = G2Affine::new_unchecked(x, y);
-        crate::setup::check_point(&p, field, "G2")?;
+        check_point(&p, field, "G2")?;
         Ok(p)
     }
 }

@@ -5,11 +5,10 @@
 //! networks, given by the application for any other chain.
 
 use alloc::vec::Vec;
+use core::fmt;
 
 use lightprov_types::header::Header;
 use revm::primitives::hardfork::SpecId;
-
-use crate::error::ForkError;
 
 /// The forks this EVM runs, oldest first: London to Osaka.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -60,6 +59,54 @@ impl Fork {
             Fork::Cancun => SpecId::CANCUN,
             Fork::Prague => SpecId::PRAGUE,
             Fork::Osaka => SpecId::OSAKA,
+        }
+    }
+}
+
+/// The block's fork is not one this EVM runs, or its header contradicts the chain's schedule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ForkError {
+    /// The block is before London (no base fee): this EVM starts at London.
+    BeforeLondon {
+        /// The block.
+        number: u64,
+    },
+    /// The block is after Osaka: this EVM does not implement its rules.
+    AfterOsaka {
+        /// The block.
+        number: u64,
+    },
+    /// The schedule puts the block in `fork`, whose headers carry a field this one lacks.
+    HeaderLacks {
+        /// The fork the schedule names.
+        fork: Fork,
+        /// The field.
+        field: &'static str,
+        /// The block.
+        number: u64,
+    },
+}
+
+impl fmt::Display for ForkError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::BeforeLondon { number } => write!(
+                f,
+                "block {number} is before London: verified calls run London to Osaka"
+            ),
+            Self::AfterOsaka { number } => write!(
+                f,
+                "block {number} is under a fork after Osaka, whose rules this EVM does not implement"
+            ),
+            Self::HeaderLacks {
+                fork,
+                field,
+                number,
+            } => write!(
+                f,
+                "the chain's fork schedule puts block {number} in {}, but its header has no {field}: the schedule is not this chain's",
+                fork.name()
+            ),
         }
     }
 }

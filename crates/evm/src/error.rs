@@ -1,10 +1,9 @@
-//! Why a call's state or environment is refused. Three kinds, kept apart because they are
-//! answered differently: a node's data that does not verify ([`StateError`], with the stable
-//! code of the check), a block whose fork this EVM does not run or whose header contradicts the
-//! chain's schedule ([`ForkError`]), and a request that cannot be run as asked
-//! ([`RequestError`]). A transaction the chain's rules reject (too little balance, a fee cap
-//! under the base fee) is none of these: it is the call's answer ([`crate::Invalid`]), as it is
-//! geth's.
+//! Why a call's state or environment is refused. Three kinds, kept apart because they are answered
+//! differently: a node's data that does not verify ([`StateError`], with the stable code of the
+//! check), a block whose fork this EVM does not run or whose header contradicts the chain's
+//! schedule ([`ForkError`], defined beside the schedule), and a request that cannot be run as asked
+//! ([`RequestError`]). A transaction the chain's rules reject (too little balance, a fee cap under
+//! the base fee) is none of these: it is the call's answer ([`crate::Invalid`]), as it is geth's.
 
 use alloc::string::String;
 use core::fmt;
@@ -16,7 +15,7 @@ use lightprov_types::{
     mpt::{AccountProofError, MptError},
 };
 
-use crate::chain::Fork;
+use crate::chain::ForkError;
 
 /// A node's data for the call failed a check; nothing of it was used.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -138,54 +137,6 @@ impl StateError {
                 )),
             },
         )
-    }
-}
-
-/// The block's fork is not one this EVM runs, or its header contradicts the chain's schedule.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ForkError {
-    /// The block is before London (no base fee): this EVM starts at London.
-    BeforeLondon {
-        /// The block.
-        number: u64,
-    },
-    /// The block is after Osaka: this EVM does not implement its rules.
-    AfterOsaka {
-        /// The block.
-        number: u64,
-    },
-    /// The schedule puts the block in `fork`, whose headers carry a field this one lacks.
-    HeaderLacks {
-        /// The fork the schedule names.
-        fork: Fork,
-        /// The field.
-        field: &'static str,
-        /// The block.
-        number: u64,
-    },
-}
-
-impl fmt::Display for ForkError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::BeforeLondon { number } => write!(
-                f,
-                "block {number} is before London: verified calls run London to Osaka"
-            ),
-            Self::AfterOsaka { number } => write!(
-                f,
-                "block {number} is under a fork after Osaka, whose rules this EVM does not implement"
-            ),
-            Self::HeaderLacks {
-                fork,
-                field,
-                number,
-            } => write!(
-                f,
-                "the chain's fork schedule puts block {number} in {}, but its header has no {field}: the schedule is not this chain's",
-                fork.name()
-            ),
-        }
     }
 }
 

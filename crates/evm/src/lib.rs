@@ -16,9 +16,9 @@ pub use call::{
     AccessListAnswer, DEFAULT_GAS_CAP, ESTIMATE_ERROR_RATIO, EstimateError, MAX_ACCESS_LIST_ROUNDS,
     MAX_TX_GAS, call, create_access_list, estimate_gas, precompiles,
 };
-pub use chain::{CANCUN_BLOB_FRACTION, ChainSpec, Fork, PRAGUE_BLOB_FRACTION};
+pub use chain::{CANCUN_BLOB_FRACTION, ChainSpec, Fork, ForkError, PRAGUE_BLOB_FRACTION};
 pub use db::{Need, Unproven};
-pub use error::{EvmError, ForkError, RequestError, StateError};
+pub use error::{EvmError, RequestError, StateError};
 pub use request::{AccessList, CallRequest, REQUEST_VERSION};
 pub use run::{Executed, Invalid, Outcome, Status};
 pub use state::{ProvenAccount, ProvenState, StateSize};

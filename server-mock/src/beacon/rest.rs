@@ -30,7 +30,7 @@ use super::{
 use crate::{
     chain::Chain,
     front::{Rest, RestAnswer},
-    rpc::Node,
+    handler::Node,
 };
 
 /// The API over the node's chain.

@@ -13,10 +13,11 @@ use lightprov_engine_cole::{ColeEngine, Params};
 use lightprov_types::cole::{COLE_ROOT, hash::header_root};
 use serde_json::{Value, json};
 
-use super::{Engine, Flags as AllFlags, HistoryQuery, Room, SettingsResult, Writes, keyed};
+use super::{Flags as AllFlags, HistoryQuery, Room};
 use crate::{
     dishonest::{self, Family},
-    rpc::{internal, invalid, proof_hex},
+    engines::{Engine, SettingsResult, Writes, keyed},
+    handler::{internal, invalid, proof_hex},
 };
 
 /// The registry's entry.
@@ -110,7 +111,7 @@ fn settings(flags: &AllFlags, engines: &[String], _: &Path) -> SettingsResult {
     })))
 }
 
-impl super::Settings for Settings {
+impl crate::engines::Settings for Settings {
     fn fingerprint(&self) -> String {
         format!("/{:?}/{:?}", self.cole, self.cole_star)
     }

@@ -15,11 +15,12 @@ use lightprov_engine_forkless::{ForklessEngine, Options, forkless_key};
 use lightprov_types::forkless::{FORKLESS_ROOT, ForklessKey, Params, Proof};
 use serde_json::{Value, json};
 
-use super::{Engine, Flags as AllFlags, HistoryQuery, Room, SettingsResult, Writes};
+use super::{Flags as AllFlags, HistoryQuery, Room};
 use crate::{
     chain::Chain,
     dishonest,
-    rpc::{Node, args, internal, invalid, opt_arg, read},
+    engines::{Engine, SettingsResult, Writes},
+    handler::{Node, args, internal, invalid, opt_arg, read},
 };
 
 /// The registry's entry.
@@ -71,7 +72,7 @@ fn settings(flags: &AllFlags, engines: &[String], _: &Path) -> SettingsResult {
     Ok(Some(Arc::new(Settings(params))))
 }
 
-impl super::Settings for Settings {
+impl crate::engines::Settings for Settings {
     fn fingerprint(&self) -> String {
         format!(
             "/forkless:{}/{}/{}",
@@ -154,7 +155,7 @@ impl Engine for Forkless {
 
     fn check(&self, header: &Header) -> anyhow::Result<()> {
         let root = self.engine()?.root(header.number)?;
-        super::check_commitment("forkless", root, header, &FORKLESS_ROOT)
+        crate::engines::check_commitment("forkless", root, header, &FORKLESS_ROOT)
     }
 
     fn stage(&mut self, number: u64, writes: &Writes, extra: &mut [u8]) -> anyhow::Result<()> {
@@ -323,6 +324,6 @@ mod tests {
             bucket_load: 2,
         });
         let dir = tempfile::tempdir().unwrap();
-        crate::families::discarded_blocks_leave_no_trace(&settings, writes, dir.path());
+        crate::engines::discarded_blocks_leave_no_trace(&settings, writes, dir.path());
     }
 }

@@ -27,11 +27,12 @@ use lightprov_types::{
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::{Engine, Flags as AllFlags, HistoryQuery, Room, SettingsResult, Writes};
+use super::{Flags as AllFlags, HistoryQuery, Room};
 use crate::{
     chain::Chain,
     dishonest::{self, Family},
-    rpc::{
+    engines::{Engine, SettingsResult, Writes},
+    handler::{
         Node, args, internal, invalid, not_served, opt_arg, proof_hex, read, resolve, state_key,
     },
 };
@@ -112,7 +113,7 @@ impl std::fmt::Debug for Settings {
     }
 }
 
-impl super::Settings for Settings {
+impl crate::engines::Settings for Settings {
     fn fingerprint(&self) -> String {
         format!("/lvmt:{}", B256::from(self.setup.params().id()))
     }

@@ -15,11 +15,12 @@ use lightprov_engine_mbt::MbtEngine;
 use lightprov_types::mbt::{MAX_HISTORY_BLOCKS, MBT_PARAMS, MBT_ROOT, MbtParams};
 use serde_json::{Value, json};
 
-use super::{Engine, Flags as AllFlags, HistoryQuery, Room, SettingsResult, Writes, keyed};
+use super::{Flags as AllFlags, HistoryQuery, Room};
 use crate::{
     chain::Chain,
     dishonest,
-    rpc::{Node, args, internal, invalid, opt_arg, read, resolve, state_key},
+    engines::{Engine, SettingsResult, Writes, keyed},
+    handler::{Node, args, internal, invalid, opt_arg, read, resolve, state_key},
 };
 
 /// The registry's entry.
@@ -61,7 +62,7 @@ fn settings(flags: &AllFlags, engines: &[String], _: &Path) -> SettingsResult {
     Ok(Some(Arc::new(Settings(params))))
 }
 
-impl super::Settings for Settings {
+impl crate::engines::Settings for Settings {
     fn fingerprint(&self) -> String {
         format!("/mbt:{}/{}", self.0.bucket_bits(), self.0.fanout())
     }

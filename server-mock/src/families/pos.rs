@@ -17,11 +17,12 @@ use lightprov_engine_pos::{PosEngine, StagedBlock};
 use lightprov_types::pos::{MAX_HISTORY_BLOCKS, MAX_NODE_ENTRIES, POS_ROOT, SplitRule};
 use serde_json::{Value, json};
 
-use super::{Engine, Flags as AllFlags, HistoryQuery, Room, SettingsResult, Writes};
+use super::{Flags as AllFlags, HistoryQuery, Room};
 use crate::{
     chain::Chain,
     dishonest,
-    rpc::{Node, arg, args, internal, invalid, opt_arg, read, resolve, state_key},
+    engines::{Engine, SettingsResult, Writes},
+    handler::{Node, arg, args, internal, invalid, opt_arg, read, resolve, state_key},
 };
 
 /// The registry's entry.
@@ -76,7 +77,7 @@ fn settings(flags: &AllFlags, engines: &[String], _: &Path) -> SettingsResult {
     Ok(Some(Arc::new(Settings(rule))))
 }
 
-impl super::Settings for Settings {
+impl crate::engines::Settings for Settings {
     fn fingerprint(&self) -> String {
         format!("/pos:{:?}", self.0)
     }
@@ -155,7 +156,7 @@ impl Engine for Pos {
 
     fn check(&self, header: &Header) -> anyhow::Result<()> {
         let root = self.engine()?.root(header.number)?;
-        super::check_commitment("POS", root, header, &POS_ROOT)
+        crate::engines::check_commitment("POS", root, header, &POS_ROOT)
     }
 
     fn stage(&mut self, number: u64, writes: &Writes, extra: &mut [u8]) -> anyhow::Result<()> {
@@ -323,7 +324,7 @@ mod tests {
             max: 8,
         });
         let dir = tempfile::tempdir().unwrap();
-        let mut e = crate::families::discarded_blocks_leave_no_trace(&settings, writes, dir.path());
+        let mut e = crate::engines::discarded_blocks_leave_no_trace(&settings, writes, dir.path());
         assert!(e.commit().is_err(), "nothing staged");
         let pos: &Pos = crate::families::downcast(e.as_ref()).unwrap();
         let key = Key::Balance(Address::repeat_byte(3)).state_key();

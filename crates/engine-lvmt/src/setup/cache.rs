@@ -26,7 +26,8 @@ use ark_serialize::{CanonicalDeserialize, CanonicalSerialize, Compress, Validate
 use lightprov_amt::Params;
 use sha2::{Digest, Sha256};
 
-use super::{MAX_DEPTH, Setup, SetupError};
+use super::Setup;
+use crate::input::{MAX_DEPTH, SetupError};
 
 /// First bytes of a table cache file.
 pub const CACHE_MAGIC: [u8; 8] = *b"LPLVMTtb";

@@ -13,13 +13,7 @@
 
 use lightprov_types::beacon::{BeaconError, LightClientHeader, LightClientUpdate, Slot};
 
-use super::store::{LightClientStore, Progress};
-
-/// `participants * 3 >= size * 2`: a supermajority of a committee of `size`, what
-/// `process_light_client_update` asks of an update before it moves the finalized header.
-pub fn is_supermajority(participants: usize, size: usize) -> bool {
-    participants.saturating_mul(3) >= size.saturating_mul(2)
-}
+use super::store::{LightClientStore, Progress, is_supermajority};
 
 /// The newest header enough of the committee signed, over a [`LightClientStore`]: feed every
 /// update through [`SignedHead::process`].

@@ -45,7 +45,7 @@ pub use bls::{
     DST, aggregate, eth_fast_aggregate_verify, fast_aggregate_verify, hash_to_g2, hash_to_g2_with,
     public_key, signature, verify,
 };
-pub use head::{SignedHead, is_supermajority};
+pub use head::SignedHead;
 pub use lightprov_types::beacon::{
     BeaconError, Branch, Fork, LightClientBootstrap, LightClientFinalityUpdate, LightClientHeader,
     LightClientOptimisticUpdate, LightClientUpdate, Network, ObjectKind, Preset, Root,
@@ -53,7 +53,7 @@ pub use lightprov_types::beacon::{
 pub use merkle::{BranchFault, branch_root, check_normalized, depth_and_index};
 pub use store::{
     LightClientStore, Progress, compute_domain, compute_signing_root, execution_root,
-    is_better_update, sync_committee_signing_root,
+    is_better_update, is_supermajority, sync_committee_signing_root,
 };
 
 /// Decodes a bootstrap (`fork`'s SSZ container) and starts a store from it if it proves

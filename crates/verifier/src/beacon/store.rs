@@ -31,7 +31,6 @@ use lightprov_types::beacon::{
 
 use super::{
     bls,
-    head::is_supermajority,
     merkle::{BranchFault, check_normalized},
 };
 
@@ -819,6 +818,12 @@ fn check_aggregate_size(network: &Network, aggregate: &SyncAggregate) -> Result<
             "not the preset's sync committee size",
         )))
     }
+}
+
+/// `participants * 3 >= size * 2`: a supermajority of a committee of `size`, what
+/// `process_light_client_update` asks of an update before it moves the finalized header.
+pub fn is_supermajority(participants: usize, size: usize) -> bool {
+    participants.saturating_mul(3) >= size.saturating_mul(2)
 }
 
 /// `is_better_update(new_update, old_update)`: whether `new` should replace `old` as the best
