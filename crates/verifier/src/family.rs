@@ -6,7 +6,7 @@
 //! enum from `lightprov-types`, whose [`Rejection`] impl gives the code and the evidence, so
 //! the wasm glue and the tests handle every family alike.
 
-use lightprov_types::{Family, Rejection};
+use lightprov_types::{B256, Family, Rejection};
 
 /// A verifier of one kind of proof of one family.
 pub trait Verify {
@@ -29,3 +29,51 @@ pub trait Verify {
         proof: &[u8],
     ) -> Result<Self::Verified, Self::Error>;
 }
+
+/// A key's history over blocks `lo..=hi`: the query of the history proofs of COLE, LVMT and MBT
+/// (a state key) and of forkless (a `ForklessKey`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HistoryQuery<K = B256> {
+    /// The key.
+    pub key: K,
+    /// First block.
+    pub lo: u64,
+    /// Last block.
+    pub hi: u64,
+}
+
+/// Declares a kind of proof: a unit struct and its [`Verify`] impl, written as the `verify` it
+/// runs. `verify_shape! { /// docs  pub struct Name: FAMILY; fn verify(c: &Commitment, q:
+/// &Query, proof) -> Result<Verified, Error> { body } }`; a commitment type that borrows names
+/// its lifetime `'a` (`&Trusted<'a>`). The body is the family's check, as it is written: only
+/// the impl's item shape is shared.
+macro_rules! verify_shape {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident: $family:expr;
+        fn verify(
+            $c:tt: &$commitment:ty,
+            $q:tt: &$query:ty,
+            $proof:tt $(,)?
+        ) -> Result<$verified:ty, $error:ty> $body:block
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug)]
+        $vis struct $name;
+
+        impl $crate::Verify for $name {
+            const FAMILY: &'static lightprov_types::Family = $family;
+            type Commitment<'a> = $commitment;
+            type Query = $query;
+            type Verified = $verified;
+            type Error = $error;
+
+            fn verify(
+                $c: &Self::Commitment<'_>,
+                $q: &$query,
+                $proof: &[u8],
+            ) -> Result<$verified, $error> $body
+        }
+    };
+}
+pub(crate) use verify_shape;
