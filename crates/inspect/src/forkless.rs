@@ -147,6 +147,9 @@ pub fn outline(
     let mut kids = Vec::new();
     let mut roots = Vec::new();
     let listed = |c: Component| p.roots.get(c.index()).copied().unwrap_or_default();
+    let open = |c: Component, record: u64, o: &Opening, what: &str, field: &str| {
+        opening(&p, c, record, o, what, field, &spans)
+    };
     // A file's tree root as an opening recomputes it, against the one the proof lists.
     let tree_root = |c: Component, r: &B256| {
         RootCheck::new(
@@ -157,15 +160,7 @@ pub fn outline(
     };
     let record = match &p.located {
         Located::Present { record, keys } => {
-            let (n, r) = opening(
-                &p,
-                p.key.keys_component(),
-                *record,
-                keys,
-                "key",
-                "located.keys",
-                &spans,
-            );
+            let (n, r) = open(p.key.keys_component(), *record, keys, "key", "located.keys");
             kids.push(n);
             roots.push(tree_root(p.key.keys_component(), &r));
             Some(*record)
@@ -182,15 +177,8 @@ pub fn outline(
                 })
                 .collect();
             let bucket_hash = hash::bucket(c, b, entries.iter().map(|(k, r)| (k.as_slice(), *r)));
-            let (n, r) = opening(
-                &p,
-                p.key.buckets_component(),
-                b,
-                buckets,
-                "bucket hash",
-                "located.buckets",
-                &spans,
-            );
+            let file = p.key.buckets_component();
+            let (n, r) = open(file, b, buckets, "bucket hash", "located.buckets");
             kids.push(
                 Node::new(
                     NodeKind::Structure,
@@ -204,14 +192,14 @@ pub fn outline(
                 .children(entries_nodes),
             );
             kids.push(n);
-            roots.push(tree_root(p.key.buckets_component(), &r));
+            roots.push(tree_root(file, &r));
             None
         }
     };
     match (&p.claim, record) {
         (Claim::Value(Some(o)), Some(r)) => {
             let c = p.key.value_component();
-            let (n, root) = opening(&p, c, r, o, "value", "claim.value", &spans);
+            let (n, root) = open(c, r, o, "value", "claim.value");
             kids.push(n);
             roots.push(tree_root(c, &root));
         }
@@ -224,7 +212,7 @@ pub fn outline(
             Some(r),
         ) => {
             let comp = p.key.chain_component();
-            let (n, root) = opening(&p, comp, r, o, "chain head", "claim.head", &spans);
+            let (n, root) = open(comp, r, o, "chain head", "claim.head");
             let head = o
                 .page
                 .get((r % p.params.items_per_page(comp)) as usize * 32..)

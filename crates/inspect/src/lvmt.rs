@@ -694,17 +694,26 @@ pub fn forge(kind: &str, proof: &[u8], aux: Option<&[u8]>) -> Result<Forged, For
 pub mod wasm {
     use std::{string::String, vec::Vec};
 
+    use lightprov_types::B256;
     use wasm_bindgen::prelude::*;
 
     use super as lvmt;
     use crate::wasm::{forged, hash32, json};
 
-    fn anchor(aroot: &[u8], history_root: &[u8], blocks: u64) -> Result<lvmt::Anchor, JsValue> {
-        Ok(lvmt::Anchor {
+    /// The state key asked and what the header says.
+    fn asked(
+        state_key: &[u8],
+        aroot: &[u8],
+        history_root: &[u8],
+        blocks: u64,
+    ) -> Result<(B256, lvmt::Anchor), JsValue> {
+        let key = hash32(state_key, "stateKey")?;
+        let a = lvmt::Anchor {
             aroot: hash32(aroot, "lvmtRoot")?.0,
             history_root: hash32(history_root, "lvmtHistoryRoot")?,
             blocks,
-        })
+        };
+        Ok((key, a))
     }
 
     /// Outlines an LVMT proof of a key's latest value or absence (JSON). `blocks` = the header's
@@ -717,8 +726,7 @@ pub mod wasm {
         history_root: &[u8],
         blocks: u64,
     ) -> Result<String, JsValue> {
-        let key = hash32(state_key, "stateKey")?;
-        let a = anchor(aroot, history_root, blocks)?;
+        let (key, a) = asked(state_key, aroot, history_root, blocks)?;
         json(lvmt::outline_proof(proof, &key, &a))
     }
 
@@ -733,8 +741,7 @@ pub mod wasm {
         history_root: &[u8],
         blocks: u64,
     ) -> Result<String, JsValue> {
-        let key = hash32(state_key, "stateKey")?;
-        let a = anchor(aroot, history_root, blocks)?;
+        let (key, a) = asked(state_key, aroot, history_root, blocks)?;
         json(lvmt::outline_history(proof, &key, lo, hi, &a))
     }
 

@@ -57,12 +57,9 @@ impl History {
     /// The value in force after block `block`, for a block of the proven range `lo..=hi` (zero
     /// if never written by then). Blocks before `lo` are not covered by the proof.
     pub fn value_at(&self, block: u64) -> Word {
-        self.versions
-            .iter()
-            .rev()
-            .find(|v| v.block <= block)
-            .or(self.at_lo.as_ref().filter(|v| v.block <= block))
-            .map_or([0; 32], |v| v.value)
+        crate::family::value_at(&self.versions, self.at_lo.as_ref(), block, |v| {
+            (v.block, v.value)
+        })
     }
 }
 

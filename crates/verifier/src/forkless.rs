@@ -60,12 +60,9 @@ impl History {
     /// The value in force after `block`, for a block of the proven range (zero if never written
     /// by then).
     pub fn value_at(&self, block: u64) -> Word {
-        self.versions
-            .iter()
-            .rev()
-            .find(|v| v.block <= block)
-            .or(self.at_lo.as_ref().filter(|v| v.block <= block))
-            .map_or([0; 32], |v| v.value)
+        crate::family::value_at(&self.versions, self.at_lo.as_ref(), block, |l| {
+            (l.block, l.value)
+        })
     }
 }
 
