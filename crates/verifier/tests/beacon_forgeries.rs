@@ -140,18 +140,25 @@ fn rejects_update_without_participants() {
 
 #[test]
 fn rejects_participation_below_the_networks_minimum() {
-    let mut case = capella();
-    let (u, slot) = first(&case);
-    case.network.preset.min_sync_committee_participants = u.sync_aggregate.participants() + 1;
-    assert_eq!(
-        reject_fresh(&case, u, slot).code(),
-        ErrorCode::LowParticipation
-    );
+    let case = capella();
+    let participants = first(&case).0.sync_aggregate.participants();
+    let e = reject_on(case, |n| {
+        n.preset.min_sync_committee_participants = participants + 1;
+    });
+    assert_eq!(e.code(), ErrorCode::LowParticipation);
 }
 
 /// As [`reject`] on a store where the honest update need not pass (the network changed).
 fn reject_fresh(case: &SyncCase, update: LightClientUpdate, slot: u64) -> BeaconError {
     store(case).process_update(update, slot).unwrap_err()
+}
+
+/// [`reject_fresh`] for `case`'s honest first update, on the network `change` makes of the
+/// case's.
+fn reject_on(mut case: SyncCase, change: impl FnOnce(&mut Network)) -> BeaconError {
+    change(&mut case.network);
+    let (u, slot) = first(&case);
+    reject_fresh(&case, u, slot)
 }
 
 #[test]
@@ -330,25 +337,18 @@ fn rejects_participation_bit_flipped() {
 
 #[test]
 fn rejects_signature_under_another_networks_genesis_validators_root() {
-    let mut case = capella();
-    case.network.genesis_validators_root = Network::MAINNET.genesis_validators_root;
-    let (u, slot) = first(&case);
-    assert_eq!(
-        reject_fresh(&case, u, slot).code(),
-        ErrorCode::BadSyncSignature
-    );
+    let e = reject_on(capella(), |n| {
+        n.genesis_validators_root = Network::MAINNET.genesis_validators_root;
+    });
+    assert_eq!(e.code(), ErrorCode::BadSyncSignature);
 }
 
 #[test]
 fn rejects_signature_under_another_networks_fork_version() {
-    let mut case = capella();
-    case.network.forks[Fork::Capella as usize].version =
-        Network::MAINNET.schedule(Fork::Capella).version;
-    let (u, slot) = first(&case);
-    assert_eq!(
-        reject_fresh(&case, u, slot).code(),
-        ErrorCode::BadSyncSignature
-    );
+    let e = reject_on(capella(), |n| {
+        n.forks[Fork::Capella as usize].version = Network::MAINNET.schedule(Fork::Capella).version;
+    });
+    assert_eq!(e.code(), ErrorCode::BadSyncSignature);
 }
 
 #[test]
@@ -367,13 +367,10 @@ fn rejects_real_mainnet_bootstrap_under_sepolias_fork_schedule() {
 
 #[test]
 fn rejects_real_mainnet_update_under_another_genesis_validators_root() {
-    let mut case = mainnet();
-    case.network.genesis_validators_root = Network::SEPOLIA.genesis_validators_root;
-    let (u, slot) = first(&case);
-    assert_eq!(
-        reject_fresh(&case, u, slot).code(),
-        ErrorCode::BadSyncSignature
-    );
+    let e = reject_on(mainnet(), |n| {
+        n.genesis_validators_root = Network::SEPOLIA.genesis_validators_root;
+    });
+    assert_eq!(e.code(), ErrorCode::BadSyncSignature);
 }
 
 #[test]
