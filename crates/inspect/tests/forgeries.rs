@@ -3,17 +3,7 @@
 //! a code its class answers, and the family's verifier really rejects the forged bytes with that
 //! code. A kind outside the registry — or a registry class the inspector does not make — is not
 //! applicable.
-#![allow(
-    missing_docs,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
-
-mod common;
-
-use common::{Vector, roots, roots_match, valid};
+use crate::common::{Vector, roots, roots_match, valid};
 use lightprov_inspect::{ForgeError, Forged, cole, forkless, lvmt, mbt, pos};
 use lightprov_types::{
     ErrorCode,

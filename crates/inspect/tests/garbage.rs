@@ -1,17 +1,7 @@
 //! The inspector never panics: on random bytes, on every truncation of the real proofs and on
 //! single-byte changes of them (two per byte; every third byte of the long LVMT proofs), each outline and forgery returns (an outline, a decode
 //! error or a refusal), and the spans decoders report never change what they accept.
-#![allow(
-    missing_docs,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
-
-mod common;
-
-use common::valid;
+use crate::common::valid;
 use lightprov_inspect::{Outline, cole, lvmt, mpt};
 use lightprov_types::{
     B256,

@@ -1,16 +1,6 @@
 //! The outlines are the ones the demo drew before this crate: the JSON values the previous
 //! inspectors wrote for a few shared vectors (tests/golden, see its README), field by field.
-#![allow(
-    missing_docs,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
-
-mod common;
-
-use common::{Vector, cole_outline, valid};
+use crate::common::{self, Vector, cole_outline, valid};
 use lightprov_inspect::{lvmt, mpt};
 use serde_json::Value;
 

@@ -1,17 +1,7 @@
 //! Each family's outline of the real proofs of tests/vectors: the structure drawn (what the
 //! proof answers, as the vector expects it), every root recomputed equal to the header's, and
 //! every wire range pointing at the bytes its node was decoded from.
-#![allow(
-    missing_docs,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
-
-mod common;
-
-use common::{Vector, cole_outline, number, roots_match, valid};
+use crate::common::{self, Vector, cole_outline, number, roots_match, valid};
 use lightprov_inspect::{Family, Node, NodeKind, Outline, cole, hex, lvmt, mpt, word};
 use lightprov_types::mpt::AccountProof;
 use lightprov_verifier::keccak256;

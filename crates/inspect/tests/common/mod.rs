@@ -1,12 +1,5 @@
 //! The shared vectors of tests/vectors, read as the other runners read them.
-#![allow(
-    dead_code,
-    unreachable_pub,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![allow(unreachable_pub)]
 
 use std::path::PathBuf;
 
