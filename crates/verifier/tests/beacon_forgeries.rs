@@ -7,16 +7,7 @@
 //! Where a forgery needs a signature (a committee of another period, fewer signers), it is made
 //! with the test chain's keys: the spec's test validators have secret key `index + 1`.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
-
-mod beacon_common;
-
-use beacon_common::{SyncCase, fixtures, secret_keys, sign};
+use crate::beacon_common::{SyncCase, fixtures, secret_keys, sign};
 use lightprov_verifier::{
     ErrorCode, Rejection,
     beacon::{

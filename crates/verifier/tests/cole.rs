@@ -1,12 +1,6 @@
 //! COLE provenance proofs: a reference prover over in-memory structures, a naive history model,
 //! and a forgery for every check the verifier makes.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::indexing_slicing,
-    clippy::expect_used,
-    clippy::panic
-)]
 use lightprov_types::{
     B256, ErrorCode, Rejection as _,
     cole::{Entry, HistoryProof, Part, Structure, StructureKind, Tree, hash},
