@@ -10,8 +10,8 @@ use lightprov_types::{
 use lightprov_verifier::cole::verify_history;
 
 use crate::{
-    Family, ForgeError, Forged, Node, NodeKind, Outline, RootCheck, first_difference, hex,
-    labelled, not_applicable, short, span, tamper_class, word,
+    Family, ForgeError, Forged, Node, NodeKind, Outline, RootCheck, hex, judged, not_applicable,
+    note_key, note_range, root_node, short, span, tamper_class, with_wire_byte, word,
 };
 
 /// Which COLE engine a proof comes from: the header's `coleRoot` commits to both engines'
@@ -254,45 +254,25 @@ pub fn outline(
             "H_state ‖ sibling"
         }
     );
-    if p.key != *key {
-        detail.push_str(&format!(
-            "; the proof is for key {}, not the asked {}",
-            short(p.key.as_slice()),
-            short(key.as_slice())
-        ));
-    }
-    if (p.lo, p.hi) != (lo, hi) {
-        detail.push_str(&format!(
-            "; the proof answers blocks {}..={}, not {lo}..={hi}",
-            p.lo, p.hi
-        ));
-    }
-    let tree = Node::new(
-        NodeKind::Root,
-        format!(
-            "{} provenance proof: key {}, blocks {}..={}",
-            if star { "COLE*" } else { "COLE" },
-            short(p.key.as_slice()),
-            p.lo,
-            p.hi
-        ),
-    )
-    .hash(state.as_slice())
-    .detail(detail)
-    .range(Some((0, proof.len())))
-    .children(kids);
+    note_key(&mut detail, "key ", p.key.as_slice(), key.as_slice(), short);
+    note_range(&mut detail, (p.lo, p.hi), (lo, hi));
+    let label = format!(
+        "{} provenance proof: key {}, blocks {}..={}",
+        if star { "COLE*" } else { "COLE" },
+        short(p.key.as_slice()),
+        p.lo,
+        p.hi
+    );
+    let tree = root_node(label, detail, proof)
+        .hash(state.as_slice())
+        .children(kids);
     let root = RootCheck::new(
         "coleRoot",
         hex(recomputed.as_slice()),
         hex(cole_root.as_slice()),
     );
-    Ok(Outline {
-        family: if star { Family::ColeStar } else { Family::Cole },
-        bytes: proof.len(),
-        tree,
-        root: root.clone(),
-        roots: std::vec![root],
-    })
+    let family = if star { Family::ColeStar } else { Family::Cole };
+    Ok(Outline::single(family, proof, tree, root))
 }
 
 /// Every revealed entry of a tree, left to right.
@@ -424,26 +404,11 @@ pub fn forge(kind: &str, proof: &[u8]) -> Result<Forged, ForgeError> {
         }
     };
     let forged = p.encode();
-    let description = match first_difference(proof, &forged) {
-        Some(at) if forged.len() == proof.len() && kind == "value-changed" => {
-            format!("{description}; wire byte {at}")
-        }
-        _ => description,
-    };
+    let description = with_wire_byte(kind, proof, &forged, description);
     // What the verifier says against the root the honest proof recomputes — the header's, for
     // an honest proof.
-    let code = match verify_history(&h_state(&honest), &key, honest.lo, honest.hi, &forged) {
-        Err(e) => e.code(),
-        Ok(_) => return not_applicable("the verifier accepts this tamper of this proof"),
-    };
-    labelled(
-        class,
-        Forged {
-            proof: forged,
-            description,
-            code,
-        },
-    )
+    let verdict = verify_history(&h_state(&honest), &key, honest.lo, honest.hi, &forged);
+    judged(class, forged, description, verdict)
 }
 
 /// The family's wasm exports (feature `wasm`).

@@ -10,8 +10,8 @@ use lightprov_types::{
 use lightprov_verifier::forkless::{verify_history_proof, verify_value_proof};
 
 use crate::{
-    Family, ForgeError, Forged, Node, NodeKind, Outline, RootCheck, hex, labelled, not_applicable,
-    short, span, tamper_class, word,
+    Family, ForgeError, Forged, Node, NodeKind, Outline, RootCheck, hex, judged, not_applicable,
+    note_key, note_range, root_node, short, span, tamper_class, word,
 };
 
 fn key_label(k: &ForklessKey) -> String {
@@ -147,23 +147,22 @@ pub fn outline(
     let mut kids = Vec::new();
     let mut roots = Vec::new();
     let listed = |c: Component| p.roots.get(c.index()).copied().unwrap_or_default();
+    let open = |c: Component, record: u64, o: &Opening, what: &str, field: &str| {
+        opening(&p, c, record, o, what, field, &spans)
+    };
+    // A file's tree root as an opening recomputes it, against the one the proof lists.
+    let tree_root = |c: Component, r: &B256| {
+        RootCheck::new(
+            format!("{} tree root", c.name()),
+            hex(r.as_slice()),
+            hex(listed(c).as_slice()),
+        )
+    };
     let record = match &p.located {
         Located::Present { record, keys } => {
-            let (n, r) = opening(
-                &p,
-                p.key.keys_component(),
-                *record,
-                keys,
-                "key",
-                "located.keys",
-                &spans,
-            );
+            let (n, r) = open(p.key.keys_component(), *record, keys, "key", "located.keys");
             kids.push(n);
-            roots.push(RootCheck::new(
-                format!("{} tree root", p.key.keys_component().name()),
-                hex(r.as_slice()),
-                hex(listed(p.key.keys_component()).as_slice()),
-            ));
+            roots.push(tree_root(p.key.keys_component(), &r));
             Some(*record)
         }
         Located::Absent { entries, buckets } => {
@@ -178,15 +177,8 @@ pub fn outline(
                 })
                 .collect();
             let bucket_hash = hash::bucket(c, b, entries.iter().map(|(k, r)| (k.as_slice(), *r)));
-            let (n, r) = opening(
-                &p,
-                p.key.buckets_component(),
-                b,
-                buckets,
-                "bucket hash",
-                "located.buckets",
-                &spans,
-            );
+            let file = p.key.buckets_component();
+            let (n, r) = open(file, b, buckets, "bucket hash", "located.buckets");
             kids.push(
                 Node::new(
                     NodeKind::Structure,
@@ -200,24 +192,16 @@ pub fn outline(
                 .children(entries_nodes),
             );
             kids.push(n);
-            roots.push(RootCheck::new(
-                format!("{} tree root", p.key.buckets_component().name()),
-                hex(r.as_slice()),
-                hex(listed(p.key.buckets_component()).as_slice()),
-            ));
+            roots.push(tree_root(file, &r));
             None
         }
     };
     match (&p.claim, record) {
         (Claim::Value(Some(o)), Some(r)) => {
             let c = p.key.value_component();
-            let (n, root) = opening(&p, c, r, o, "value", "claim.value", &spans);
+            let (n, root) = open(c, r, o, "value", "claim.value");
             kids.push(n);
-            roots.push(RootCheck::new(
-                format!("{} tree root", c.name()),
-                hex(root.as_slice()),
-                hex(listed(c).as_slice()),
-            ));
+            roots.push(tree_root(c, &root));
         }
         (
             Claim::History {
@@ -228,7 +212,7 @@ pub fn outline(
             Some(r),
         ) => {
             let comp = p.key.chain_component();
-            let (n, root) = opening(&p, comp, r, o, "chain head", "claim.head", &spans);
+            let (n, root) = open(comp, r, o, "chain head", "claim.head");
             let head = o
                 .page
                 .get((r % p.params.items_per_page(comp)) as usize * 32..)
@@ -245,11 +229,7 @@ pub fn outline(
                 .hash(end.as_slice())
                 .children(links),
             );
-            roots.push(RootCheck::new(
-                format!("{} tree root", comp.name()),
-                hex(root.as_slice()),
-                hex(listed(comp).as_slice()),
-            ));
+            roots.push(tree_root(comp, &root));
             roots.push(RootCheck::new(
                 "chain head",
                 hex(end.as_slice()),
@@ -274,35 +254,24 @@ pub fn outline(
         "page size {}, fanout {}, bucket load {}; forklessRoot = SHA-256(0x64 ‖ params ‖ tree roots)",
         p.params.page_size, p.params.fanout, p.params.bucket_load
     );
-    if p.key != *key {
-        detail.push_str(&format!(
-            "; the proof is for {}, not the asked {}",
-            key_label(&p.key),
-            key_label(key)
-        ));
-    }
-    let what = match (&p.claim, range) {
-        (Claim::History { lo, hi, .. }, Some((a, b))) if (*lo, *hi) != (a, b) => {
-            detail.push_str(&format!(
-                "; the proof answers blocks {lo}..={hi}, not {a}..={b}"
-            ));
+    note_key(&mut detail, "", &p.key, key, key_label);
+    let what = match &p.claim {
+        Claim::History { lo, hi, .. } => {
+            if let Some(asked) = range {
+                note_range(&mut detail, (*lo, *hi), asked);
+            }
             format!("history over blocks {lo}..={hi}")
         }
-        (Claim::History { lo, hi, .. }, _) => format!("history over blocks {lo}..={hi}"),
-        (Claim::Value(_), _) => String::from("value"),
+        Claim::Value(_) => String::from("value"),
     };
-    let tree = Node::new(
-        NodeKind::Root,
-        format!(
-            "Forkless LiveDB proof: {} of the {}",
-            what,
-            key_label(&p.key)
-        ),
-    )
-    .hash(state.as_slice())
-    .detail(detail)
-    .range(Some((0, proof.len())))
-    .children(kids);
+    let label = format!(
+        "Forkless LiveDB proof: {} of the {}",
+        what,
+        key_label(&p.key)
+    );
+    let tree = root_node(label, detail, proof)
+        .hash(state.as_slice())
+        .children(kids);
     let root = RootCheck::new(
         "forklessRoot",
         hex(state.as_slice()),
@@ -310,13 +279,7 @@ pub fn outline(
     );
     let mut all = std::vec![root.clone()];
     all.extend(roots);
-    Ok(Outline {
-        family: Family::Forkless,
-        bytes: proof.len(),
-        tree,
-        root,
-        roots: all,
-    })
+    Ok(Outline::new(Family::Forkless, proof, tree, root, all))
 }
 
 /// The registry's forkless tamper classes ([`lightprov_types::forkless::FAMILY`]) [`forge`]
@@ -435,18 +398,7 @@ pub fn forge(kind: &str, proof: &[u8]) -> Result<Forged, ForgeError> {
             verify_history_proof(&root, &key, *lo, *hi, &p).map(|_| ())
         }
     };
-    let code = match verdict {
-        Err(e) => e.code(),
-        Ok(()) => return not_applicable("the verifier accepts this tamper of this proof"),
-    };
-    labelled(
-        class,
-        Forged {
-            proof: forged,
-            description,
-            code,
-        },
-    )
+    judged(class, forged, description, verdict)
 }
 
 /// The family's wasm exports (feature `wasm`).

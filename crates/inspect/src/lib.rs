@@ -2,7 +2,7 @@
 
 use std::{fmt::Display, string::String, vec::Vec};
 
-use lightprov_types::{DecodeError, ErrorCode, codec::Spans, family::Tamper};
+use lightprov_types::{DecodeError, ErrorCode, Rejection, codec::Spans, family::Tamper};
 use serde::Serialize;
 
 pub mod cole;
@@ -183,6 +183,29 @@ pub struct Outline {
 }
 
 impl Outline {
+    /// The outline of `proof`, drawn as `tree`, with its main comparison and every comparison
+    /// it made.
+    pub(crate) fn new(
+        family: Family,
+        proof: &[u8],
+        tree: Node,
+        root: RootCheck,
+        roots: Vec<RootCheck>,
+    ) -> Self {
+        Self {
+            family,
+            bytes: proof.len(),
+            tree,
+            root,
+            roots,
+        }
+    }
+
+    /// [`Outline::new`] for a proof that makes one comparison.
+    pub(crate) fn single(family: Family, proof: &[u8], tree: Node, root: RootCheck) -> Self {
+        Self::new(family, proof, tree, root.clone(), std::vec![root])
+    }
+
     /// The outline as JSON (the shape the SDK's `ProofOutline` declares).
     pub fn to_json(&self) -> String {
         // Serializing plain structs of strings and numbers cannot fail.
@@ -270,6 +293,83 @@ pub(crate) fn labelled(t: &Tamper, forged: Forged) -> Result<Forged, ForgeError>
                 |a| std::format!("{} or {}", t.code, a)
             )
         ))
+    }
+}
+
+/// The forgery labelled with the code the verifier gave it (`verdict`, on the forged bytes);
+/// not applicable if the verifier accepted it.
+pub(crate) fn judged<T, E: Rejection>(
+    class: &Tamper,
+    proof: Vec<u8>,
+    description: String,
+    verdict: Result<T, E>,
+) -> Result<Forged, ForgeError> {
+    match verdict {
+        Err(e) => labelled(
+            class,
+            Forged {
+                proof,
+                description,
+                code: e.code(),
+            },
+        ),
+        Ok(_) => not_applicable("the verifier accepts this tamper of this proof"),
+    }
+}
+
+/// A `value-changed` forgery's description, with the wire byte it changed when the encoding
+/// kept its length.
+pub(crate) fn with_wire_byte(
+    kind: &str,
+    honest: &[u8],
+    forged: &[u8],
+    description: String,
+) -> String {
+    match first_difference(honest, forged) {
+        Some(at) if forged.len() == honest.len() && kind == "value-changed" => {
+            std::format!("{description}; wire byte {at}")
+        }
+        _ => description,
+    }
+}
+
+/// The root node of the outline of `proof`: its label and detail, over the whole encoding.
+pub(crate) fn root_node(label: String, detail: impl Into<String>, proof: &[u8]) -> Node {
+    Node::new(NodeKind::Root, label)
+        .detail(detail)
+        .range(Some((0, proof.len())))
+}
+
+/// Adds to an outline's detail that the proof answers blocks `answered`, when they are not the
+/// `asked` ones.
+pub(crate) fn note_range(detail: &mut String, answered: (u64, u64), asked: (u64, u64)) {
+    if answered != asked {
+        detail.push_str(&std::format!(
+            "; the proof answers blocks {}..={}, not {}..={}",
+            answered.0,
+            answered.1,
+            asked.0,
+            asked.1
+        ));
+    }
+}
+
+/// Adds to an outline's detail that the proof is for the key `proven`, when it is not the
+/// `asked` one: `name` writes a key, `noun` comes before the proof's (`"key "`, or nothing when
+/// `name` says what the key is).
+pub(crate) fn note_key<K: PartialEq + ?Sized>(
+    detail: &mut String,
+    noun: &str,
+    proven: &K,
+    asked: &K,
+    name: fn(&K) -> String,
+) {
+    if proven != asked {
+        detail.push_str(&std::format!(
+            "; the proof is for {noun}{}, not the asked {}",
+            name(proven),
+            name(asked)
+        ));
     }
 }
 

@@ -15,8 +15,8 @@ use lightprov_types::{
 };
 
 use crate::{
-    Family, ForgeError, Forged, Node, NodeKind, Outline, RootCheck, first_difference, hex,
-    labelled, not_applicable, short, tamper_class, word,
+    Family, ForgeError, Forged, Node, NodeKind, Outline, RootCheck, hex, labelled, not_applicable,
+    note_key, note_range, root_node, short, tamper_class, with_wire_byte, word,
 };
 
 /// What the header says.
@@ -347,7 +347,9 @@ fn draw(p: &LvmtProof, at: &At<'_>, a: &Anchor) -> Drawn {
     }
 }
 
-fn root_node(p: &LvmtProof, key: &B256) -> Node {
+/// The node of a whole LVMT proof (an outline's root, or the latest-version proof of a
+/// history).
+fn proof_node(p: &LvmtProof, key: &B256) -> Node {
     let what = match p.kind {
         Kind::Presence { .. } => "presence",
         Kind::Absence { .. } => "absence",
@@ -358,13 +360,7 @@ fn root_node(p: &LvmtProof, key: &B256) -> Node {
         p.levels.len(),
         short(keccak(&p.key).as_slice())
     );
-    if p.key != *key {
-        detail.push_str(&format!(
-            "; the proof is for key {}, not the asked {}",
-            short(p.key.as_slice()),
-            short(key.as_slice())
-        ));
-    }
+    note_key(&mut detail, "key ", p.key.as_slice(), key.as_slice(), short);
     Node::new(
         NodeKind::Root,
         format!("LVMT {what} proof: key {}", short(p.key.as_slice())),
@@ -400,7 +396,7 @@ pub fn outline_proof(proof: &[u8], key: &B256, a: &Anchor) -> Result<Outline, De
         prefix: "",
     };
     let mut d = draw(&p, &at, a);
-    let tree = root_node(&p, key)
+    let tree = proof_node(&p, key)
         .range(Some((0, proof.len())))
         .children(std::mem::take(&mut d.nodes))
         .child(std::mem::replace(
@@ -408,13 +404,7 @@ pub fn outline_proof(proof: &[u8], key: &B256, a: &Anchor) -> Result<Outline, De
             Node::new(NodeKind::Result, String::new()),
         ));
     let (root, roots) = primary_root(&mut d, a);
-    Ok(Outline {
-        family: Family::Lvmt,
-        bytes: proof.len(),
-        tree,
-        root,
-        roots,
-    })
+    Ok(Outline::new(Family::Lvmt, proof, tree, root, roots))
 }
 
 /// Draws an LVMT history proof asked for `key` over `lo..=hi`: the latest-version proof (a
@@ -432,7 +422,7 @@ pub fn outline_history(
         prefix: "latest.",
     };
     let mut d = draw(&h.latest, &at, a);
-    let latest = root_node(&h.latest, key)
+    let latest = proof_node(&h.latest, key)
         .range(spans.get("latest"))
         .children(std::mem::take(&mut d.nodes))
         .child(std::mem::replace(
@@ -490,32 +480,16 @@ pub fn outline_history(
             .saturating_add(h.tuples.len() as u64)
             .saturating_sub(1)
     );
-    if (h.lo, h.hi) != (lo, hi) {
-        detail.push_str(&format!(
-            "; the proof answers blocks {}..={}, not {lo}..={hi}",
-            h.lo, h.hi
-        ));
-    }
-    let tree = Node::new(
-        NodeKind::Root,
-        format!(
-            "LVMT history: key {}, blocks {}..={}",
-            short(h.latest.key.as_slice()),
-            h.lo,
-            h.hi
-        ),
-    )
-    .detail(detail)
-    .range(Some((0, proof.len())))
-    .children(kids);
+    note_range(&mut detail, (h.lo, h.hi), (lo, hi));
+    let label = format!(
+        "LVMT history: key {}, blocks {}..={}",
+        short(h.latest.key.as_slice()),
+        h.lo,
+        h.hi
+    );
+    let tree = root_node(label, detail, proof).children(kids);
     let (root, roots) = primary_root(&mut d, a);
-    Ok(Outline {
-        family: Family::LvmtHistory,
-        bytes: proof.len(),
-        tree,
-        root,
-        roots,
-    })
+    Ok(Outline::new(Family::LvmtHistory, proof, tree, root, roots))
 }
 
 /// A proof or a history, as given.
@@ -704,12 +678,7 @@ pub fn forge(kind: &str, proof: &[u8], aux: Option<&[u8]>) -> Result<Forged, For
         }
     };
     let forged = w.encode();
-    let description = match first_difference(proof, &forged) {
-        Some(at) if forged.len() == proof.len() && kind == "value-changed" => {
-            format!("{description}; wire byte {at}")
-        }
-        _ => description,
-    };
+    let description = with_wire_byte(kind, proof, &forged, description);
     labelled(
         class,
         Forged {
@@ -725,17 +694,26 @@ pub fn forge(kind: &str, proof: &[u8], aux: Option<&[u8]>) -> Result<Forged, For
 pub mod wasm {
     use std::{string::String, vec::Vec};
 
+    use lightprov_types::B256;
     use wasm_bindgen::prelude::*;
 
     use super as lvmt;
     use crate::wasm::{forged, hash32, json};
 
-    fn anchor(aroot: &[u8], history_root: &[u8], blocks: u64) -> Result<lvmt::Anchor, JsValue> {
-        Ok(lvmt::Anchor {
+    /// The state key asked and what the header says.
+    fn asked(
+        state_key: &[u8],
+        aroot: &[u8],
+        history_root: &[u8],
+        blocks: u64,
+    ) -> Result<(B256, lvmt::Anchor), JsValue> {
+        let key = hash32(state_key, "stateKey")?;
+        let a = lvmt::Anchor {
             aroot: hash32(aroot, "lvmtRoot")?.0,
             history_root: hash32(history_root, "lvmtHistoryRoot")?,
             blocks,
-        })
+        };
+        Ok((key, a))
     }
 
     /// Outlines an LVMT proof of a key's latest value or absence (JSON). `blocks` = the header's
@@ -748,8 +726,7 @@ pub mod wasm {
         history_root: &[u8],
         blocks: u64,
     ) -> Result<String, JsValue> {
-        let key = hash32(state_key, "stateKey")?;
-        let a = anchor(aroot, history_root, blocks)?;
+        let (key, a) = asked(state_key, aroot, history_root, blocks)?;
         json(lvmt::outline_proof(proof, &key, &a))
     }
 
@@ -764,8 +741,7 @@ pub mod wasm {
         history_root: &[u8],
         blocks: u64,
     ) -> Result<String, JsValue> {
-        let key = hash32(state_key, "stateKey")?;
-        let a = anchor(aroot, history_root, blocks)?;
+        let (key, a) = asked(state_key, aroot, history_root, blocks)?;
         json(lvmt::outline_history(proof, &key, lo, hi, &a))
     }
 

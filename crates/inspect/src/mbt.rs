@@ -12,7 +12,7 @@ use lightprov_types::{
 use lightprov_verifier::mbt::{HistoryQuery, HistoryTrusted, verify, verify_history};
 
 use crate::{
-    Family, ForgeError, Forged, Node, NodeKind, Outline, RootCheck, hex, labelled, not_applicable,
+    Family, ForgeError, Forged, Node, NodeKind, Outline, RootCheck, hex, judged, not_applicable,
     short, tamper_class,
 };
 
@@ -46,6 +46,15 @@ pub fn value_root(p: &MbtProof) -> B256 {
         h = hash::inner(params, level, children.iter());
     }
     h
+}
+
+/// Where the key's path runs through a node of `level`.
+fn path_slot(params: &MbtParams, bucket: u32, level: u8) -> String {
+    format!(
+        "the path at slot {} of {}",
+        params.slot(bucket, level),
+        params.fanout()
+    )
 }
 
 fn entry_nodes(key: &B256, entries: &[Entry]) -> Vec<Node> {
@@ -86,11 +95,7 @@ pub fn outline_value(root: &B256, proof: &[u8]) -> Result<Outline, DecodeError> 
             NodeKind::Sibling,
             format!("level {l}: {} sibling hashes", s.len()),
         )
-        .detail(format!(
-            "the path at slot {} of {}",
-            params.slot(bucket, level),
-            params.fanout()
-        ))
+        .detail(path_slot(params, bucket, level))
     });
     let recomputed = value_root(&p);
     let tree = Node::new(
@@ -106,13 +111,7 @@ pub fn outline_value(root: &B256, proof: &[u8]) -> Result<Outline, DecodeError> 
     .child(bucket_node)
     .children(levels);
     let check = RootCheck::new("mbtRoot", hex(recomputed.as_slice()), hex(root.as_slice()));
-    Ok(Outline {
-        family: Family::Mbt,
-        bytes: proof.len(),
-        tree,
-        root: check.clone(),
-        roots: vec![check],
-    })
+    Ok(Outline::single(Family::Mbt, proof, tree, check))
 }
 
 /// Draws a history proof against `roots`, the `mbtRoot` of every block of its range: each
@@ -148,11 +147,7 @@ pub fn outline_history(roots: &[B256], proof: &[u8]) -> Result<Outline, DecodeEr
                 NodeKind::Structure,
                 format!("level {l}: {} distinct nodes", nodes.len()),
             )
-            .detail(format!(
-                "the path at slot {} of {}",
-                params.slot(bucket, level),
-                params.fanout()
-            ))
+            .detail(path_slot(params, bucket, level))
             .children(
                 hashes
                     .iter()
@@ -193,13 +188,7 @@ pub fn outline_history(roots: &[B256], proof: &[u8]) -> Result<Outline, DecodeEr
         .or(checks.last())
         .cloned()
         .unwrap_or_else(|| RootCheck::new("mbtRoot", String::new(), String::new()));
-    Ok(Outline {
-        family: Family::MbtHistory,
-        bytes: proof.len(),
-        tree,
-        root,
-        roots: checks,
-    })
+    Ok(Outline::new(Family::MbtHistory, proof, tree, root, checks))
 }
 
 /// The tamper classes the inspector forges, in picker order.
@@ -252,28 +241,8 @@ pub fn forge(kind: &str, proof: &[u8]) -> Result<Forged, ForgeError> {
         }
     };
     let forged = p.encode();
-    let verdict = verify(&honest.params, &root, &honest.key, &forged).map(|_| ());
+    let verdict = verify(&honest.params, &root, &honest.key, &forged);
     judged(class, forged, description, verdict)
-}
-
-/// The forgery labelled with the code the verifier gave it; not applicable if it accepted it.
-fn judged(
-    class: &'static lightprov_types::family::Tamper,
-    proof: Vec<u8>,
-    description: String,
-    verdict: Result<(), lightprov_types::mbt::MbtError>,
-) -> Result<Forged, ForgeError> {
-    match verdict {
-        Err(e) => labelled(
-            class,
-            Forged {
-                proof,
-                description,
-                code: e.code(),
-            },
-        ),
-        Ok(()) => not_applicable("the verifier accepts this tamper of this proof"),
-    }
 }
 
 fn forge_history(
@@ -323,7 +292,7 @@ fn forge_history(
         hi: honest.hi,
     };
     let forged = p.encode();
-    let verdict = verify_history(&t, &q, &forged).map(|_| ());
+    let verdict = verify_history(&t, &q, &forged);
     judged(class, forged, description, verdict)
 }
 

@@ -10,7 +10,8 @@ use lightprov_types::{B256, DecodeError, codec::Spans, mpt::AccountProofRef};
 use lightprov_verifier::keccak256;
 
 use crate::{
-    Family, Node, NodeKind, Outline, RootCheck, decimal, hex, hex_number, short_hex, span,
+    Family, Node, NodeKind, Outline, RootCheck, decimal, hex, hex_number, root_node, short_hex,
+    span,
 };
 
 /// keccak256 of the empty string's RLP: the root of the empty trie.
@@ -470,33 +471,22 @@ pub fn outline(proof: &[u8], state_root: &B256) -> Result<Outline, DecodeError> 
             .children(sw.nest(res)),
         );
     }
-    let tree = Node::new(
-        NodeKind::Root,
-        format!(
-            "eth_getProof: account {}, {} storage slot(s)",
-            short_hex(&hex(p.address.as_slice())),
-            p.storage_proof.len()
-        ),
-    )
-    .hash_hex(recomputed)
-    .detail(
-        "each node must hash to the reference its parent holds for the key’s next nibble; the \
-         first to the state root",
-    )
-    .range(Some((0, proof.len())))
-    .child(account)
-    .children(storage);
+    let label = format!(
+        "eth_getProof: account {}, {} storage slot(s)",
+        short_hex(&hex(p.address.as_slice())),
+        p.storage_proof.len()
+    );
+    let detail = "each node must hash to the reference its parent holds for the key’s next \
+                  nibble; the first to the state root";
+    let tree = root_node(label, detail, proof)
+        .hash_hex(recomputed)
+        .child(account)
+        .children(storage);
     let root = roots
         .first()
         .cloned()
         .unwrap_or_else(|| RootCheck::new("stateRoot", String::new(), state_root.clone()));
-    Ok(Outline {
-        family: Family::Mpt,
-        bytes: proof.len(),
-        tree,
-        root,
-        roots,
-    })
+    Ok(Outline::new(Family::Mpt, proof, tree, root, roots))
 }
 
 /// The family's wasm exports (feature `wasm`).

@@ -3,15 +3,15 @@
 use std::{collections::BTreeMap, format, string::String, vec::Vec};
 
 use lightprov_types::{
-    B256, DecodeError, ErrorCode, Word,
+    B256, DecodeError, Word,
     codec::Spans,
     pos::{HistoryItem, HistoryProof, Node as PosNode, PathProof},
 };
 use lightprov_verifier::pos::{BlockRoots, verify_history, verify_path};
 
 use crate::{
-    Family, ForgeError, Forged, Node, NodeKind, Outline, RootCheck, hex, labelled, not_applicable,
-    short, span, tamper_class, word,
+    Family, ForgeError, Forged, Node, NodeKind, Outline, RootCheck, hex, judged, not_applicable,
+    note_range, root_node, short, span, tamper_class, word,
 };
 
 /// One node of a path: its level, entry count and, for an inner node, the child taken.
@@ -79,26 +79,20 @@ pub fn outline_value(proof: &[u8], key: &B256, pos_root: &B256) -> Result<Outlin
         .map(|(i, n)| path_node(n, key, &format!("nodes[{i}]"), &spans))
         .collect();
     let top = p.nodes.first().map(PosNode::hash).unwrap_or_default();
-    let tree = Node::new(
-        NodeKind::Root,
-        format!(
-            "POS-Tree path of {} ({} nodes)",
-            short(key.as_slice()),
-            p.nodes.len()
-        ),
+    let label = format!(
+        "POS-Tree path of {} ({} nodes)",
+        short(key.as_slice()),
+        p.nodes.len()
+    );
+    let tree = root_node(
+        label,
+        "posRoot = SHA-256 of the root node's encoding",
+        proof,
     )
     .hash(top.as_slice())
-    .detail("posRoot = SHA-256 of the root node's encoding")
-    .range(Some((0, proof.len())))
     .children(kids);
     let root = RootCheck::new("posRoot", hex(top.as_slice()), hex(pos_root.as_slice()));
-    Ok(Outline {
-        family: Family::Pos,
-        bytes: proof.len(),
-        tree,
-        root: root.clone(),
-        roots: std::vec![root],
-    })
+    Ok(Outline::single(Family::Pos, proof, tree, root))
 }
 
 /// Draws a POS-Tree history proof of `key` over `from..` against each block's `posRoot`
@@ -198,42 +192,27 @@ pub fn outline_history(
     }
     let to = from.saturating_add(roots.len() as u64).saturating_sub(1);
     let mut detail = format!("{} items, {} blocks", p.items.len(), roots.len());
-    if (p.from, p.to) != (from, to) {
-        detail.push_str(&format!(
-            "; the proof answers blocks {}..={}, not {from}..={to}",
-            p.from, p.to
-        ));
-    }
-    let tree = Node::new(
-        NodeKind::Root,
-        format!(
-            "POS-Tree history of {} over blocks {}..={}",
-            short(key.as_slice()),
-            p.from,
-            p.to
-        ),
-    )
-    .detail(detail)
-    .range(Some((0, proof.len())))
-    .child(
-        Node::new(
-            NodeKind::Structure,
-            format!("node set ({} items)", items.len()),
+    note_range(&mut detail, (p.from, p.to), (from, to));
+    let label = format!(
+        "POS-Tree history of {} over blocks {}..={}",
+        short(key.as_slice()),
+        p.from,
+        p.to
+    );
+    let tree = root_node(label, detail, proof)
+        .child(
+            Node::new(
+                NodeKind::Structure,
+                format!("node set ({} items)", items.len()),
+            )
+            .children(items),
         )
-        .children(items),
-    )
-    .child(Node::new(NodeKind::Structure, "paths, one per block").children(blocks));
+        .child(Node::new(NodeKind::Structure, "paths, one per block").children(blocks));
     let root = checks
         .last()
         .cloned()
         .unwrap_or_else(|| RootCheck::new("posRoot", String::new(), String::new()));
-    Ok(Outline {
-        family: Family::PosHistory,
-        bytes: proof.len(),
-        tree,
-        root,
-        roots: checks,
-    })
+    Ok(Outline::new(Family::PosHistory, proof, tree, root, checks))
 }
 
 /// The registry's POS tamper classes ([`lightprov_types::pos::FAMILY`]) [`forge`] makes, in
@@ -326,7 +305,7 @@ pub fn forge(kind: &str, proof: &[u8]) -> Result<Forged, ForgeError> {
         }
         _ => {}
     }
-    let (forged, description, code) = if history {
+    if history {
         let honest = as_history?;
         let (roots, key) = history_query(&honest)?;
         let mut p = honest.clone();
@@ -345,8 +324,8 @@ pub fn forge(kind: &str, proof: &[u8]) -> Result<Forged, ForgeError> {
             from: p.from,
             roots: &roots,
         };
-        let code = code_of(verify_history(&q, &key, &p).map(|_| ()))?;
-        (p.encode(), description, code)
+        let verdict = verify_history(&q, &key, &p);
+        judged(class, p.encode(), description, verdict)
     } else {
         let honest = as_path?;
         let (root, key) = path_query(&honest)?;
@@ -380,23 +359,8 @@ pub fn forge(kind: &str, proof: &[u8]) -> Result<Forged, ForgeError> {
             }
             _ => return not_applicable(format!("{kind}: a history proof's tamper class")),
         };
-        let code = code_of(verify_path(&root, &key, &p).map(|_| ()))?;
-        (p.encode(), description, code)
-    };
-    labelled(
-        class,
-        Forged {
-            proof: forged,
-            description,
-            code,
-        },
-    )
-}
-
-fn code_of(verdict: Result<(), lightprov_types::pos::PosError>) -> Result<ErrorCode, ForgeError> {
-    match verdict {
-        Err(e) => Ok(e.code()),
-        Ok(()) => not_applicable("the verifier accepts this tamper of this proof"),
+        let verdict = verify_path(&root, &key, &p);
+        judged(class, p.encode(), description, verdict)
     }
 }
 

@@ -3,17 +3,7 @@
 //! a code its class answers, and the family's verifier really rejects the forged bytes with that
 //! code. A kind outside the registry — or a registry class the inspector does not make — is not
 //! applicable.
-#![allow(
-    missing_docs,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
-
-mod common;
-
-use common::{Vector, valid};
+use crate::common::{Vector, roots, roots_match, valid};
 use lightprov_inspect::{ForgeError, Forged, cole, forkless, lvmt, mbt, pos};
 use lightprov_types::{
     ErrorCode,
@@ -31,8 +21,17 @@ fn not_applicable(r: &Result<Forged, ForgeError>) -> bool {
     matches!(r, Err(ForgeError::NotApplicable(_)))
 }
 
-/// `f` is labelled with a class of `family` that answers its code.
-fn answered(family: &lightprov_types::Family, kind: &str, f: &Forged, name: &str) {
+/// `f`, a forgery of kind `kind` of the proof `honest`, is labelled with a class of `family`
+/// that answers its code, says what it did, is not the honest proof, and `verify` rejects it
+/// with its code.
+fn rejected(
+    family: &lightprov_types::Family,
+    kind: &str,
+    f: &Forged,
+    honest: &[u8],
+    name: &str,
+    verify: impl Fn(&[u8]) -> Result<(), ErrorCode>,
+) {
     let t = family
         .tamper(kind)
         .unwrap_or_else(|| panic!("{kind} is not a {} tamper class", family.name));
@@ -44,6 +43,13 @@ fn answered(family: &lightprov_types::Family, kind: &str, f: &Forged, name: &str
         t.alt
     );
     assert!(!f.description.is_empty(), "{name} {kind}");
+    assert_ne!(f.proof, honest, "{name} {kind}");
+    assert_eq!(
+        verify(&f.proof),
+        Err(f.code),
+        "{name} {kind}: {}",
+        f.description
+    );
 }
 
 #[test]
@@ -156,15 +162,14 @@ fn cole_forgeries_are_rejected_by_the_verifier_with_their_class_code() {
                 }
                 Err(e) => panic!("{} {kind}: {e}", v.name),
             };
-            answered(&lightprov_types::cole::FAMILY, kind, &f, &v.name);
-            assert_ne!(f.proof, proof, "{} {kind}", v.name);
             // Against the header's coleRoot, as a client checks it.
-            assert_eq!(
-                cole_verify(v, &f.proof),
-                Err(f.code),
-                "{} {kind}: {}",
-                v.name,
-                f.description
+            rejected(
+                &lightprov_types::cole::FAMILY,
+                kind,
+                &f,
+                &proof,
+                &v.name,
+                |p| cole_verify(v, p),
             );
             *made.entry(kind).or_default() += 1;
         }
@@ -300,13 +305,13 @@ fn lvmt_forgeries_are_rejected_by_the_verifier_with_their_class_code() {
                 applies,
                 "{name} {kind}: forged where the class does not apply"
             );
-            answered(&lightprov_types::lvmt::FAMILY, kind, &f, name);
-            assert_ne!(f.proof, proof, "{name} {kind}");
-            assert_eq!(
-                c.verify(&f.proof),
-                Err(f.code),
-                "{name} {kind}: {}",
-                f.description
+            rejected(
+                &lightprov_types::lvmt::FAMILY,
+                kind,
+                &f,
+                &proof,
+                name,
+                |p| c.verify(p),
             );
             *made.entry(kind).or_default() += 1;
         }
@@ -394,15 +399,7 @@ fn check_forgeries(
                 Err(ForgeError::NotApplicable(_)) => continue,
                 Err(e) => panic!("{} {kind}: {e}", v.name),
             };
-            answered(family, kind, &f, &v.name);
-            assert_ne!(f.proof, proof, "{} {kind}", v.name);
-            assert_eq!(
-                verify(v, &f.proof),
-                Err(f.code),
-                "{} {kind}: {}",
-                v.name,
-                f.description
-            );
+            rejected(family, kind, &f, &proof, &v.name, |p| verify(v, p));
             *made.entry(kind).or_default() += 1;
         }
         outline(v, &proof);
@@ -428,13 +425,7 @@ fn forkless_forgeries_are_rejected_by_the_verifier_with_their_class_code() {
                 .map(|_| (v.num("fromBlock"), v.num("toBlock")));
             let o =
                 forkless::outline(proof, &forkless_key(v), range, &v.b256("forklessRoot")).unwrap();
-            assert!(o.root.matches, "{}", v.name);
-            assert!(
-                o.roots.iter().all(|r| r.matches),
-                "{}: {:?}",
-                v.name,
-                o.roots
-            );
+            roots_match(&o, &v.name);
         },
     );
 }
@@ -447,7 +438,7 @@ fn pos_verify(v: &Vector, proof: &[u8]) -> Result<(), ErrorCode> {
     };
     let key = v.b256("stateKey");
     if v.str("kind") == "history" {
-        let roots = pos_roots(v);
+        let roots = roots(v);
         let q = BlockRoots {
             from: v.inputs["fromBlock"].as_u64().unwrap(),
             roots: &roots,
@@ -457,15 +448,6 @@ fn pos_verify(v: &Vector, proof: &[u8]) -> Result<(), ErrorCode> {
         PosValue::verify(&v.b256("posRoot"), &key, proof).map(|_| ())
     }
     .map_err(|e| e.code())
-}
-
-fn pos_roots(v: &Vector) -> Vec<lightprov_types::B256> {
-    v.inputs["roots"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| lightprov_types::B256::from_slice(&common::hex(r.as_str().unwrap())))
-        .collect()
 }
 
 #[test]
@@ -486,17 +468,11 @@ fn pos_forgeries_are_rejected_by_the_verifier_with_their_class_code() {
             let key = v.b256("stateKey");
             let o = if v.str("kind") == "history" {
                 let from = v.inputs["fromBlock"].as_u64().unwrap();
-                pos::outline_history(proof, &key, from, &pos_roots(v)).unwrap()
+                pos::outline_history(proof, &key, from, &roots(v)).unwrap()
             } else {
                 pos::outline_value(proof, &key, &v.b256("posRoot")).unwrap()
             };
-            assert!(o.root.matches, "{}", v.name);
-            assert!(
-                o.roots.iter().all(|r| r.matches),
-                "{}: {:?}",
-                v.name,
-                o.roots
-            );
+            roots_match(&o, &v.name);
             let nodes = o.tree.walk();
             assert!(
                 nodes
@@ -542,7 +518,7 @@ fn pos_forgeries_fit_their_proof_kind_and_outlines_show_foreign_roots() {
         "other-child",
         &value.bytes("proof")
     )));
-    let mut roots = pos_roots(&history);
+    let mut roots = roots(&history);
     roots.reverse();
     roots[0] = lightprov_types::B256::repeat_byte(7);
     let o = pos::outline_history(
@@ -561,19 +537,6 @@ fn pos_forgeries_fit_their_proof_kind_and_outlines_show_foreign_roots() {
     );
 }
 
-fn mbt_roots(v: &Vector) -> Vec<lightprov_types::B256> {
-    v.inputs["roots"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            lightprov_types::B256::from_slice(
-                &lightprov_types::hex::data(r.as_str().unwrap(), "root").unwrap(),
-            )
-        })
-        .collect()
-}
-
 fn mbt_verify(v: &Vector, proof: &[u8]) -> Result<(), ErrorCode> {
     use lightprov_types::mbt::MbtParams;
     use lightprov_verifier::mbt::{HistoryQuery, HistoryTrusted, verify, verify_history};
@@ -586,7 +549,7 @@ fn mbt_verify(v: &Vector, proof: &[u8]) -> Result<(), ErrorCode> {
     match v.str("kind") {
         "value" => verify(&p, &v.b256("root"), &key, proof).map(|_| ()),
         _ => {
-            let roots = mbt_roots(v);
+            let roots = roots(v);
             let t = HistoryTrusted {
                 params: p,
                 roots: &roots,
@@ -630,26 +593,23 @@ fn mbt_forgeries_are_rejected_by_the_verifier_with_their_class_code() {
             if v.str("kind") == "value" {
                 mbt::outline_value(&v.b256("root"), p)
             } else {
-                mbt::outline_history(&mbt_roots(&v), p)
+                mbt::outline_history(&roots(&v), p)
             }
         };
-        let o = outline(&proof).unwrap();
-        assert!(o.root.matches, "{}: {:?}", v.name, o.roots);
-        assert!(o.roots.iter().all(|r| r.matches), "{}", v.name);
+        roots_match(&outline(&proof).unwrap(), &v.name);
         for kind in mbt::FORGERIES {
             let f = match mbt::forge(kind, &proof) {
                 Ok(f) => f,
                 Err(ForgeError::NotApplicable(_)) => continue,
                 Err(e) => panic!("{} {kind}: {e}", v.name),
             };
-            answered(&lightprov_types::mbt::FAMILY, kind, &f, &v.name);
-            assert_ne!(f.proof, proof, "{} {kind}", v.name);
-            assert_eq!(
-                mbt_verify(&v, &f.proof),
-                Err(f.code),
-                "{} {kind}: {}",
-                v.name,
-                f.description
+            rejected(
+                &lightprov_types::mbt::FAMILY,
+                kind,
+                &f,
+                &proof,
+                &v.name,
+                |p| mbt_verify(&v, p),
             );
             if f.code == ErrorCode::RootMismatch {
                 assert!(

@@ -1,22 +1,24 @@
 //! The outlines are the ones the demo drew before this crate: the JSON values the previous
 //! inspectors wrote for a few shared vectors (tests/golden, see its README), field by field.
-#![allow(
-    missing_docs,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
-
-mod common;
-
-use common::valid;
-use lightprov_inspect::{cole, lvmt, mpt};
+use crate::common::{self, Vector, cole_outline, valid};
+use lightprov_inspect::{lvmt, mpt};
 use serde_json::Value;
 
+fn golden_path(name: &str) -> String {
+    format!("{}/tests/golden/{name}.json", env!("CARGO_MANIFEST_DIR"))
+}
+
 fn golden(name: &str) -> Value {
-    let path = format!("{}/tests/golden/{name}.json", env!("CARGO_MANIFEST_DIR"));
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    serde_json::from_str(&std::fs::read_to_string(golden_path(name)).unwrap()).unwrap()
+}
+
+/// The valid vectors of `family` that have a golden outline, with its name.
+fn with_golden(family: &str) -> Vec<(String, Vector)> {
+    valid(family, "")
+        .into_iter()
+        .map(|v| (format!("{family}-{}", v.name), v))
+        .filter(|(name, _)| std::path::Path::new(&golden_path(name)).exists())
+        .collect()
 }
 
 fn json(s: &str) -> Value {
@@ -26,26 +28,8 @@ fn json(s: &str) -> Value {
 #[test]
 fn cole_outlines_are_the_ones_drawn_before() {
     let mut n = 0;
-    for v in valid("cole", "") {
-        let name = format!("cole-{}", v.name);
-        if !std::path::Path::new(&format!(
-            "{}/tests/golden/{name}.json",
-            env!("CARGO_MANIFEST_DIR")
-        ))
-        .exists()
-        {
-            continue;
-        }
-        let o = cole::outline(
-            &v.bytes("proof"),
-            &v.b256("stateKey"),
-            v.num("fromBlock"),
-            v.num("toBlock"),
-            &v.b256("coleRoot"),
-            &v.b256("siblingRoot"),
-            cole::Scheme::parse(v.str("scheme")).unwrap(),
-        )
-        .unwrap();
+    for (name, v) in with_golden("cole") {
+        let o = cole_outline(&v, &v.bytes("proof"));
         assert_eq!(json(&o.to_json()), golden(&name), "{name}");
         n += 1;
     }
@@ -55,16 +39,7 @@ fn cole_outlines_are_the_ones_drawn_before() {
 #[test]
 fn lvmt_outlines_are_the_ones_drawn_before() {
     let mut n = 0;
-    for v in valid("lvmt", "") {
-        let name = format!("lvmt-{}", v.name);
-        if !std::path::Path::new(&format!(
-            "{}/tests/golden/{name}.json",
-            env!("CARGO_MANIFEST_DIR")
-        ))
-        .exists()
-        {
-            continue;
-        }
+    for (name, v) in with_golden("lvmt") {
         let proof = v.bytes("proof");
         let key = v.b256("stateKey");
         let o = if v.name.starts_with("history") {

@@ -1,17 +1,7 @@
 //! Each family's outline of the real proofs of tests/vectors: the structure drawn (what the
 //! proof answers, as the vector expects it), every root recomputed equal to the header's, and
 //! every wire range pointing at the bytes its node was decoded from.
-#![allow(
-    missing_docs,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
-
-mod common;
-
-use common::{Vector, number, valid};
+use crate::common::{self, Vector, cole_outline, number, roots_match, valid};
 use lightprov_inspect::{Family, Node, NodeKind, Outline, cole, hex, lvmt, mpt, word};
 use lightprov_types::mpt::AccountProof;
 use lightprov_verifier::keccak256;
@@ -72,24 +62,23 @@ fn value_word(v: &serde_json::Value) -> String {
     word(&b)
 }
 
-fn cole_outline(v: &Vector) -> Outline {
-    cole::outline(
-        &v.bytes("proof"),
-        &v.b256("stateKey"),
-        v.num("fromBlock"),
-        v.num("toBlock"),
-        &v.b256("coleRoot"),
-        &v.b256("siblingRoot"),
-        cole::Scheme::parse(v.str("scheme")).unwrap(),
-    )
-    .unwrap()
+/// Every audit-path hash and digest of `o` is drawn from its own wire bytes: `tag` (the
+/// encoding's kind byte, if it has one) and the hash.
+fn hashes_are_their_bytes(proof: &[u8], o: &Outline, tag: &[u8], name: &str) {
+    for n in o.tree.walk() {
+        if matches!(n.kind, NodeKind::Sibling | NodeKind::Digest) {
+            let mut wire = tag.to_vec();
+            wire.extend(common::hex(n.hash.as_deref().unwrap()));
+            assert_eq!(bytes_at(proof, n), wire, "{name}: {}", n.label);
+        }
+    }
 }
 
 #[test]
 fn cole_outlines_show_the_versions_in_range_and_recompute_cole_root() {
     for v in valid("cole", "") {
         let proof = v.bytes("proof");
-        let o = cole_outline(&v);
+        let o = cole_outline(&v, &proof);
         let star = v.str("scheme") == "cole-star";
         assert_eq!(o.family, if star { Family::ColeStar } else { Family::Cole });
         assert_eq!(o.bytes, proof.len());
@@ -138,12 +127,8 @@ fn cole_outlines_show_the_versions_in_range_and_recompute_cole_root() {
             assert_eq!(w[0].range.unwrap().1, w[1].range.unwrap().0);
         }
         assert_eq!(parts.last().unwrap().range.unwrap().1, proof.len());
+        hashes_are_their_bytes(&proof, &o, &[2], &v.name);
         for n in o.tree.walk() {
-            if matches!(n.kind, NodeKind::Sibling | NodeKind::Digest) {
-                let mut wire = vec![2u8];
-                wire.extend(common::hex(n.hash.as_deref().unwrap()));
-                assert_eq!(bytes_at(&proof, n), wire, "{}: {}", v.name, n.label);
-            }
             if matches!(n.kind, NodeKind::Result | NodeKind::Leaf) {
                 let value = n.detail.as_deref().unwrap().trim_start_matches("value ");
                 assert!(bytes_at(&proof, n).ends_with(&common::hex(value)));
@@ -257,16 +242,7 @@ fn cole_forgeries_carry_the_verifiers_code() {
                 f.description
             );
             // A forgery is drawn like an honest proof.
-            let o = cole::outline(
-                &f.proof,
-                &v.b256("stateKey"),
-                v.num("fromBlock"),
-                v.num("toBlock"),
-                &v.b256("coleRoot"),
-                &v.b256("siblingRoot"),
-                cole::Scheme::parse(v.str("scheme")).unwrap(),
-            )
-            .unwrap();
+            let o = cole_outline(&v, &f.proof);
             ranges_nest(&o);
             assert_eq!(
                 o.root.matches,
@@ -284,7 +260,12 @@ fn cole_forgeries_carry_the_verifiers_code() {
 
 /// The `H_state` the honest proof recomputes (the outline's root node hash).
 fn o_state(v: &Vector) -> lightprov_types::B256 {
-    cole_outline(v).tree.hash.unwrap().parse().unwrap()
+    cole_outline(v, &v.bytes("proof"))
+        .tree
+        .hash
+        .unwrap()
+        .parse()
+        .unwrap()
 }
 
 #[test]
@@ -294,13 +275,7 @@ fn lvmt_outlines_show_the_key_and_recompute_the_history_root() {
         let o = lvmt::outline_proof(&proof, &v.b256("stateKey"), &v.anchor()).unwrap();
         assert_eq!(o.family, Family::Lvmt);
         ranges_nest(&o);
-        assert!(
-            o.roots.iter().all(|r| r.matches),
-            "{}: {:?}",
-            v.name,
-            o.roots
-        );
-        assert!(o.root.matches);
+        roots_match(&o, &v.name);
         assert_eq!(o.roots[0].expected, v.str("lvmtRoot"));
         let levels = of_kind(&o, NodeKind::Level);
         assert!(!levels.is_empty());
@@ -328,11 +303,7 @@ fn lvmt_outlines_show_the_key_and_recompute_the_history_root() {
             );
         }
         // Every audit-path hash and quotient point is drawn from its own 32 wire bytes.
-        for n in o.tree.walk() {
-            if matches!(n.kind, NodeKind::Sibling | NodeKind::Digest) {
-                assert_eq!(bytes_at(&proof, n), common::hex(n.hash.as_deref().unwrap()));
-            }
-        }
+        hashes_are_their_bytes(&proof, &o, &[], &v.name);
         // The levels and the tail tile the proof after its fixed fields.
         let parts = &o.tree.children;
         for w in parts.windows(2) {
@@ -350,12 +321,7 @@ fn lvmt_history_outlines_list_every_version() {
         let o = lvmt::outline_history(&proof, &v.b256("stateKey"), lo, hi, &v.anchor()).unwrap();
         assert_eq!(o.family, Family::LvmtHistory);
         ranges_nest(&o);
-        assert!(
-            o.roots.iter().all(|r| r.matches),
-            "{}: {:?}",
-            v.name,
-            o.roots
-        );
+        roots_match(&o, &v.name);
         let latest = &o.tree.children[0];
         assert_eq!(latest.kind, NodeKind::Structure);
         assert!(latest.label.starts_with("LVMT presence proof: key "));
@@ -376,11 +342,7 @@ fn lvmt_history_outlines_list_every_version() {
             };
             assert_eq!(n.kind, want);
         }
-        for n in o.tree.walk() {
-            if matches!(n.kind, NodeKind::Sibling | NodeKind::Digest) {
-                assert_eq!(bytes_at(&proof, n), common::hex(n.hash.as_deref().unwrap()));
-            }
-        }
+        hashes_are_their_bytes(&proof, &o, &[], &v.name);
     }
 }
 
@@ -419,12 +381,7 @@ fn mpt_outlines_walk_each_trie_to_the_answer() {
         assert_eq!(o.family, Family::Mpt);
         assert_eq!(o.bytes, wire.len());
         ranges_nest(&o);
-        assert!(
-            o.roots.iter().all(|r| r.matches),
-            "{}: {:?}",
-            v.name,
-            o.roots
-        );
+        roots_match(&o, &v.name);
         assert_eq!(o.root.label, "stateRoot");
         assert_eq!(o.root.expected, v.str("stateRoot"));
         let e = &v.expected;

@@ -211,6 +211,21 @@ impl BeaconStore {
             .map(progress)
     }
 
+    /// [`Self::process`] for a container that carries part of an update (a finality or an
+    /// optimistic update): decoded with `decode`, made an update with `into_update`.
+    fn process_part<T>(
+        &mut self,
+        fork_name: &str,
+        ssz: &[u8],
+        current_slot: u64,
+        decode: fn(&[u8], Fork, &Preset) -> Result<T, DecodeError>,
+        into_update: fn(T, usize) -> LightClientUpdate,
+    ) -> Result<u8, JsValue> {
+        self.with(fork_name, ssz, decode, |s, u, n| {
+            s.process(into_update(u, n), current_slot)
+        })
+    }
+
     /// Processes a `LightClientUpdate`; returns bit 0 set if the finalized header moved (or
     /// the next committee was learned), bit 1 if the optimistic header moved.
     #[wasm_bindgen(js_name = processUpdate)]
@@ -247,11 +262,12 @@ impl BeaconStore {
         ssz: &[u8],
         current_slot: u64,
     ) -> Result<u8, JsValue> {
-        self.with(
+        self.process_part(
             fork_name,
             ssz,
+            current_slot,
             LightClientFinalityUpdate::decode,
-            |s, u, n| s.process(u.into_update(n), current_slot),
+            LightClientFinalityUpdate::into_update,
         )
     }
 
@@ -263,11 +279,12 @@ impl BeaconStore {
         ssz: &[u8],
         current_slot: u64,
     ) -> Result<u8, JsValue> {
-        self.with(
+        self.process_part(
             fork_name,
             ssz,
+            current_slot,
             LightClientOptimisticUpdate::decode,
-            |s, u, n| s.process(u.into_update(n), current_slot),
+            LightClientOptimisticUpdate::into_update,
         )
     }
 

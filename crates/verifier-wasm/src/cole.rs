@@ -25,7 +25,7 @@ pub fn verify_cole_history(
 ) -> Result<Vec<u8>, JsValue> {
     use lightprov_verifier::{
         Verify,
-        cole::{Commitment, HistoryQuery, KeyHistory, Variant},
+        cole::{Commitment, HistoryQuery, KeyHistory, Variant, Version},
     };
     let root = hash32(cole_root, "coleRoot")?;
     let sibling = hash32(sibling, "siblingRoot")?;
@@ -47,14 +47,14 @@ pub fn verify_cole_history(
     };
     let h = KeyHistory::verify(&commitment, &HistoryQuery { key, lo, hi }, proof)
         .map_err(|e| reject(&e))?;
-    let mut out = Vec::with_capacity(45 + h.versions.len() * 40);
-    let versions: Vec<(u64, &[u8; 32])> = h.versions.iter().map(|v| (v.block, &v.value)).collect();
-    crate::pack_history(
-        &mut out,
-        h.at_lo.as_ref().map(|v| (v.block, &v.value)),
-        &versions,
-    );
-    Ok(out)
+    fn version(v: &Version) -> (u64, &[u8; 32]) {
+        (v.block, &v.value)
+    }
+    Ok(crate::pack_history(
+        Vec::new(),
+        h.at_lo.as_ref().map(version),
+        h.versions.iter().map(version),
+    ))
 }
 
 /// The header's `coleRoot` for the `H_state` of COLE and COLE*.

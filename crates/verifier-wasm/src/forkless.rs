@@ -3,7 +3,10 @@
 
 use std::vec::Vec;
 
-use lightprov_types::{Address, B256, DecodeError, forkless::ForklessKey};
+use lightprov_types::{
+    Address, B256, DecodeError,
+    forkless::{ForklessKey, Link},
+};
 use wasm_bindgen::prelude::*;
 
 use crate::{decode_error, hash32, reject};
@@ -72,13 +75,13 @@ pub fn verify_forkless_history(
         hi,
     };
     let h = KeyHistory::verify(&root, &q, proof).map_err(|e| reject(&e))?;
-    let mut out = Vec::with_capacity(46 + h.versions.len() * 40);
-    out.push(u8::from(h.exists));
-    let versions: Vec<(u64, &[u8; 32])> = h.versions.iter().map(|v| (v.block, &v.value)).collect();
-    crate::pack_history(
-        &mut out,
-        h.at_lo.as_ref().map(|v| (v.block, &v.value)),
-        &versions,
-    );
-    Ok(out)
+    let exists = std::vec![u8::from(h.exists)];
+    fn link(l: &Link) -> (u64, &[u8; 32]) {
+        (l.block, &l.value)
+    }
+    Ok(crate::pack_history(
+        exists,
+        h.at_lo.as_ref().map(link),
+        h.versions.iter().map(link),
+    ))
 }

@@ -45,10 +45,16 @@ pub fn keccak256(data: &[u8]) -> Vec<u8> {
     lightprov_verifier::keccak256(data).to_vec()
 }
 
-/// A verified history packed for the SDK: `hasAtLo(u8) ‖ atLoBlock(u64) ‖ atLoValue(32) ‖
-/// count(u32) ‖ (block(u64) ‖ value(32)) × count`, big-endian, versions oldest first.
+/// A verified history packed for the SDK, after what `out` holds: `hasAtLo(u8) ‖
+/// atLoBlock(u64) ‖ atLoValue(32) ‖ count(u32) ‖ (block(u64) ‖ value(32)) × count`, big-endian,
+/// versions (each its block and value) oldest first.
 #[cfg(any(feature = "cole", feature = "forkless"))]
-fn pack_history(out: &mut Vec<u8>, at_lo: Option<(u64, &[u8; 32])>, versions: &[(u64, &[u8; 32])]) {
+fn pack_history<'a>(
+    mut out: Vec<u8>,
+    at_lo: Option<(u64, &[u8; 32])>,
+    versions: impl ExactSizeIterator<Item = (u64, &'a [u8; 32])>,
+) -> Vec<u8> {
+    out.reserve(45 + versions.len() * 40);
     match at_lo {
         Some((block, value)) => {
             out.push(1);
@@ -60,8 +66,9 @@ fn pack_history(out: &mut Vec<u8>, at_lo: Option<(u64, &[u8; 32])>, versions: &[
     out.extend_from_slice(&(versions.len() as u32).to_be_bytes());
     for (block, value) in versions {
         out.extend_from_slice(&block.to_be_bytes());
-        out.extend_from_slice(*value);
+        out.extend_from_slice(value);
     }
+    out
 }
 
 // One module per proof family (its exports), behind the feature that makes its wasm module.

@@ -2,7 +2,11 @@
 
 use std::vec::Vec;
 
-use lightprov_types::DecodeError;
+use lightprov_types::{B256, DecodeError};
+use lightprov_verifier::{
+    Verify,
+    lvmt::proof::{HistoryQuery, KeyHistory, LatestValue, LvmtError, Proven, Trusted, Version},
+};
 use wasm_bindgen::prelude::*;
 
 use crate::{decode_error, hash32, reject};
@@ -35,21 +39,25 @@ impl LvmtParams {
     }
 }
 
-fn lvmt_trusted<'a>(
+/// What an LVMT proof is checked against (the header's roots, `blocks` = its number + 1) and
+/// the state key asked.
+fn lvmt_query<'a>(
     params: &'a LvmtParams,
     aroot: &[u8],
     history_root: &[u8],
     blocks: u64,
-) -> Result<lightprov_verifier::lvmt::proof::Trusted<'a>, JsValue> {
+    state_key: &[u8],
+) -> Result<(Trusted<'a>, B256), JsValue> {
     let aroot: [u8; 32] = aroot
         .try_into()
         .map_err(|_| decode_error(&DecodeError::new("lvmtRoot", "expected 32 bytes")))?;
-    Ok(lightprov_verifier::lvmt::proof::Trusted {
+    let t = Trusted {
         params: &params.0,
         aroot,
         history_root: hash32(history_root, "lvmtHistoryRoot")?,
         blocks,
-    })
+    };
+    Ok((t, hash32(state_key, "stateKey")?))
 }
 
 /// Verifies an LVMT proof of a key's latest value or of its absence against a header's
@@ -65,38 +73,8 @@ pub fn verify_lvmt_proof(
     state_key: &[u8],
     proof: &[u8],
 ) -> Result<Vec<u8>, JsValue> {
-    lvmt_check(
-        <lightprov_verifier::lvmt::proof::LatestValue as lightprov_verifier::Verify>::verify,
-        params,
-        aroot,
-        history_root,
-        blocks,
-        state_key,
-        proof,
-    )
-}
-
-/// Runs an LVMT proof check against the header's roots and encodes what it proved.
-fn lvmt_check(
-    check: fn(
-        &lightprov_verifier::lvmt::proof::Trusted<'_>,
-        &lightprov_types::B256,
-        &[u8],
-    ) -> Result<
-        lightprov_verifier::lvmt::proof::Proven,
-        lightprov_verifier::lvmt::proof::LvmtError,
-    >,
-    params: &LvmtParams,
-    aroot: &[u8],
-    history_root: &[u8],
-    blocks: u64,
-    state_key: &[u8],
-    proof: &[u8],
-) -> Result<Vec<u8>, JsValue> {
-    let t = lvmt_trusted(params, aroot, history_root, blocks)?;
-    let key = hash32(state_key, "stateKey")?;
-    let proven = check(&t, &key, proof).map_err(|e| reject(&e))?;
-    Ok(lvmt_proven(proven))
+    let (t, key) = lvmt_query(params, aroot, history_root, blocks, state_key)?;
+    lvmt_proven(LatestValue::verify(&t, &key, proof))
 }
 
 /// [`verify_lvmt_proof`] with every AMT opening checked on its own, one full pairing per factor:
@@ -111,20 +89,16 @@ pub fn verify_lvmt_proof_separate_pairings(
     state_key: &[u8],
     proof: &[u8],
 ) -> Result<Vec<u8>, JsValue> {
-    lvmt_check(
-        lightprov_verifier::lvmt::proof::verify_separate_pairings,
-        params,
-        aroot,
-        history_root,
-        blocks,
-        state_key,
-        proof,
-    )
+    let (t, key) = lvmt_query(params, aroot, history_root, blocks, state_key)?;
+    lvmt_proven(lightprov_verifier::lvmt::proof::verify_separate_pairings(
+        &t, &key, proof,
+    ))
 }
 
-/// `present(u8) ‖ version(u64) ‖ block(u64) ‖ value(32)`, big-endian (zeros if absent).
-fn lvmt_proven(proven: lightprov_verifier::lvmt::proof::Proven) -> Vec<u8> {
-    use lightprov_verifier::lvmt::proof::Proven;
+/// What a latest-value check proved, encoded: `present(u8) ‖ version(u64) ‖ block(u64) ‖
+/// value(32)`, big-endian (zeros if absent); its rejection as a JS error.
+fn lvmt_proven(verdict: Result<Proven, LvmtError>) -> Result<Vec<u8>, JsValue> {
+    let proven = verdict.map_err(|e| reject(&e))?;
     let mut out = Vec::with_capacity(49);
     match proven {
         Proven::Present {
@@ -139,7 +113,7 @@ fn lvmt_proven(proven: lightprov_verifier::lvmt::proof::Proven) -> Vec<u8> {
         }
         Proven::Absent => out.extend_from_slice(&[0; 49]),
     }
-    out
+    Ok(out)
 }
 
 /// Verifies an LVMT history proof of a key over `lo..=hi`. Returns `hasAtLo(u8) ‖ block(u64) ‖
@@ -157,12 +131,7 @@ pub fn verify_lvmt_history(
     hi: u64,
     proof: &[u8],
 ) -> Result<Vec<u8>, JsValue> {
-    use lightprov_verifier::{
-        Verify,
-        lvmt::proof::{HistoryQuery, KeyHistory, Version},
-    };
-    let t = lvmt_trusted(params, aroot, history_root, blocks)?;
-    let key = hash32(state_key, "stateKey")?;
+    let (t, key) = lvmt_query(params, aroot, history_root, blocks, state_key)?;
     let h = KeyHistory::verify(&t, &HistoryQuery { key, lo, hi }, proof).map_err(|e| reject(&e))?;
     let put = |out: &mut Vec<u8>, v: &Version| {
         out.extend_from_slice(&v.block.to_be_bytes());

@@ -57,12 +57,9 @@ impl History {
     /// The value in force after block `block`, for a block of the proven range `lo..=hi` (zero
     /// if never written by then). Blocks before `lo` are not covered by the proof.
     pub fn value_at(&self, block: u64) -> Word {
-        self.versions
-            .iter()
-            .rev()
-            .find(|v| v.block <= block)
-            .or(self.at_lo.as_ref().filter(|v| v.block <= block))
-            .map_or([0; 32], |v| v.value)
+        crate::family::value_at(&self.versions, self.at_lo.as_ref(), block, |v| {
+            (v.block, v.value)
+        })
     }
 }
 
@@ -404,36 +401,12 @@ pub struct Commitment {
 }
 
 /// A state key's history over `lo..=hi`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct HistoryQuery {
-    /// The state key.
-    pub key: B256,
-    /// First block.
-    pub lo: u64,
-    /// Last block.
-    pub hi: u64,
-}
+pub use crate::HistoryQuery;
 
-/// COLE provenance proofs in the one verify shape.
-#[derive(Clone, Copy, Debug)]
-pub struct KeyHistory;
-
-impl crate::Verify for KeyHistory {
-    const FAMILY: &'static lightprov_types::Family = &lightprov_types::cole::FAMILY;
-    type Commitment<'a> = Commitment;
-    type Query = HistoryQuery;
-    type Verified = History;
-    type Error = ColeError;
-
-    fn verify(c: &Commitment, q: &HistoryQuery, proof: &[u8]) -> Result<History, ColeError> {
-        verify_history_in_header(
-            &c.cole_root,
-            c.variant,
-            &c.sibling,
-            &q.key,
-            q.lo,
-            q.hi,
-            proof,
-        )
+crate::family::verify_shape! {
+    /// COLE provenance proofs in the one verify shape.
+    pub struct KeyHistory: &lightprov_types::cole::FAMILY;
+    fn verify(c: &Commitment, q: &HistoryQuery, proof) -> Result<History, ColeError> {
+        verify_history_in_header(&c.cole_root, c.variant, &c.sibling, &q.key, q.lo, q.hi, proof)
     }
 }

@@ -60,12 +60,9 @@ impl History {
     /// The value in force after `block`, for a block of the proven range (zero if never written
     /// by then).
     pub fn value_at(&self, block: u64) -> Word {
-        self.versions
-            .iter()
-            .rev()
-            .find(|v| v.block <= block)
-            .or(self.at_lo.as_ref().filter(|v| v.block <= block))
-            .map_or([0; 32], |v| v.value)
+        crate::family::value_at(&self.versions, self.at_lo.as_ref(), block, |l| {
+            (l.block, l.value)
+        })
     }
 }
 
@@ -336,45 +333,21 @@ fn check_chain(
     Ok(())
 }
 
-/// A key's value, in the one verify shape.
-#[derive(Clone, Copy, Debug)]
-pub struct KeyValue;
-
-impl crate::Verify for KeyValue {
-    const FAMILY: &'static lightprov_types::Family = &lightprov_types::forkless::FAMILY;
-    type Commitment<'a> = B256;
-    type Query = ForklessKey;
-    type Verified = Value;
-    type Error = ForklessError;
-
-    fn verify(root: &B256, key: &ForklessKey, proof: &[u8]) -> Result<Value, ForklessError> {
+crate::family::verify_shape! {
+    /// A key's value, in the one verify shape.
+    pub struct KeyValue: &lightprov_types::forkless::FAMILY;
+    fn verify(root: &B256, key: &ForklessKey, proof) -> Result<Value, ForklessError> {
         verify_value(root, key, proof)
     }
 }
 
 /// A key's history over `lo..=hi`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct HistoryQuery {
-    /// The key.
-    pub key: ForklessKey,
-    /// First block.
-    pub lo: u64,
-    /// Last block.
-    pub hi: u64,
-}
+pub type HistoryQuery = crate::HistoryQuery<ForklessKey>;
 
-/// A key's history, in the one verify shape.
-#[derive(Clone, Copy, Debug)]
-pub struct KeyHistory;
-
-impl crate::Verify for KeyHistory {
-    const FAMILY: &'static lightprov_types::Family = &lightprov_types::forkless::FAMILY;
-    type Commitment<'a> = B256;
-    type Query = HistoryQuery;
-    type Verified = History;
-    type Error = ForklessError;
-
-    fn verify(root: &B256, q: &HistoryQuery, proof: &[u8]) -> Result<History, ForklessError> {
+crate::family::verify_shape! {
+    /// A key's history, in the one verify shape.
+    pub struct KeyHistory: &lightprov_types::forkless::FAMILY;
+    fn verify(root: &B256, q: &HistoryQuery, proof) -> Result<History, ForklessError> {
         verify_history(root, &q.key, q.lo, q.hi, proof)
     }
 }

@@ -254,18 +254,10 @@ mod tests {
     }
 }
 
-/// A header (canonical RLP) against the block hash it must hash to, in the one verify shape.
-#[derive(Clone, Copy, Debug)]
-pub struct HeaderRlp;
-
-impl crate::Verify for HeaderRlp {
-    const FAMILY: &'static lightprov_types::Family = &lightprov_types::header::FAMILY;
-    type Commitment<'a> = B256;
-    type Query = ();
-    type Verified = Header;
-    type Error = HeaderVerifyError;
-
-    fn verify(hash: &B256, _: &(), rlp: &[u8]) -> Result<Header, HeaderVerifyError> {
+crate::family::verify_shape! {
+    /// A header (canonical RLP) against the block hash it must hash to, in the one verify shape.
+    pub struct HeaderRlp: &lightprov_types::header::FAMILY;
+    fn verify(hash: &B256, _: &(), rlp) -> Result<Header, HeaderVerifyError> {
         verify_header_rlp(rlp, hash)
     }
 }

@@ -28,7 +28,7 @@ mod ordered;
 #[cfg(feature = "pos")]
 pub mod pos;
 
-pub use family::Verify;
+pub use family::{HistoryQuery, Verify};
 pub use keccak::keccak256;
 pub use lightprov_types::{ErrorCode, Evidence, FAMILIES, Family, Rejection};
 #[cfg(feature = "header")]

@@ -7,19 +7,12 @@
 //! Where a forgery needs a signature (a committee of another period, fewer signers), it is made
 //! with the test chain's keys: the spec's test validators have secret key `index + 1`.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
-
-mod beacon_common;
-
-use beacon_common::{SyncCase, fixtures, secret_keys, sign};
+use crate::beacon_common::{SyncCase, fixtures, secret_keys, sign};
 use lightprov_verifier::{
     ErrorCode, Rejection,
-    beacon::{BeaconError, Fork, LightClientStore, LightClientUpdate, Network},
+    beacon::{
+        BeaconError, Fork, LightClientBootstrap, LightClientStore, LightClientUpdate, Network,
+    },
 };
 
 fn capella() -> SyncCase {
@@ -57,6 +50,28 @@ fn first(case: &SyncCase) -> (LightClientUpdate, u64) {
     case.updates[0].clone()
 }
 
+/// [`reject`] for the Capella case's first update changed by `forge`, at its own slot.
+fn reject_first(forge: impl FnOnce(&SyncCase, &mut LightClientUpdate)) -> BeaconError {
+    let case = capella();
+    let (mut u, slot) = first(&case);
+    forge(&case, &mut u);
+    reject(&case, u, slot)
+}
+
+/// What bootstrapping from the Capella case's bootstrap changed by `forge` answers.
+fn reject_bootstrap(forge: impl FnOnce(&mut LightClientBootstrap)) -> BeaconError {
+    let case = capella();
+    let mut b = case.bootstrap.clone();
+    forge(&mut b);
+    LightClientStore::bootstrap(case.network, &case.trusted_block_root, b).unwrap_err()
+}
+
+/// `e` is `code`, with evidence at `field`.
+fn assert_rejected(e: &BeaconError, code: ErrorCode, field: &str) {
+    assert_eq!(e.code(), code);
+    assert_eq!(e.evidence().field, field);
+}
+
 fn flip(root: &mut [u8; 32]) {
     root[7] ^= 0x10;
 }
@@ -84,53 +99,44 @@ fn rejects_bootstrap_checked_against_another_block_root() {
 
 #[test]
 fn rejects_bootstrap_whose_current_committee_branch_is_altered() {
-    let case = capella();
-    let mut b = case.bootstrap.clone();
-    flip(&mut b.current_sync_committee_branch[2]);
-    let e = LightClientStore::bootstrap(case.network, &case.trusted_block_root, b).unwrap_err();
-    assert_eq!(e.code(), ErrorCode::SyncCommitteeBranchMismatch);
-    assert_eq!(
-        e.evidence().field,
-        "bootstrap.current_sync_committee_branch"
+    let e = reject_bootstrap(|b| flip(&mut b.current_sync_committee_branch[2]));
+    assert_rejected(
+        &e,
+        ErrorCode::SyncCommitteeBranchMismatch,
+        "bootstrap.current_sync_committee_branch",
     );
 }
 
 #[test]
 fn rejects_bootstrap_whose_committee_is_not_the_proven_one() {
-    let case = capella();
-    let mut b = case.bootstrap.clone();
-    b.current_sync_committee.pubkeys.swap(0, 1);
-    let e = LightClientStore::bootstrap(case.network, &case.trusted_block_root, b).unwrap_err();
+    let e = reject_bootstrap(|b| b.current_sync_committee.pubkeys.swap(0, 1));
     assert_eq!(e.code(), ErrorCode::SyncCommitteeBranchMismatch);
 }
 
 #[test]
 fn rejects_bootstrap_whose_execution_branch_is_altered() {
-    let case = capella();
-    let mut b = case.bootstrap.clone();
-    flip(&mut b.header.execution_branch[0]);
-    let e = LightClientStore::bootstrap(case.network, &case.trusted_block_root, b).unwrap_err();
-    assert_eq!(e.code(), ErrorCode::ExecutionBranchMismatch);
-    assert_eq!(e.evidence().field, "bootstrap.header.execution_branch");
+    let e = reject_bootstrap(|b| flip(&mut b.header.execution_branch[0]));
+    assert_rejected(
+        &e,
+        ErrorCode::ExecutionBranchMismatch,
+        "bootstrap.header.execution_branch",
+    );
 }
 
 #[test]
 fn rejects_update_without_participants() {
-    let case = capella();
-    let (mut u, slot) = first(&case);
-    u.sync_aggregate.sync_committee_bits.fill(0);
-    assert_eq!(reject(&case, u, slot).code(), ErrorCode::LowParticipation);
+    let e = reject_first(|_, u| u.sync_aggregate.sync_committee_bits.fill(0));
+    assert_eq!(e.code(), ErrorCode::LowParticipation);
 }
 
 #[test]
 fn rejects_participation_below_the_networks_minimum() {
-    let mut case = capella();
-    let (u, slot) = first(&case);
-    case.network.preset.min_sync_committee_participants = u.sync_aggregate.participants() + 1;
-    assert_eq!(
-        reject_fresh(&case, u, slot).code(),
-        ErrorCode::LowParticipation
-    );
+    let case = capella();
+    let participants = first(&case).0.sync_aggregate.participants();
+    let e = reject_on(case, |n| {
+        n.preset.min_sync_committee_participants = participants + 1;
+    });
+    assert_eq!(e.code(), ErrorCode::LowParticipation);
 }
 
 /// As [`reject`] on a store where the honest update need not pass (the network changed).
@@ -138,14 +144,22 @@ fn reject_fresh(case: &SyncCase, update: LightClientUpdate, slot: u64) -> Beacon
     store(case).process_update(update, slot).unwrap_err()
 }
 
+/// [`reject_fresh`] for `case`'s honest first update, on the network `change` makes of the
+/// case's.
+fn reject_on(mut case: SyncCase, change: impl FnOnce(&mut Network)) -> BeaconError {
+    change(&mut case.network);
+    let (u, slot) = first(&case);
+    reject_fresh(&case, u, slot)
+}
+
 #[test]
 fn rejects_signature_slot_not_after_the_attested_slot() {
-    let case = capella();
-    let (mut u, slot) = first(&case);
-    u.signature_slot = u.attested_header.beacon.slot;
-    let e = reject(&case, u, slot);
-    assert_eq!(e.code(), ErrorCode::SlotOrder);
-    assert_eq!(e.evidence().field, "update.attested_header.beacon.slot");
+    let e = reject_first(|_, u| u.signature_slot = u.attested_header.beacon.slot);
+    assert_rejected(
+        &e,
+        ErrorCode::SlotOrder,
+        "update.attested_header.beacon.slot",
+    );
 }
 
 #[test]
@@ -160,12 +174,14 @@ fn rejects_signature_slot_after_the_current_slot() {
 
 #[test]
 fn rejects_finalized_slot_after_the_attested_slot() {
-    let case = capella();
-    let (mut u, slot) = first(&case);
-    u.finalized_header.beacon.slot = u.attested_header.beacon.slot + 1;
-    let e = reject(&case, u, slot);
-    assert_eq!(e.code(), ErrorCode::SlotOrder);
-    assert_eq!(e.evidence().field, "update.finalized_header.beacon.slot");
+    let e = reject_first(|_, u| {
+        u.finalized_header.beacon.slot = u.attested_header.beacon.slot + 1;
+    });
+    assert_rejected(
+        &e,
+        ErrorCode::SlotOrder,
+        "update.finalized_header.beacon.slot",
+    );
 }
 
 #[test]
@@ -201,90 +217,73 @@ fn rejects_update_that_advances_nothing() {
 
 #[test]
 fn rejects_finalized_header_without_finality_branch() {
-    let case = capella();
-    let (mut u, slot) = first(&case);
-    u.finality_branch.iter_mut().for_each(|n| *n = [0; 32]);
-    let e = reject(&case, u, slot);
-    assert_eq!(e.code(), ErrorCode::UnexpectedField);
-    assert_eq!(e.evidence().field, "update.finalized_header");
+    let e = reject_first(|_, u| u.finality_branch.iter_mut().for_each(|n| *n = [0; 32]));
+    assert_rejected(&e, ErrorCode::UnexpectedField, "update.finalized_header");
 }
 
 #[test]
 fn rejects_next_committee_without_its_branch() {
-    let case = capella();
-    let (mut u, slot) = first(&case);
-    u.next_sync_committee_branch
-        .iter_mut()
-        .for_each(|n| *n = [0; 32]);
-    let e = reject(&case, u, slot);
-    assert_eq!(e.code(), ErrorCode::UnexpectedField);
-    assert_eq!(e.evidence().field, "update.next_sync_committee");
+    let e = reject_first(|_, u| {
+        u.next_sync_committee_branch
+            .iter_mut()
+            .for_each(|n| *n = [0; 32]);
+    });
+    assert_rejected(&e, ErrorCode::UnexpectedField, "update.next_sync_committee");
 }
 
 #[test]
 fn rejects_blob_gas_in_a_header_before_deneb() {
-    let case = capella();
-    let (mut u, slot) = first(&case);
-    u.attested_header.execution.blob_gas_used = 1;
-    let e = reject(&case, u, slot);
-    assert_eq!(e.code(), ErrorCode::UnexpectedField);
-    assert_eq!(e.evidence().field, "update.attested_header.execution");
-}
-
-#[test]
-fn rejects_altered_finality_branch() {
-    let case = capella();
-    let (mut u, slot) = first(&case);
-    flip(&mut u.finality_branch[3]);
-    let e = reject(&case, u, slot);
-    assert_eq!(e.code(), ErrorCode::FinalityBranchMismatch);
-    assert_eq!(e.evidence().field, "update.finality_branch");
-}
-
-#[test]
-fn rejects_finalized_header_the_branch_does_not_prove() {
-    let case = capella();
-    let (mut u, slot) = first(&case);
-    u.finalized_header.beacon.proposer_index += 1;
-    assert_eq!(
-        reject(&case, u, slot).code(),
-        ErrorCode::FinalityBranchMismatch
+    let e = reject_first(|_, u| u.attested_header.execution.blob_gas_used = 1);
+    assert_rejected(
+        &e,
+        ErrorCode::UnexpectedField,
+        "update.attested_header.execution",
     );
 }
 
 #[test]
+fn rejects_altered_finality_branch() {
+    let e = reject_first(|_, u| flip(&mut u.finality_branch[3]));
+    assert_rejected(
+        &e,
+        ErrorCode::FinalityBranchMismatch,
+        "update.finality_branch",
+    );
+}
+
+#[test]
+fn rejects_finalized_header_the_branch_does_not_prove() {
+    let e = reject_first(|_, u| u.finalized_header.beacon.proposer_index += 1);
+    assert_eq!(e.code(), ErrorCode::FinalityBranchMismatch);
+}
+
+#[test]
 fn rejects_altered_next_committee_branch() {
-    let case = capella();
-    let (mut u, slot) = first(&case);
-    flip(&mut u.next_sync_committee_branch[0]);
-    let e = reject(&case, u, slot);
-    assert_eq!(e.code(), ErrorCode::SyncCommitteeBranchMismatch);
-    assert_eq!(e.evidence().field, "update.next_sync_committee_branch");
+    let e = reject_first(|_, u| flip(&mut u.next_sync_committee_branch[0]));
+    assert_rejected(
+        &e,
+        ErrorCode::SyncCommitteeBranchMismatch,
+        "update.next_sync_committee_branch",
+    );
 }
 
 #[test]
 fn rejects_altered_attested_execution_branch() {
-    let case = capella();
-    let (mut u, slot) = first(&case);
-    flip(&mut u.attested_header.execution_branch[1]);
-    let e = reject(&case, u, slot);
-    assert_eq!(e.code(), ErrorCode::ExecutionBranchMismatch);
-    assert_eq!(
-        e.evidence().field,
-        "update.attested_header.execution_branch"
+    let e = reject_first(|_, u| flip(&mut u.attested_header.execution_branch[1]));
+    assert_rejected(
+        &e,
+        ErrorCode::ExecutionBranchMismatch,
+        "update.attested_header.execution_branch",
     );
 }
 
 #[test]
 fn rejects_execution_state_root_the_branch_does_not_prove() {
-    let case = capella();
-    let (mut u, slot) = first(&case);
-    flip(&mut u.finalized_header.execution.state_root);
-    let e = reject(&case, u, slot);
-    assert_eq!(e.code(), ErrorCode::ExecutionBranchMismatch);
-    assert_eq!(
-        e.evidence().field,
-        "update.finalized_header.execution_branch"
+    let e = reject_first(|_, u| flip(&mut u.finalized_header.execution.state_root));
+    assert_rejected(
+        &e,
+        ErrorCode::ExecutionBranchMismatch,
+        "update.finalized_header.execution_branch",
     );
 }
 
@@ -303,19 +302,17 @@ fn rejects_next_committee_other_than_the_verified_one() {
 
 #[test]
 fn rejects_signature_with_a_byte_changed() {
-    let case = capella();
-    let (mut u, slot) = first(&case);
-    u.sync_aggregate.sync_committee_signature[40] ^= 1;
-    assert_eq!(reject(&case, u, slot).code(), ErrorCode::BadSyncSignature);
+    let e = reject_first(|_, u| u.sync_aggregate.sync_committee_signature[40] ^= 1);
+    assert_eq!(e.code(), ErrorCode::BadSyncSignature);
 }
 
 #[test]
 fn rejects_valid_signature_over_another_header() {
-    let case = capella();
-    let (mut u, slot) = first(&case);
-    u.sync_aggregate.sync_committee_signature =
-        case.updates[1].0.sync_aggregate.sync_committee_signature;
-    assert_eq!(reject(&case, u, slot).code(), ErrorCode::BadSyncSignature);
+    let e = reject_first(|case, u| {
+        u.sync_aggregate.sync_committee_signature =
+            case.updates[1].0.sync_aggregate.sync_committee_signature;
+    });
+    assert_eq!(e.code(), ErrorCode::BadSyncSignature);
 }
 
 #[test]
@@ -331,25 +328,18 @@ fn rejects_participation_bit_flipped() {
 
 #[test]
 fn rejects_signature_under_another_networks_genesis_validators_root() {
-    let mut case = capella();
-    case.network.genesis_validators_root = Network::MAINNET.genesis_validators_root;
-    let (u, slot) = first(&case);
-    assert_eq!(
-        reject_fresh(&case, u, slot).code(),
-        ErrorCode::BadSyncSignature
-    );
+    let e = reject_on(capella(), |n| {
+        n.genesis_validators_root = Network::MAINNET.genesis_validators_root;
+    });
+    assert_eq!(e.code(), ErrorCode::BadSyncSignature);
 }
 
 #[test]
 fn rejects_signature_under_another_networks_fork_version() {
-    let mut case = capella();
-    case.network.forks[Fork::Capella as usize].version =
-        Network::MAINNET.schedule(Fork::Capella).version;
-    let (u, slot) = first(&case);
-    assert_eq!(
-        reject_fresh(&case, u, slot).code(),
-        ErrorCode::BadSyncSignature
-    );
+    let e = reject_on(capella(), |n| {
+        n.forks[Fork::Capella as usize].version = Network::MAINNET.schedule(Fork::Capella).version;
+    });
+    assert_eq!(e.code(), ErrorCode::BadSyncSignature);
 }
 
 #[test]
@@ -368,13 +358,10 @@ fn rejects_real_mainnet_bootstrap_under_sepolias_fork_schedule() {
 
 #[test]
 fn rejects_real_mainnet_update_under_another_genesis_validators_root() {
-    let mut case = mainnet();
-    case.network.genesis_validators_root = Network::SEPOLIA.genesis_validators_root;
-    let (u, slot) = first(&case);
-    assert_eq!(
-        reject_fresh(&case, u, slot).code(),
-        ErrorCode::BadSyncSignature
-    );
+    let e = reject_on(mainnet(), |n| {
+        n.genesis_validators_root = Network::SEPOLIA.genesis_validators_root;
+    });
+    assert_eq!(e.code(), ErrorCode::BadSyncSignature);
 }
 
 #[test]
@@ -393,19 +380,18 @@ fn resigning_with_the_right_committee_passes() {
 
 #[test]
 fn rejects_signature_by_the_committee_of_another_period() {
-    let case = capella();
-    let (mut u, slot) = first(&case);
-    // Period 2's committee (proven by the second update) signs period 0's header. (Period 1's
-    // is period 0's: at genesis both are the same.)
-    let other = &case.updates[1].0.next_sync_committee;
-    assert_ne!(other, &case.bootstrap.current_sync_committee);
-    let keys = secret_keys(other);
-    sign(&case.network, &mut u, &keys);
-    let e = reject(&case, u, slot);
-    assert_eq!(e.code(), ErrorCode::BadSyncSignature);
-    assert_eq!(
-        e.evidence().field,
-        "update.sync_aggregate.sync_committee_signature"
+    let e = reject_first(|case, u| {
+        // Period 2's committee (proven by the second update) signs period 0's header. (Period
+        // 1's is period 0's: at genesis both are the same.)
+        let other = &case.updates[1].0.next_sync_committee;
+        assert_ne!(other, &case.bootstrap.current_sync_committee);
+        let keys = secret_keys(other);
+        sign(&case.network, u, &keys);
+    });
+    assert_rejected(
+        &e,
+        ErrorCode::BadSyncSignature,
+        "update.sync_aggregate.sync_committee_signature",
     );
 }
 

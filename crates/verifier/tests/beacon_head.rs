@@ -9,16 +9,7 @@
 //! `branch_root`) to the header's state and body roots, and updates signed by as many members
 //! as a case asks — 1 of 512 on mainnet's schedule (Fulu), 1 of 32 on a minimal chain.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
-
-mod beacon_common;
-
-use beacon_common::sign;
+use crate::beacon_common::sign;
 use bls12_381::{G1Affine, G1Projective, Scalar};
 use lightprov_types::beacon::{
     BeaconBlockHeader, EXECUTION_DEPTH, EXECUTION_PAYLOAD_GINDEX, ExecutionPayloadHeader,

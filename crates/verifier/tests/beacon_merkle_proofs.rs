@@ -7,18 +7,9 @@
 //! The light client never holds a whole state or block body, so their SSZ schemas live here,
 //! in the test only: a small generic `hash_tree_root` over a type description.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
-
-mod beacon_common;
-
 use std::fs;
 
-use beacon_common::{bytes, fixtures, root, snappy, uint, yaml};
+use crate::beacon_common::{bytes, fixtures, root, snappy, uint, yaml};
 use lightprov_types::beacon::{Fork, Root, merkleize, mix_in_length};
 use lightprov_verifier::beacon::{branch_root, depth_and_index};
 

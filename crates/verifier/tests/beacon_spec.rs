@@ -6,21 +6,13 @@
 //!
 //! The fixtures are in `tests/fixtures/beacon` (see its README).
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
-
-mod beacon_common;
-
+use crate::beacon_common;
 use std::{
     fs,
     path::{Path, PathBuf},
 };
 
-use beacon_common::{
+use crate::beacon_common::{
     bytes, fixtures, fork_of_digest, network, root, snappy, sync_cases, uint, yaml,
 };
 use lightprov_verifier::beacon::{
@@ -323,8 +315,8 @@ fn real_bootstrap_decodes_with_mainnet_preset() {
 }
 
 /// Native timing of one real mainnet update (512 members) against a committee the store has
-/// already used: `cargo test --release -p lightprov-verifier --test beacon_spec -- --ignored
-/// --nocapture`.
+/// already used: `cargo test --release -p lightprov-verifier --test verifier
+/// beacon_spec::time_real -- --ignored --nocapture`.
 #[test]
 #[ignore = "timing; run in release"]
 fn time_real_update_with_cached_committee() {

@@ -1,16 +1,7 @@
 //! The beacon store across a restart (saved and restored bytes), and decoders and the store
 //! fed arbitrary bytes: never a panic, only `BAD_ENCODING` or a verdict.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::indexing_slicing,
-    clippy::panic
-)]
-
-mod beacon_common;
-
-use beacon_common::{SyncCase, fixtures};
+use crate::beacon_common::{SyncCase, fixtures};
 use lightprov_verifier::{
     ErrorCode, Rejection,
     beacon::{

@@ -1,12 +1,6 @@
 //! COLE provenance proofs: a reference prover over in-memory structures, a naive history model,
 //! and a forgery for every check the verifier makes.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::indexing_slicing,
-    clippy::expect_used,
-    clippy::panic
-)]
 use lightprov_types::{
     B256, ErrorCode, Rejection as _,
     cole::{Entry, HistoryProof, Part, Structure, StructureKind, Tree, hash},
@@ -332,41 +326,63 @@ fn first_searched_with_results(proof: &HistoryProof) -> usize {
         .unwrap()
 }
 
+/// [`rich`]'s proof with `forge` applied to its first searched structure that reveals three
+/// entries or more.
+fn rich_forged(forge: impl FnOnce(&mut Structure)) -> (RefState, HistoryProof) {
+    let (state, mut proof) = rich();
+    let i = first_searched_with_results(&proof);
+    forge(searched(&mut proof, i));
+    (state, proof)
+}
+
+/// Prunes revealed leaf `pick(n)` of `s`'s `n` to its hash (the tree keeps its root).
+fn prune_leaf(s: &mut Structure, pick: impl FnOnce(usize) -> usize) {
+    let mut leaves = leaves_mut(&mut s.tree);
+    let i = pick(leaves.len());
+    if let Tree::Leaf(e) = &*leaves[i] {
+        let h = hash::leaf(e);
+        *leaves[i] = Tree::Hash(h);
+    }
+}
+
+/// The deepest inner node of `s` with two revealed leaves among its children, and the index of
+/// the first of them.
+fn leaf_pair(s: &mut Structure) -> (&mut Vec<Tree>, usize) {
+    let node = node_with_leaves(&mut s.tree).unwrap();
+    let a = node
+        .iter()
+        .position(|x| matches!(x, Tree::Leaf(_)))
+        .unwrap();
+    (node, a)
+}
+
 #[test]
 fn forgery_extra_result_appended_to_a_node() {
     // Authors' forgery 1/2: results beyond what the tree authenticates.
-    let (state, mut proof) = rich();
-    let i = first_searched_with_results(&proof);
-    let s = searched(&mut proof, i);
-    let node = node_with_leaves(&mut s.tree).unwrap();
-    let Tree::Leaf(mut e) = node
-        .iter()
-        .find(|x| matches!(x, Tree::Leaf(_)))
-        .unwrap()
-        .clone()
-    else {
-        unreachable!()
-    };
-    e.block = 35;
-    e.value = [0xee; 32];
-    if node.len() < 4 {
+    let mut code = ErrorCode::ResultsOutOfOrder;
+    let (state, proof) = rich_forged(|s| {
+        let (node, a) = leaf_pair(s);
+        let Tree::Leaf(mut e) = node[a].clone() else {
+            unreachable!()
+        };
+        e.block = 35;
+        e.value = [0xee; 32];
+        // A node already as wide as the fanout cannot take one more.
+        if node.len() >= 4 {
+            code = ErrorCode::BadShape;
+        }
         node.push(Tree::Leaf(e));
-        expect(&state, &proof, ErrorCode::ResultsOutOfOrder);
-    } else {
-        node.push(Tree::Leaf(e));
-        expect(&state, &proof, ErrorCode::BadShape);
-    }
+    });
+    expect(&state, &proof, code);
 }
 
 #[test]
 fn forgery_fabricated_result_in_place_of_a_real_one() {
-    let (state, mut proof) = rich();
-    let i = first_searched_with_results(&proof);
-    let s = searched(&mut proof, i);
-    let mut leaves = leaves_mut(&mut s.tree);
-    if let Tree::Leaf(e) = &mut *leaves[1] {
-        e.value = [0x42; 32];
-    }
+    let (state, proof) = rich_forged(|s| {
+        if let Tree::Leaf(e) = leaves_mut(&mut s.tree).swap_remove(1) {
+            e.value = [0x42; 32];
+        }
+    });
     expect(&state, &proof, ErrorCode::RootMismatch);
 }
 
@@ -374,74 +390,43 @@ fn forgery_fabricated_result_in_place_of_a_real_one() {
 fn forgery_hidden_versions_between_real_neighbours() {
     // Authors' forgery 3: a real predecessor and successor with every version between them
     // pruned away. The tree still hashes to the right root; the gap gives it away.
-    let (state, mut proof) = rich();
-    let i = first_searched_with_results(&proof);
-    let s = searched(&mut proof, i);
-    let height = s.height;
-    let mut leaves = leaves_mut(&mut s.tree);
-    let n = leaves.len();
-    assert!(n >= 3);
     // Prune a middle leaf to its hash (same root).
-    if let Tree::Leaf(e) = &*leaves[n / 2] {
-        let h = hash::leaf(e);
-        *leaves[n / 2] = Tree::Hash(h);
-    }
-    let _ = height;
+    let (state, proof) = rich_forged(|s| {
+        prune_leaf(s, |n| {
+            assert!(n >= 3);
+            n / 2
+        });
+    });
     expect(&state, &proof, ErrorCode::IncompleteRange);
 }
 
 #[test]
 fn forgery_missing_left_neighbour() {
-    let (state, mut proof) = rich();
-    let i = first_searched_with_results(&proof);
-    let s = searched(&mut proof, i);
-    let mut leaves = leaves_mut(&mut s.tree);
-    if let Tree::Leaf(e) = &*leaves[0] {
-        let h = hash::leaf(e);
-        *leaves[0] = Tree::Hash(h);
-    }
+    let (state, proof) = rich_forged(|s| prune_leaf(s, |_| 0));
     expect(&state, &proof, ErrorCode::IncompleteRange);
 }
 
 #[test]
 fn forgery_missing_right_neighbour() {
-    let (state, mut proof) = rich();
-    let i = first_searched_with_results(&proof);
-    let s = searched(&mut proof, i);
-    let mut leaves = leaves_mut(&mut s.tree);
-    let last = leaves.len() - 1;
-    if let Tree::Leaf(e) = &*leaves[last] {
-        let h = hash::leaf(e);
-        *leaves[last] = Tree::Hash(h);
-    }
+    let (state, proof) = rich_forged(|s| prune_leaf(s, |n| n - 1));
     expect(&state, &proof, ErrorCode::IncompleteRange);
 }
 
 #[test]
 fn forgery_reordered_results() {
-    let (state, mut proof) = rich();
-    let i = first_searched_with_results(&proof);
-    let s = searched(&mut proof, i);
-    let node = node_with_leaves(&mut s.tree).unwrap();
-    let a = node
-        .iter()
-        .position(|x| matches!(x, Tree::Leaf(_)))
-        .unwrap();
-    node.swap(a, a + 1);
+    let (state, proof) = rich_forged(|s| {
+        let (node, a) = leaf_pair(s);
+        node.swap(a, a + 1);
+    });
     expect(&state, &proof, ErrorCode::ResultsOutOfOrder);
 }
 
 #[test]
 fn forgery_duplicated_result() {
-    let (state, mut proof) = rich();
-    let i = first_searched_with_results(&proof);
-    let s = searched(&mut proof, i);
-    let node = node_with_leaves(&mut s.tree).unwrap();
-    let a = node
-        .iter()
-        .position(|x| matches!(x, Tree::Leaf(_)))
-        .unwrap();
-    node[a + 1] = node[a].clone();
+    let (state, proof) = rich_forged(|s| {
+        let (node, a) = leaf_pair(s);
+        node[a + 1] = node[a].clone();
+    });
     expect(&state, &proof, ErrorCode::ResultsOutOfOrder);
 }
 
@@ -556,39 +541,33 @@ fn forgery_wrong_fanout_and_shape() {
     let got = verify_history(&state.root(), &key(5), 20, 40, &proof.encode());
     assert_eq!(got.unwrap_err().code(), ErrorCode::BadEncoding);
 
-    let (state, mut proof) = rich();
-    let i = first_searched_with_results(&proof);
-    let s = searched(&mut proof, i);
-    s.height += 1;
+    let (state, proof) = rich_forged(|s| s.height += 1);
     expect(&state, &proof, ErrorCode::BadShape);
 
     // A leaf lifted one level up (a node replaced by one of its leaves).
-    let (state, mut proof) = rich();
-    let i = first_searched_with_results(&proof);
-    let s = searched(&mut proof, i);
-    let Tree::Node(top) = &mut s.tree else {
-        panic!()
-    };
-    let leaf = leaves_mut(&mut Tree::Node(top.clone()))[0].clone();
-    top[0] = leaf;
+    let (state, proof) = rich_forged(|s| {
+        let Tree::Node(top) = &mut s.tree else {
+            panic!()
+        };
+        let leaf = leaves_mut(&mut Tree::Node(top.clone()))[0].clone();
+        top[0] = leaf;
+    });
     expect(&state, &proof, ErrorCode::BadShape);
 
     // An inner node where entries belong.
-    let (state, mut proof) = rich();
-    let i = first_searched_with_results(&proof);
-    let s = searched(&mut proof, i);
-    let mut leaves = leaves_mut(&mut s.tree);
-    let l = leaves[0].clone();
-    *leaves[0] = Tree::Node(vec![l]);
+    let (state, proof) = rich_forged(|s| {
+        let first = leaves_mut(&mut s.tree).swap_remove(0);
+        let l = first.clone();
+        *first = Tree::Node(vec![l]);
+    });
     expect(&state, &proof, ErrorCode::BadShape);
 
     // A size claim below the revealed entries.
-    let (state, mut proof) = rich();
-    let i = first_searched_with_results(&proof);
-    let s = searched(&mut proof, i);
-    s.kind = StructureKind::MbTree;
-    let revealed = leaf_count(&s.tree) as u64;
-    s.n = revealed - 1;
+    let (state, proof) = rich_forged(|s| {
+        s.kind = StructureKind::MbTree;
+        let revealed = leaf_count(&s.tree) as u64;
+        s.n = revealed - 1;
+    });
     expect(&state, &proof, ErrorCode::BadShape);
 }
 

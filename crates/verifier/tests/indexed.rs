@@ -5,13 +5,6 @@
 //! own code. Proofs come from alloy-trie's `HashBuilder` with a `ProofRetainer`; the encodings
 //! are rebuilt here from the JSON-RPC objects and must hash to the transactions' hashes.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    clippy::expect_used
-)] // a test fails loudly
-
 use std::{fs, path::PathBuf};
 
 use alloy_primitives::B256;

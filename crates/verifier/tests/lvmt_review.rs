@@ -1,8 +1,6 @@
 //! Second review of the LVMT wire formats: hostile lengths and counts are refused before any
 //! allocation or hashing they would ask for.
 
-#![allow(clippy::unwrap_used, clippy::indexing_slicing)]
-
 use lightprov_types::lvmt::{LvmtHistory, LvmtProof};
 
 /// `0x01 depth key kind count`, then `levels` levels of zero versions and identity quotients.

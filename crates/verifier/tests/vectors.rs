@@ -1,14 +1,6 @@
 //! Runs the shared vectors in `tests/vectors` (also run by the TypeScript SDK's tests).
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::indexing_slicing,
-    clippy::panic,
-    clippy::expect_used
-)] // a test fails loudly
-
-mod beacon_common;
-
+use crate::beacon_common;
 use std::{fs, path::PathBuf};
 
 use lightprov_types::{B256, ErrorCode, header::Header, hex, mpt::AccountProof};

@@ -1,16 +1,9 @@
 //! The shared vectors of tests/vectors, read as the other runners read them.
-#![allow(
-    dead_code,
-    unreachable_pub,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![allow(unreachable_pub)]
 
 use std::path::PathBuf;
 
-use lightprov_inspect::lvmt::Anchor;
+use lightprov_inspect::{Outline, cole, lvmt::Anchor};
 use lightprov_types::B256;
 use serde_json::Value;
 
@@ -46,6 +39,36 @@ impl Vector {
             blocks: self.num("number") + 1,
         }
     }
+}
+
+/// The outline of `proof` as a COLE vector asks it (its key, range, roots and scheme).
+pub fn cole_outline(v: &Vector, proof: &[u8]) -> Outline {
+    cole::outline(
+        proof,
+        &v.b256("stateKey"),
+        v.num("fromBlock"),
+        v.num("toBlock"),
+        &v.b256("coleRoot"),
+        &v.b256("siblingRoot"),
+        cole::Scheme::parse(v.str("scheme")).unwrap(),
+    )
+    .unwrap()
+}
+
+/// Every comparison of `o` holds, its main one too: the outline of an honest proof.
+pub fn roots_match(o: &Outline, name: &str) {
+    assert!(o.root.matches, "{name}: {:?}", o.root);
+    assert!(o.roots.iter().all(|r| r.matches), "{name}: {:?}", o.roots);
+}
+
+/// A vector's `roots` (one per block).
+pub fn roots(v: &Vector) -> Vec<B256> {
+    v.inputs["roots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| B256::from_slice(&hex(r.as_str().unwrap())))
+        .collect()
 }
 
 pub fn number(v: &Value) -> u64 {

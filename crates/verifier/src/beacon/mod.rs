@@ -68,23 +68,15 @@ pub fn bootstrap(
     LightClientStore::bootstrap(network, trusted_block_root, b)
 }
 
-/// A bootstrap against a trusted block root, in the one verify shape: the commitment is the
-/// network and the trusted root, the query the fork of the bootstrap's container, the proof its
-/// SSZ bytes, and what it proves a store that follows the chain from there.
-#[derive(Clone, Copy, Debug)]
-pub struct Bootstrap;
-
-impl crate::Verify for Bootstrap {
-    const FAMILY: &'static lightprov_types::Family = &lightprov_types::beacon::FAMILY;
-    type Commitment<'a> = (Network, Root);
-    type Query = Fork;
-    type Verified = LightClientStore;
-    type Error = BeaconError;
-
+crate::family::verify_shape! {
+    /// A bootstrap against a trusted block root, in the one verify shape: the commitment is the
+    /// network and the trusted root, the query the fork of the bootstrap's container, the proof
+    /// its SSZ bytes, and what it proves a store that follows the chain from there.
+    pub struct Bootstrap: &lightprov_types::beacon::FAMILY;
     fn verify(
         (network, root): &(Network, Root),
         fork: &Fork,
-        ssz: &[u8],
+        ssz,
     ) -> Result<LightClientStore, BeaconError> {
         bootstrap(*network, root, *fork, ssz)
     }

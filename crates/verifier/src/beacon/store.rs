@@ -44,26 +44,21 @@ struct HeaderNames {
     execution_branch: &'static str,
 }
 
-const BOOTSTRAP_HEADER: HeaderNames = HeaderNames {
-    execution: "bootstrap.header.execution",
-    execution_branch: "bootstrap.header.execution_branch",
-};
-const ATTESTED_HEADER: HeaderNames = HeaderNames {
-    execution: "update.attested_header.execution",
-    execution_branch: "update.attested_header.execution_branch",
-};
-const SAVED_FINALIZED: HeaderNames = HeaderNames {
-    execution: "store.finalized_header.execution",
-    execution_branch: "store.finalized_header.execution_branch",
-};
-const SAVED_OPTIMISTIC: HeaderNames = HeaderNames {
-    execution: "store.optimistic_header.execution",
-    execution_branch: "store.optimistic_header.execution_branch",
-};
-const FINALIZED_HEADER: HeaderNames = HeaderNames {
-    execution: "update.finalized_header.execution",
-    execution_branch: "update.finalized_header.execution_branch",
-};
+/// The field names of the header at `$path`.
+macro_rules! header_names {
+    ($path:literal) => {
+        HeaderNames {
+            execution: concat!($path, ".execution"),
+            execution_branch: concat!($path, ".execution_branch"),
+        }
+    };
+}
+
+const BOOTSTRAP_HEADER: HeaderNames = header_names!("bootstrap.header");
+const ATTESTED_HEADER: HeaderNames = header_names!("update.attested_header");
+const SAVED_FINALIZED: HeaderNames = header_names!("store.finalized_header");
+const SAVED_OPTIMISTIC: HeaderNames = header_names!("store.optimistic_header");
+const FINALIZED_HEADER: HeaderNames = header_names!("update.finalized_header");
 
 /// `compute_domain(domain_type, fork_version, genesis_validators_root)`.
 pub fn compute_domain(domain_type: [u8; 4], fork_version: [u8; 4], gvr: &Root) -> Root {

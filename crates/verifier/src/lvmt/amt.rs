@@ -24,4 +24,4 @@ pub use lightprov_amt::{
 };
 
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;

@@ -402,45 +402,21 @@ pub fn verify_history(
     })
 }
 
-/// LVMT value proofs (presence or absence) in the one verify shape.
-#[derive(Clone, Copy, Debug)]
-pub struct LatestValue;
-
-impl crate::Verify for LatestValue {
-    const FAMILY: &'static lightprov_types::Family = &lightprov_types::lvmt::FAMILY;
-    type Commitment<'a> = Trusted<'a>;
-    type Query = B256;
-    type Verified = Proven;
-    type Error = LvmtError;
-
-    fn verify(t: &Trusted<'_>, key: &B256, proof: &[u8]) -> Result<Proven, LvmtError> {
+crate::family::verify_shape! {
+    /// LVMT value proofs (presence or absence) in the one verify shape.
+    pub struct LatestValue: &lightprov_types::lvmt::FAMILY;
+    fn verify(t: &Trusted<'a>, key: &B256, proof) -> Result<Proven, LvmtError> {
         verify(t, key, proof)
     }
 }
 
 /// A key's history over `lo..=hi`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct HistoryQuery {
-    /// The state key.
-    pub key: B256,
-    /// First block.
-    pub lo: u64,
-    /// Last block.
-    pub hi: u64,
-}
+pub use crate::HistoryQuery;
 
-/// LVMT history proofs in the one verify shape.
-#[derive(Clone, Copy, Debug)]
-pub struct KeyHistory;
-
-impl crate::Verify for KeyHistory {
-    const FAMILY: &'static lightprov_types::Family = &lightprov_types::lvmt::FAMILY;
-    type Commitment<'a> = Trusted<'a>;
-    type Query = HistoryQuery;
-    type Verified = History;
-    type Error = LvmtError;
-
-    fn verify(t: &Trusted<'_>, q: &HistoryQuery, proof: &[u8]) -> Result<History, LvmtError> {
+crate::family::verify_shape! {
+    /// LVMT history proofs in the one verify shape.
+    pub struct KeyHistory: &lightprov_types::lvmt::FAMILY;
+    fn verify(t: &Trusted<'a>, q: &HistoryQuery, proof) -> Result<History, LvmtError> {
         verify_history(t, &q.key, q.lo, q.hi, proof)
     }
 }

@@ -150,18 +150,10 @@ pub struct DiffQuery {
     pub to: u64,
 }
 
-/// Merkle Bucket Tree diff proofs in the one verify shape.
-#[derive(Clone, Copy, Debug)]
-pub struct Diff;
-
-impl crate::Verify for Diff {
-    const FAMILY: &'static lightprov_types::Family = &lightprov_types::mbt::FAMILY;
-    type Commitment<'a> = DiffTrusted;
-    type Query = DiffQuery;
-    type Verified = Vec<Change>;
-    type Error = MbtError;
-
-    fn verify(t: &DiffTrusted, _: &DiffQuery, proof: &[u8]) -> Result<Vec<Change>, MbtError> {
+crate::family::verify_shape! {
+    /// Merkle Bucket Tree diff proofs in the one verify shape.
+    pub struct Diff: &lightprov_types::mbt::FAMILY;
+    fn verify(t: &DiffTrusted, _: &DiffQuery, proof) -> Result<Vec<Change>, MbtError> {
         verify_diff(t, proof)
     }
 }

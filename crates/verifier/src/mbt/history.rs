@@ -32,15 +32,7 @@ pub struct HistoryTrusted<'a> {
 }
 
 /// A state key over blocks `lo..=hi`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct HistoryQuery {
-    /// The state key.
-    pub key: B256,
-    /// First block.
-    pub lo: u64,
-    /// Last block.
-    pub hi: u64,
-}
+pub use crate::HistoryQuery;
 
 /// A verified history.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -224,18 +216,10 @@ pub fn verify_history_proof(
     Ok(History { lo: p.lo, values })
 }
 
-/// Merkle Bucket Tree history proofs in the one verify shape.
-#[derive(Clone, Copy, Debug)]
-pub struct KeyHistory;
-
-impl crate::Verify for KeyHistory {
-    const FAMILY: &'static lightprov_types::Family = &lightprov_types::mbt::FAMILY;
-    type Commitment<'a> = HistoryTrusted<'a>;
-    type Query = HistoryQuery;
-    type Verified = History;
-    type Error = MbtError;
-
-    fn verify(t: &HistoryTrusted<'_>, q: &HistoryQuery, proof: &[u8]) -> Result<History, MbtError> {
+crate::family::verify_shape! {
+    /// Merkle Bucket Tree history proofs in the one verify shape.
+    pub struct KeyHistory: &lightprov_types::mbt::FAMILY;
+    fn verify(t: &HistoryTrusted<'a>, q: &HistoryQuery, proof) -> Result<History, MbtError> {
         verify_history(t, q, proof)
     }
 }

@@ -180,6 +180,11 @@ fn check(p: &MbtParams, m: &Model, proof: &MbtProof) -> Result<Option<Word>, Mbt
     verify(p, &m.root(), &proof.key, &proof.encode())
 }
 
+/// The code [`check`] rejects a proof with (it must reject it).
+fn rejection(p: &MbtParams, m: &Model, proof: &MbtProof) -> ErrorCode {
+    code(&check(p, m, proof).unwrap_err())
+}
+
 // ---- value proofs ----
 
 #[test]
@@ -221,10 +226,7 @@ fn rejects_value_changed() {
     let mut proof = m.prove(&key(3));
     let e = proof.entries.iter_mut().find(|e| e.key == key(3)).unwrap();
     e.value[0] ^= 1;
-    assert_eq!(
-        code(&check(&p, &m, &proof).unwrap_err()),
-        ErrorCode::RootMismatch
-    );
+    assert_eq!(rejection(&p, &m, &proof), ErrorCode::RootMismatch);
 }
 
 #[test]
@@ -233,10 +235,7 @@ fn rejects_entry_dropped_to_claim_absence() {
     let m = Model::new(p, &state(40, 0));
     let mut proof = m.prove(&key(3));
     proof.entries.retain(|e| e.key != key(3));
-    assert_eq!(
-        code(&check(&p, &m, &proof).unwrap_err()),
-        ErrorCode::RootMismatch
-    );
+    assert_eq!(rejection(&p, &m, &proof), ErrorCode::RootMismatch);
 }
 
 /// Fabric 0.6's inner hash: the concatenation of the non-empty children only, a lone child
@@ -269,10 +268,7 @@ fn rejects_bucket_hash_moved_to_empty_slot() {
     assert_eq!(honest_parent, forged_parent);
     // Ours binds slots: the forged absence fails at the root.
     assert_eq!(check(&p, &m, &honest).unwrap(), Some(word(1)));
-    assert_eq!(
-        code(&check(&p, &m, &forged).unwrap_err()),
-        ErrorCode::RootMismatch
-    );
+    assert_eq!(rejection(&p, &m, &forged), ErrorCode::RootMismatch);
 }
 
 #[test]
@@ -292,7 +288,7 @@ fn rejects_prover_chosen_child_index() {
         siblings.remove(other);
         proof.levels[usize::from(l)] = siblings;
         assert_eq!(
-            code(&check(&p, &m, &proof).unwrap_err()),
+            rejection(&p, &m, &proof),
             ErrorCode::RootMismatch,
             "level {l}"
         );

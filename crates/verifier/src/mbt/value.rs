@@ -101,18 +101,10 @@ pub fn verify_proof(
     Ok(lookup(&p.entries, key))
 }
 
-/// Merkle Bucket Tree value proofs (presence or absence) in the one verify shape.
-#[derive(Clone, Copy, Debug)]
-pub struct Value;
-
-impl crate::Verify for Value {
-    const FAMILY: &'static lightprov_types::Family = &lightprov_types::mbt::FAMILY;
-    type Commitment<'a> = Trusted;
-    type Query = B256;
-    type Verified = Option<Word>;
-    type Error = MbtError;
-
-    fn verify(t: &Trusted, key: &B256, proof: &[u8]) -> Result<Option<Word>, MbtError> {
+crate::family::verify_shape! {
+    /// Merkle Bucket Tree value proofs (presence or absence) in the one verify shape.
+    pub struct Value: &lightprov_types::mbt::FAMILY;
+    fn verify(t: &Trusted, key: &B256, proof) -> Result<Option<Word>, MbtError> {
         verify(&t.params, &t.root, key, proof)
     }
 }

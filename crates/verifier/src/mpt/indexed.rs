@@ -118,13 +118,6 @@ pub fn verify_transaction_proof<'a>(
     }
 }
 
-/// Transaction proofs (the wire format of `lightprov_types::mpt::TransactionProof`) in the one
-/// verify shape: checked against a header's `transactionsRoot` and `receiptsRoot`, for the
-/// index (and hash) asked. Verified: the transaction and its receipt, or `None` for an index the
-/// block does not reach.
-#[derive(Clone, Copy, Debug)]
-pub struct TransactionAtIndex;
-
 /// A proven transaction and receipt, owned.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VerifiedTransaction {
@@ -134,17 +127,16 @@ pub struct VerifiedTransaction {
     pub receipt: Vec<u8>,
 }
 
-impl crate::Verify for TransactionAtIndex {
-    const FAMILY: &'static lightprov_types::Family = &lightprov_types::mpt::FAMILY;
-    type Commitment<'a> = BlockRoots;
-    type Query = TransactionQuery;
-    type Verified = Option<VerifiedTransaction>;
-    type Error = TransactionProofError;
-
+crate::family::verify_shape! {
+    /// Transaction proofs (the wire format of `lightprov_types::mpt::TransactionProof`) in the
+    /// one verify shape: checked against a header's `transactionsRoot` and `receiptsRoot`, for
+    /// the index (and hash) asked. Verified: the transaction and its receipt, or `None` for an
+    /// index the block does not reach.
+    pub struct TransactionAtIndex: &lightprov_types::mpt::FAMILY;
     fn verify(
         roots: &BlockRoots,
         query: &TransactionQuery,
-        proof: &[u8],
+        proof,
     ) -> Result<Option<VerifiedTransaction>, TransactionProofError> {
         let proof = TransactionProofRef::decode(proof)?;
         Ok(

@@ -18,22 +18,14 @@ pub use walk::{Absence, Proven, as_slices, prove, verify_proof};
 #[cfg(test)]
 mod tests;
 
-/// EIP-1186 account proofs (compact wire format, storage proofs included) in the one verify
-/// shape: checked against a header's `stateRoot`, for the address asked.
-#[derive(Clone, Copy, Debug)]
-pub struct Account;
-
-impl crate::Verify for Account {
-    const FAMILY: &'static lightprov_types::Family = &lightprov_types::mpt::FAMILY;
-    type Commitment<'a> = alloy_primitives::B256;
-    type Query = alloy_primitives::Address;
-    type Verified = VerifiedAccount;
-    type Error = AccountProofError;
-
+crate::family::verify_shape! {
+    /// EIP-1186 account proofs (compact wire format, storage proofs included) in the one verify
+    /// shape: checked against a header's `stateRoot`, for the address asked.
+    pub struct Account: &lightprov_types::mpt::FAMILY;
     fn verify(
         state_root: &alloy_primitives::B256,
         address: &alloy_primitives::Address,
-        proof: &[u8],
+        proof,
     ) -> Result<VerifiedAccount, AccountProofError> {
         let proof = lightprov_types::mpt::AccountProofRef::decode(proof)?;
         if proof.address != *address {
@@ -55,18 +47,10 @@ pub struct TrieQuery {
     pub value: Option<alloc::vec::Vec<u8>>,
 }
 
-/// Single trie proofs (a `Nodes` list) in the one verify shape.
-#[derive(Clone, Copy, Debug)]
-pub struct TrieKey;
-
-impl crate::Verify for TrieKey {
-    const FAMILY: &'static lightprov_types::Family = &lightprov_types::mpt::FAMILY;
-    type Commitment<'a> = alloy_primitives::B256;
-    type Query = TrieQuery;
-    type Verified = ();
-    type Error = MptError;
-
-    fn verify(root: &alloy_primitives::B256, q: &TrieQuery, proof: &[u8]) -> Result<(), MptError> {
+crate::family::verify_shape! {
+    /// Single trie proofs (a `Nodes` list) in the one verify shape.
+    pub struct TrieKey: &lightprov_types::mpt::FAMILY;
+    fn verify(root: &alloy_primitives::B256, q: &TrieQuery, proof) -> Result<(), MptError> {
         use lightprov_types::{DecodeError, codec::Reader, mpt::decode_nodes};
         if q.key.len() > 32 {
             return Err(DecodeError::new("key", "at most 32 bytes").into());

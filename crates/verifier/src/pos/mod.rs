@@ -123,34 +123,18 @@ pub fn verify_value(
     Ok(())
 }
 
-/// A state key's value or absence at one block, against that block's `posRoot`.
-#[derive(Debug)]
-pub struct PosValue;
-
-impl crate::Verify for PosValue {
-    const FAMILY: &'static lightprov_types::Family = &FAMILY;
-    type Commitment<'a> = B256;
-    type Query = B256;
-    type Verified = Option<Word>;
-    type Error = PosError;
-
-    fn verify(root: &B256, key: &B256, proof: &[u8]) -> Result<Option<Word>, PosError> {
+crate::family::verify_shape! {
+    /// A state key's value or absence at one block, against that block's `posRoot`.
+    pub struct PosValue: &FAMILY;
+    fn verify(root: &B256, key: &B256, proof) -> Result<Option<Word>, PosError> {
         verify_path(root, key, &PathProof::decode(proof)?)
     }
 }
 
-/// Every entry of a key range `[lo, hi]` at one block, against that block's `posRoot`.
-#[derive(Debug)]
-pub struct PosRange;
-
-impl crate::Verify for PosRange {
-    const FAMILY: &'static lightprov_types::Family = &FAMILY;
-    type Commitment<'a> = B256;
-    type Query = (B256, B256);
-    type Verified = Vec<Entry>;
-    type Error = PosError;
-
-    fn verify(root: &B256, q: &(B256, B256), proof: &[u8]) -> Result<Vec<Entry>, PosError> {
+crate::family::verify_shape! {
+    /// Every entry of a key range `[lo, hi]` at one block, against that block's `posRoot`.
+    pub struct PosRange: &FAMILY;
+    fn verify(root: &B256, q: &(B256, B256), proof) -> Result<Vec<Entry>, PosError> {
         verify_range(
             root,
             &q.0,
@@ -160,18 +144,10 @@ impl crate::Verify for PosRange {
     }
 }
 
-/// Every key whose value differs between two blocks, against their `posRoot`s (old, new).
-#[derive(Debug)]
-pub struct PosDiff;
-
-impl crate::Verify for PosDiff {
-    const FAMILY: &'static lightprov_types::Family = &FAMILY;
-    type Commitment<'a> = (B256, B256);
-    type Query = ();
-    type Verified = Vec<Change>;
-    type Error = PosError;
-
-    fn verify(roots: &(B256, B256), _: &(), proof: &[u8]) -> Result<Vec<Change>, PosError> {
+crate::family::verify_shape! {
+    /// Every key whose value differs between two blocks, against their `posRoot`s (old, new).
+    pub struct PosDiff: &FAMILY;
+    fn verify(roots: &(B256, B256), _: &(), proof) -> Result<Vec<Change>, PosError> {
         verify_diff(
             &roots.0,
             &roots.1,
@@ -189,22 +165,11 @@ pub struct BlockRoots<'a> {
     pub roots: &'a [B256],
 }
 
-/// A state key's value at every block of a range, from one proof with a deduplicated node set.
-#[derive(Debug)]
-pub struct PosHistory;
-
-impl crate::Verify for PosHistory {
-    const FAMILY: &'static lightprov_types::Family = &FAMILY;
-    type Commitment<'a> = BlockRoots<'a>;
-    type Query = B256;
-    type Verified = Vec<Option<Word>>;
-    type Error = PosError;
-
-    fn verify(
-        roots: &BlockRoots<'_>,
-        key: &B256,
-        proof: &[u8],
-    ) -> Result<Vec<Option<Word>>, PosError> {
+crate::family::verify_shape! {
+    /// A state key's value at every block of a range, from one proof with a deduplicated node
+    /// set.
+    pub struct PosHistory: &FAMILY;
+    fn verify(roots: &BlockRoots<'a>, key: &B256, proof) -> Result<Vec<Option<Word>>, PosError> {
         verify_history(
             roots,
             key,

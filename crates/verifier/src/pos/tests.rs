@@ -61,6 +61,11 @@ fn code<T: core::fmt::Debug>(r: Result<T, PosError>) -> ErrorCode {
     r.expect_err("the proof must be rejected").code()
 }
 
+/// The code a path proof is rejected with (it must be rejected).
+fn value_code(root: &B256, key: &B256, proof: &[u8]) -> ErrorCode {
+    code(PosValue::verify(root, key, proof))
+}
+
 fn path_of(m: &MemNodes, root: &B256, key: &B256) -> PathProof {
     prove::path(m, root, key).unwrap()
 }
@@ -109,19 +114,16 @@ fn the_empty_tree_proves_absence_only() {
     // The default hash is not the empty root and accepts nothing, and neither root accepts
     // another tree's proof.
     assert_eq!(
-        code(PosValue::verify(&B256::ZERO, &k(1), &empty)),
+        value_code(&B256::ZERO, &k(1), &empty),
         ErrorCode::RootMismatch
     );
     let (m, root, _) = honest(50, SMALL);
     let p = path_of(&m, &root, &k(3)).encode();
     assert_eq!(
-        code(PosValue::verify(&empty_root(), &k(3), &p)),
+        value_code(&empty_root(), &k(3), &p),
         ErrorCode::RootMismatch
     );
-    assert_eq!(
-        code(PosValue::verify(&B256::ZERO, &k(3), &p)),
-        ErrorCode::RootMismatch
-    );
+    assert_eq!(value_code(&B256::ZERO, &k(3), &p), ErrorCode::RootMismatch);
 }
 
 #[test]
@@ -132,7 +134,7 @@ fn rejects_value_changed_in_leaf() {
     let at = leaf.entries.iter().position(|(x, _)| *x == k(10)).unwrap();
     leaf.entries[at].1 = [7; 32];
     assert_eq!(
-        code(PosValue::verify(&root, &k(10), &p.encode())),
+        value_code(&root, &k(10), &p.encode()),
         ErrorCode::NodeHashMismatch
     );
     // A single-leaf tree: the changed leaf is the root.
@@ -140,7 +142,7 @@ fn rejects_value_changed_in_leaf() {
     let mut p = path_of(&m, &root, &k(1));
     p.nodes[0].entries[1].1 = [7; 32];
     assert_eq!(
-        code(PosValue::verify(&root, &k(1), &p.encode())),
+        value_code(&root, &k(1), &p.encode()),
         ErrorCode::RootMismatch
     );
 }
@@ -153,7 +155,7 @@ fn rejects_separator_changed_outside_the_hash() {
     let mut p = path_of(&m, &root, &k(10));
     p.nodes[0].entries[0].0 = k(99);
     assert_eq!(
-        code(PosValue::verify(&root, &k(10), &p.encode())),
+        value_code(&root, &k(10), &p.encode()),
         ErrorCode::RootMismatch
     );
 }
@@ -191,7 +193,7 @@ fn rejects_node_of_another_tree() {
     p.nodes[last] = q.nodes[q.nodes.len() - 1].clone();
     p.nodes[last].entries[0].1 = [3; 32];
     assert_eq!(
-        code(PosValue::verify(&root, &k(10), &p.encode())),
+        value_code(&root, &k(10), &p.encode()),
         ErrorCode::NodeHashMismatch
     );
 }
@@ -202,13 +204,13 @@ fn rejects_truncated_path_and_nodes_after_the_leaf() {
     let mut p = path_of(&m, &root, &k(10));
     let leaf = p.nodes.pop().unwrap();
     assert_eq!(
-        code(PosValue::verify(&root, &k(10), &p.encode())),
+        value_code(&root, &k(10), &p.encode()),
         ErrorCode::TruncatedProof
     );
     p.nodes.push(leaf.clone());
     p.nodes.push(leaf);
     assert_eq!(
-        code(PosValue::verify(&root, &k(10), &p.encode())),
+        value_code(&root, &k(10), &p.encode()),
         ErrorCode::ExtraNodes
     );
 }
@@ -252,7 +254,7 @@ fn rejects_separators_out_of_order() {
     let b = Node::leaf(entries([3], 0));
     let (root, p) = forged(&a, k(5), &b, k(3), 0);
     assert_eq!(
-        code(PosValue::verify(&root, &k(5), &p)),
+        value_code(&root, &k(5), &p),
         ErrorCode::SeparatorsOutOfOrder
     );
 }
@@ -274,10 +276,7 @@ fn rejects_leaf_entries_out_of_order_the_first_included() {
     let b = Node::leaf(entries([9, 4], 0));
     let b = Node::leaf(vec![b.entries[0], b.entries[1], (k(9), val(9, 0))]);
     let (root, p) = forged(&a, k(2), &b, k(9), 1);
-    assert_eq!(
-        code(PosValue::verify(&root, &k(4), &p)),
-        ErrorCode::EntriesOutOfOrder
-    );
+    assert_eq!(value_code(&root, &k(4), &p), ErrorCode::EntriesOutOfOrder);
 }
 
 #[test]
@@ -296,17 +295,11 @@ fn rejects_child_whose_largest_key_is_not_its_separator() {
     let a = Node::leaf(entries([1, 3], 0));
     let b = Node::leaf(entries([7, 8], 0));
     let (root, p) = forged(&a, k(4), &b, k(8), 0);
-    assert_eq!(
-        code(PosValue::verify(&root, &k(3), &p)),
-        ErrorCode::SeparatorMismatch
-    );
+    assert_eq!(value_code(&root, &k(3), &p), ErrorCode::SeparatorMismatch);
     // An empty leaf under an inner node has no largest key.
     let e = Node::leaf(vec![]);
     let (root, p) = forged(&a, k(3), &e, k(8), 1);
-    assert_eq!(
-        code(PosValue::verify(&root, &k(8), &p)),
-        ErrorCode::SeparatorMismatch
-    );
+    assert_eq!(value_code(&root, &k(8), &p), ErrorCode::SeparatorMismatch);
 }
 
 #[test]
@@ -318,10 +311,7 @@ fn rejects_child_at_the_wrong_level() {
         nodes: vec![r.clone(), a],
     }
     .encode();
-    assert_eq!(
-        code(PosValue::verify(&r.hash(), &k(1), &p)),
-        ErrorCode::BadShape
-    );
+    assert_eq!(value_code(&r.hash(), &k(1), &p), ErrorCode::BadShape);
 }
 
 #[test]
@@ -329,10 +319,7 @@ fn rejects_bytes_after_the_proof() {
     let (m, root, _) = honest(20, SMALL);
     let mut p = path_of(&m, &root, &k(1)).encode();
     p.push(0);
-    assert_eq!(
-        code(PosValue::verify(&root, &k(1), &p)),
-        ErrorCode::BadEncoding
-    );
+    assert_eq!(value_code(&root, &k(1), &p), ErrorCode::BadEncoding);
 }
 
 proptest! {

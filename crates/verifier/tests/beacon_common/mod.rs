@@ -1,7 +1,7 @@
 //! Reading the consensus specs' fixtures (`tests/fixtures/beacon`): snappy raw files, YAML,
 //! each sync case's own network.
 
-#![allow(dead_code)] // each test file uses a part
+#![allow(dead_code)] // the tests and examples/beacon_vectors.rs each use a part
 
 use std::{
     fs,

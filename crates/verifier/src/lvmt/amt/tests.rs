@@ -10,8 +10,9 @@ use ark_ff::{Field, One, PrimeField, Zero};
 use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
 use lightprov_types::ErrorCode;
 
-/// An AMT of depth D with a known trapdoor: commitment and openings by polynomial division.
-struct Ref {
+/// An AMT of depth D with a known trapdoor: commitment and openings by polynomial division
+/// (the reference the batched check and the separate-pairings one are tested against).
+pub(in crate::lvmt) struct Ref {
     depth: u8,
     tau: Fr,
     /// Coefficients of f.
@@ -46,7 +47,7 @@ impl Ref {
         p.iter().rev().fold(Fr::zero(), |acc, c| acc * x + c)
     }
 
-    fn params(&self) -> Params {
+    pub(in crate::lvmt) fn params(&self) -> Params {
         let g = <ark_bn254::G2Projective as PrimeGroup>::generator();
         let mut pts = vec![g.into_affine()];
         let mut t = self.tau;
@@ -61,7 +62,7 @@ impl Ref {
         (G1Projective::generator() * Self::eval(&self.coeffs, self.tau)).into_affine()
     }
 
-    fn open(&self, i: u64) -> Opening {
+    pub(in crate::lvmt) fn open(&self, i: u64) -> Opening {
         let d = usize::from(self.depth);
         let omega = self.params().omega();
         let mut r = self.coeffs.clone();
@@ -85,11 +86,16 @@ impl Ref {
 }
 
 fn sample(depth: u8) -> Ref {
+    sample_with(depth, 0x5eed_1234_5678 + u64::from(depth))
+}
+
+/// An AMT of depth `depth` of sample versions, with trapdoor `tau`.
+pub(in crate::lvmt) fn sample_with(depth: u8, tau: u64) -> Ref {
     let n = 1u64 << depth;
     let values = (0..n)
         .map(|j| packed([j % 3, j * 7 % 11, 0, j % 2, 1, j]))
         .collect();
-    Ref::new(depth, 0x5eed_1234_5678 + u64::from(depth), values)
+    Ref::new(depth, tau, values)
 }
 
 #[test]

@@ -3,77 +3,15 @@
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::expect_used)]
 
 use super::*;
-use crate::lvmt::amt::{self, packed};
-use ark_bn254::{Fr, G1Projective, G2Projective};
+use crate::lvmt::amt::{self, tests::sample_with};
+use ark_bn254::{Fr, G1Projective};
 use ark_ec::PrimeGroup;
-use ark_ff::{One, Zero};
-use ark_poly::{EvaluationDomain, Radix2EvaluationDomain};
-
-/// An AMT of depth D with a known trapdoor: commitment and openings by polynomial division.
-struct Ref {
-    depth: u8,
-    tau: Fr,
-    coeffs: Vec<Fr>,
-    values: Vec<Fr>,
-}
-
-impl Ref {
-    fn new(depth: u8, tau: u64) -> Self {
-        let n = 1u64 << depth;
-        let values: Vec<Fr> = (0..n)
-            .map(|j| packed(&[j % 3, j * 7 % 11, 0, j % 2, 1, j]))
-            .collect();
-        let domain = Radix2EvaluationDomain::<Fr>::new(n as usize).unwrap();
-        Self {
-            depth,
-            tau: Fr::from(tau),
-            coeffs: domain.ifft(&values),
-            values,
-        }
-    }
-
-    fn eval(p: &[Fr], x: Fr) -> Fr {
-        p.iter().rev().fold(Fr::zero(), |acc, c| acc * x + c)
-    }
-
-    fn params(&self) -> Params {
-        let g = G2Projective::generator();
-        let mut pts = vec![g.into_affine()];
-        let mut t = self.tau;
-        for _ in 0..self.depth {
-            pts.push((g * t).into_affine());
-            t.square_in_place();
-        }
-        Params::new(self.depth, pts).unwrap()
-    }
-
-    fn open(&self, i: u64) -> Opening {
-        let d = usize::from(self.depth);
-        let omega = self.params().omega();
-        let mut r = self.coeffs.clone();
-        let mut quotients = Vec::new();
-        for level in 1..=d {
-            let m = 1usize << (d - level);
-            let c = omega.pow([i * m as u64]);
-            let q: Vec<Fr> = r[m..2 * m].to_vec();
-            r = (0..m).map(|k| r[k] + c * q[k]).collect();
-            quotients.push((G1Projective::generator() * Self::eval(&q, self.tau)).into_affine());
-        }
-        assert_eq!(r, vec![self.values[i as usize]]);
-        Opening {
-            commitment: (G1Projective::generator() * Self::eval(&self.coeffs, self.tau))
-                .into_affine(),
-            index: i,
-            value: self.values[i as usize],
-            quotients,
-        }
-    }
-}
+use ark_ff::One;
 
 #[test]
 fn honest_openings_verify_as_in_the_batch() {
     for depth in [1u8, 4, 6] {
-        let r = Ref::new(depth, 0x5eed_1234 + u64::from(depth));
+        let r = sample_with(depth, 0x5eed_1234 + u64::from(depth));
         let p = r.params();
         let n = 1u64 << depth;
         let all: Vec<Opening> = [0, 1, n / 2, n - 1].iter().map(|&i| r.open(i)).collect();
@@ -87,7 +25,7 @@ fn honest_openings_verify_as_in_the_batch() {
 
 #[test]
 fn tampered_values_quotients_and_commitments_are_rejected() {
-    let r = Ref::new(6, 0xabcdef);
+    let r = sample_with(6, 0xabcdef);
     let p = r.params();
     for i in [0u64, 5, 37, 63] {
         let honest = r.open(i);
