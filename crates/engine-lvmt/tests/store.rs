@@ -13,11 +13,13 @@ use std::{
     collections::BTreeMap,
     path::Path,
     sync::{Arc, LazyLock},
-    time::Duration,
 };
 
 use alloy_primitives::{B256, keccak256};
-use lightprov_engine_api::Key;
+use lightprov_engine_api::{
+    Key,
+    conformance::{CrashChild, crash_writer},
+};
 use lightprov_engine_lvmt::{
     amt::Proofs,
     setup::Setup,
@@ -312,41 +314,21 @@ fn crash_writes(b: u64) -> Vec<(B256, Word)> {
 /// Not a test on its own: the body of the child process of `survives_kill_9`.
 #[test]
 fn crash_child() {
-    let Ok(dir) = std::env::var(CRASH_DIR) else {
-        return;
-    };
-    let mut s = open(Path::new(&dir));
-    let mut b = s.blocks();
-    loop {
-        s.commit(&crash_writes(b)).unwrap();
-        println!("committed {b}");
-        b += 1;
-    }
+    crash_writer(CRASH_DIR, open, LvmtStore::blocks, |s, b| {
+        Some(s.commit(&crash_writes(b)).unwrap())
+    });
 }
 
 #[test]
 fn survives_kill_9() {
-    use std::process::{Command, Stdio};
     let dir = tempfile::tempdir().unwrap();
-    let exe = std::env::current_exe().unwrap();
+    let writer = CrashChild::new(CRASH_DIR, dir.path());
     let mut rng = ChaCha8Rng::seed_from_u64(9);
     let mut reference = Lvmt::new(SETUP.clone());
     let mut want = Vec::new();
     let mut committed: Option<u64> = None;
     for kill in 0..8 {
-        let mut child = Command::new(&exe)
-            .args(["--exact", "crash_child", "--nocapture", "--test-threads=1"])
-            .env(CRASH_DIR, dir.path())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let target = committed.map_or(0, |c| c + 1) + rng.random_range(3..25);
-        // SIGKILL somewhere in the next block(s): no destructor runs.
-        let pause = Duration::from_micros(rng.random_range(0..4000));
-        let last = lightprov_engine_api::conformance::kill_after_commit(
-            &mut child, target, committed, pause,
-        );
+        let last = writer.life(&mut rng, &[], committed, 3..25, 4000);
         let s = LvmtStore::open(dir.path(), SETUP.clone(), Proofs::All)
             .unwrap_or_else(|e| panic!("reopen after kill {kill}: {e}"));
         let head = s.blocks().checked_sub(1).expect("a block survives");
