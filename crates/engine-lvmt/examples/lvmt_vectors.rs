@@ -12,19 +12,18 @@
     missing_docs
 )]
 
-use std::{collections::BTreeMap, sync::Arc};
+#[path = "../tests/common/mod.rs"]
+mod common;
 
 use alloy_primitives::{B256, keccak256};
-use lightprov_engine_lvmt::{
-    setup::Setup,
-    tree::{Lvmt, colliding_keys, in_key_order},
-};
+use common::{trusted, vector_blocks, vector_keys, vector_setup};
+use lightprov_engine_lvmt::tree::{Lvmt, colliding_keys};
 use lightprov_testkit::vectors::VectorDir;
 use lightprov_types::{
-    ErrorCode, Word, hex,
+    ErrorCode, hex,
     lvmt::{FAMILY, Kind, LvmtProof},
 };
-use lightprov_verifier::lvmt::proof::{Proven, Trusted, Version, verify, verify_history};
+use lightprov_verifier::lvmt::proof::{Proven, Version, verify, verify_history};
 use serde_json::{Value, json};
 
 fn q(v: u64) -> String {
@@ -37,27 +36,15 @@ fn version(v: &Version) -> Value {
 
 fn main() {
     let mut out = VectorDir::from_args(&FAMILY, "crates/engine-lvmt/examples/lvmt_vectors.rs");
-    let setup = Arc::new(Setup::dev_insecure(4, b"lightprov test vectors").unwrap());
+    let setup = vector_setup();
     let mut lvmt = Lvmt::new(setup.clone());
-    let mut keys = colliding_keys(0xe1, 8, 14);
-    keys.extend((0..6u64).map(|i| keccak256((i + 500).to_be_bytes())));
-    for b in 0..24u64 {
-        let writes: BTreeMap<B256, Word> = keys
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| (*i as u64 + b).is_multiple_of(3) || (b < 3 && *i < 14))
-            .map(|(i, k)| (*k, [(b * 5 + i as u64) as u8; 32]))
-            .collect();
-        lvmt.commit(&in_key_order(&writes)).unwrap();
+    for w in vector_blocks() {
+        lvmt.commit(&w).unwrap();
     }
+    let keys = vector_keys();
     let params = hex::encode(&setup.params().encode());
     let head = lvmt.blocks() - 1;
-    let t = Trusted {
-        params: setup.params(),
-        aroot: lvmt.aroot(),
-        history_root: lvmt.history_root(),
-        blocks: lvmt.blocks(),
-    };
+    let t = trusted(&lvmt);
     let base = |key: &B256, proof: &[u8]| {
         json!({
             "params": params,

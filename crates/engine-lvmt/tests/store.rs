@@ -24,12 +24,16 @@ use lightprov_engine_lvmt::{
     amt::Proofs,
     setup::Setup,
     store::{LvmtStore, StateProof, StoreError, state_root},
-    tree::{Lvmt, TreeError, colliding_keys, in_key_order},
+    tree::{Lvmt, TreeError, in_key_order},
 };
 use lightprov_types::Word;
 use lightprov_verifier::lvmt::proof::{Trusted, verify_history};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+mod common;
+
+use common::{vector_blocks, vector_setup};
 
 const DEPTH: u8 = 4;
 
@@ -62,29 +66,12 @@ fn verify(root: &B256, key: &Key, block: u64, proof: &StateProof) -> Result<Word
 
 lightprov_engine_api::conformance_tests!(open, verify);
 
-/// The blocks of the committed test vectors (crates/engine-lvmt/examples/lvmt_vectors.rs).
-fn vector_blocks() -> Vec<Vec<(B256, Word)>> {
-    let mut keys = colliding_keys(0xe1, 8, 14);
-    keys.extend((0..6u64).map(|i| keccak256((i + 500).to_be_bytes())));
-    (0..24u64)
-        .map(|b| {
-            let w: BTreeMap<B256, Word> = keys
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| (*i as u64 + b).is_multiple_of(3) || (b < 3 && *i < 14))
-                .map(|(i, k)| (*k, [(b * 5 + i as u64) as u8; 32]))
-                .collect();
-            in_key_order(&w)
-        })
-        .collect()
-}
-
 /// The store, reopened every few blocks, keeps the roots, the slots and the proof bytes of the
 /// in-memory LVMT given the same writes (the workload of the committed vectors, whose bytes
 /// the in-memory LVMT reproduces).
 #[test]
 fn the_store_proves_byte_for_byte_like_the_memory_tree() {
-    let setup = Arc::new(Setup::dev_insecure(4, b"lightprov test vectors").unwrap());
+    let setup = vector_setup();
     let dir = tempfile::tempdir().unwrap();
     let mut memory = Lvmt::new(setup.clone());
     let mut store = LvmtStore::open(dir.path(), setup.clone(), Proofs::All).unwrap();
@@ -133,7 +120,7 @@ fn the_store_proves_byte_for_byte_like_the_memory_tree() {
 /// The committed vectors (tests/vectors/lvmt/valid), byte for byte, from a reopened store.
 #[test]
 fn the_reopened_store_reproduces_the_committed_vectors() {
-    let setup = Arc::new(Setup::dev_insecure(4, b"lightprov test vectors").unwrap());
+    let setup = vector_setup();
     let dir = tempfile::tempdir().unwrap();
     {
         let mut s = LvmtStore::open(dir.path(), setup.clone(), Proofs::All).unwrap();
