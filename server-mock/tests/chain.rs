@@ -4,8 +4,7 @@
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::indexing_slicing,
-    clippy::panic,
-    missing_docs
+    clippy::panic
 )]
 
 use alloy_consensus::{SignableTransaction, TxEnvelope, TxLegacy};
