@@ -4,11 +4,10 @@
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::indexing_slicing,
-    clippy::panic,
-    missing_docs
+    clippy::panic
 )]
 
-use alloy_consensus::{SignableTransaction, TxEip1559, TxEnvelope, TxLegacy};
+use alloy_consensus::{SignableTransaction, TxEnvelope, TxLegacy};
 use alloy_eips::eip2718::Encodable2718;
 use alloy_primitives::{Address, B256, Bytes, TxKind, U256};
 use alloy_signer::SignerSync;
@@ -19,29 +18,9 @@ use lightprov_node::{
     families::{cole, lvmt},
     workload::{Kind, Workload},
 };
+use lightprov_testkit::tx::raw_transfer;
 use lightprov_types::header::Header as LpHeader;
 use lightprov_verifier::{header::verify_header, mpt::verify_account_proof};
-
-fn transfer(
-    from: &PrivateKeySigner,
-    to: Address,
-    value: u64,
-    nonce: u64,
-    chain_id: u64,
-) -> Vec<u8> {
-    let tx = TxEip1559 {
-        chain_id,
-        nonce,
-        gas_limit: TRANSFER_GAS,
-        max_fee_per_gas: u128::from(3 * BASE_FEE),
-        max_priority_fee_per_gas: u128::from(BASE_FEE),
-        to: TxKind::Call(to),
-        value: U256::from(value),
-        ..Default::default()
-    };
-    let sig = from.sign_hash_sync(&tx.signature_hash()).unwrap();
-    TxEnvelope::from(tx.into_signed(sig)).encoded_2718()
-}
 
 fn balance(chain: &Chain, a: Address) -> U256 {
     U256::from_be_bytes(
@@ -68,6 +47,18 @@ fn lp_header(chain: &Chain, number: u64) -> (LpHeader, B256) {
     )
 }
 
+/// The tests' signed transfers (lightprov-testkit's, shared with the fuzz targets) are in this
+/// chain's shape: its transfer gas, its base fee and the dev chain's id.
+#[test]
+fn test_transfers_follow_the_chains_constants() {
+    assert_eq!(lightprov_testkit::tx::BASE_FEE, BASE_FEE);
+    assert_eq!(lightprov_testkit::tx::TRANSFER_GAS, TRANSFER_GAS);
+    assert_eq!(
+        lightprov_testkit::tx::DEV_CHAIN_ID,
+        Config::dev(None).unwrap().chain_id
+    );
+}
+
 #[test]
 fn a_transfer_moves_value_and_every_proof_verifies() {
     let dir = tempfile::tempdir().unwrap();
@@ -77,10 +68,10 @@ fn a_transfer_moves_value_and_every_proof_verifies() {
     let before = balance(&chain, alice.address());
 
     let hash = chain
-        .submit(&transfer(&alice, bob, 12345, 0, 1337))
+        .submit(&raw_transfer(&alice, bob, 12345, 0, 1337))
         .unwrap();
     assert!(matches!(
-        chain.submit(&transfer(&alice, bob, 12345, 0, 1337)),
+        chain.submit(&raw_transfer(&alice, bob, 12345, 0, 1337)),
         Err(TxError::Known)
     ));
     assert_eq!(chain.pending_nonce(&alice.address()).unwrap(), 1);
@@ -136,14 +127,14 @@ fn bad_transactions_are_refused_with_clear_errors() {
     let mut chain = Chain::open(dir.path(), config).unwrap();
     let bob = Address::repeat_byte(0xb0);
     assert!(matches!(
-        chain.submit(&transfer(&alice, bob, 1, 0, 1)),
+        chain.submit(&raw_transfer(&alice, bob, 1, 0, 1)),
         Err(TxError::ChainId {
             expected: 1337,
             got: Some(1)
         })
     ));
     assert!(matches!(
-        chain.submit(&transfer(&alice, bob, 1, 5, 1337)),
+        chain.submit(&raw_transfer(&alice, bob, 1, 5, 1337)),
         Err(TxError::NonceTooHigh {
             expected: 0,
             got: 5
@@ -151,7 +142,7 @@ fn bad_transactions_are_refused_with_clear_errors() {
     ));
     let pauper = PrivateKeySigner::from_bytes(&B256::repeat_byte(9)).unwrap();
     assert!(matches!(
-        chain.submit(&transfer(&pauper, bob, 1, 0, 1337)),
+        chain.submit(&raw_transfer(&pauper, bob, 1, 0, 1337)),
         Err(TxError::InsufficientFunds { .. })
     ));
     assert!(matches!(
@@ -169,10 +160,12 @@ fn bad_transactions_are_refused_with_clear_errors() {
     let sig = alice.sign_hash_sync(&create.signature_hash()).unwrap();
     let raw = TxEnvelope::from(create.into_signed(sig)).encoded_2718();
     assert!(matches!(chain.submit(&raw), Err(TxError::Unsupported)));
-    chain.submit(&transfer(&alice, bob, 1, 0, 1337)).unwrap();
+    chain
+        .submit(&raw_transfer(&alice, bob, 1, 0, 1337))
+        .unwrap();
     chain.produce_block().unwrap();
     assert!(matches!(
-        chain.submit(&transfer(&alice, bob, 1, 0, 1337)),
+        chain.submit(&raw_transfer(&alice, bob, 1, 0, 1337)),
         Err(TxError::NonceTooLow {
             expected: 1,
             got: 0

@@ -12,41 +12,13 @@ mod devchain;
 #[path = "../examples/fuzz/rpc.rs"]
 mod rpc;
 
-use std::time::Duration;
-
-use lightprov_fuzz::{
-    Target as _,
-    driver::{NoMonitor, Options, fuzz},
-};
+use lightprov_fuzz::{Target as _, driver::short_run};
 
 #[test]
 fn rpc_target_runs_clean_and_reaches_the_handlers() {
     let t = rpc::Rpc::new().unwrap();
     let out = tempfile::tempdir().unwrap();
-    let execs = 1000;
-    let opts = Options {
-        time: Duration::from_secs(3600),
-        max_execs: execs,
-        seed: 7,
-        slow: Duration::from_secs(5),
-        dump_from: None,
-        dump_file: None,
-        out_dir: out.path().to_path_buf(),
-        write_regressions: false,
-        mem_cap: 0,
-        publish: false,
-        die_at: None,
-    };
-    let s = fuzz(&t, &opts, &NoMonitor);
-    assert_eq!(s.crash, None);
-    assert_eq!(s.execs, execs);
-    let mutants: u64 = s.depth.iter().sum();
-    assert_eq!(mutants + t.seeds().len() as u64, execs);
-    assert!(s.depth[1] + s.depth[2] + s.depth[3] > 0, "nothing decoded");
-    assert!(
-        s.depth[2] + s.depth[3] > 0,
-        "nothing reached the final check"
-    );
+    short_run(&t, 1000, out.path());
 }
 
 /// A regression file carries the failing request itself, and goes where this test reads.

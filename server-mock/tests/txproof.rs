@@ -6,13 +6,12 @@
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::indexing_slicing,
-    clippy::panic,
-    missing_docs
+    clippy::panic
 )]
 
 use std::sync::{Arc, RwLock};
 
-use alloy_consensus::{SignableTransaction, TxEip1559, TxEnvelope, TxLegacy};
+use alloy_consensus::{SignableTransaction, TxEnvelope, TxLegacy};
 use alloy_eips::eip2718::Encodable2718;
 use alloy_primitives::{Address, B256, TxKind, U256};
 use alloy_signer::SignerSync;
@@ -21,6 +20,7 @@ use lightprov_node::{
     chain::{BASE_FEE, Chain, Config, TRANSFER_GAS},
     rpc::{Node, module, ordered_trie_proof},
 };
+use lightprov_testkit::tx::raw_transfer;
 use lightprov_types::{hex, mpt::TransactionProof};
 use lightprov_verifier::{
     keccak256,
@@ -34,7 +34,7 @@ fn node_with_block_of(n: u64) -> (tempfile::TempDir, RpcModule<Arc<Node>>) {
     let config = Config::dev(None).unwrap();
     let alice = config.dev_accounts[0].clone();
     let mut chain = Chain::open(dir.path(), config).unwrap();
-    let to = TxKind::Call(Address::repeat_byte(0xb0));
+    let bob = Address::repeat_byte(0xb0);
     for nonce in 0..n {
         let raw = if nonce % 3 == 2 {
             let tx = TxLegacy {
@@ -42,25 +42,14 @@ fn node_with_block_of(n: u64) -> (tempfile::TempDir, RpcModule<Arc<Node>>) {
                 nonce,
                 gas_limit: TRANSFER_GAS,
                 gas_price: u128::from(2 * BASE_FEE),
-                to,
+                to: TxKind::Call(bob),
                 value: U256::from(nonce + 1),
                 ..Default::default()
             };
             let sig = alice.sign_hash_sync(&tx.signature_hash()).unwrap();
             TxEnvelope::from(tx.into_signed(sig)).encoded_2718()
         } else {
-            let tx = TxEip1559 {
-                chain_id: 1337,
-                nonce,
-                gas_limit: TRANSFER_GAS,
-                max_fee_per_gas: u128::from(3 * BASE_FEE),
-                max_priority_fee_per_gas: u128::from(BASE_FEE),
-                to,
-                value: U256::from(nonce + 1),
-                ..Default::default()
-            };
-            let sig = alice.sign_hash_sync(&tx.signature_hash()).unwrap();
-            TxEnvelope::from(tx.into_signed(sig)).encoded_2718()
+            raw_transfer(&alice, bob, nonce + 1, nonce, 1337)
         };
         chain.submit(&raw).unwrap();
     }

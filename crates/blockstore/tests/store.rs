@@ -3,11 +3,14 @@
 //! open; and a writer killed with SIGKILL at random points loses no committed block.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
-use std::{path::Path, sync::Arc, time::Duration};
+use std::{path::Path, sync::Arc};
 
 use lightprov_blockstore::{Block, BlockStore, Hash, Layout, Options, Tuning};
-use lightprov_engine_api::kv::{FjallStore, KvStore};
-use rand::{RngExt, SeedableRng};
+use lightprov_engine_api::{
+    conformance::{CrashChild, crash_writer},
+    kv::{FjallStore, KvStore},
+};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use sha3::{Digest, Keccak256};
 
@@ -236,46 +239,32 @@ fn crash_layout(shared: bool) -> Layout {
 /// prints `committed <n>` after each block's batch is durable and its group sealed.
 #[test]
 fn crash_child() {
-    let Ok(dir) = std::env::var(CRASH_DIR) else {
-        return;
-    };
-    let (_, store) = open(
-        Path::new(&dir),
-        crash_layout(std::env::var(CRASH_SHARED).is_ok()),
+    let layout = crash_layout(std::env::var(CRASH_SHARED).is_ok());
+    crash_writer(
+        CRASH_DIR,
+        |dir| open(dir, layout).1,
+        |store| {
+            (0..)
+                .find(|n| store.canonical_hash(*n).unwrap().is_none())
+                .unwrap()
+        },
+        |store, n| {
+            store.insert(&block(n).view()).unwrap();
+            Some(())
+        },
     );
-    let mut n = (0..)
-        .find(|n| store.canonical_hash(*n).unwrap().is_none())
-        .unwrap();
-    loop {
-        store.insert(&block(n).view()).unwrap();
-        println!("committed {n}");
-        n += 1;
-    }
 }
 
 #[test]
 fn killed_at_random_points_loses_no_committed_block() {
-    use std::process::{Command, Stdio};
     for shared in [false, true] {
         let dir = tempfile::tempdir().unwrap();
-        let exe = std::env::current_exe().unwrap();
+        let writer = CrashChild::new(CRASH_DIR, dir.path());
+        let env: &[(&str, &str)] = if shared { &[(CRASH_SHARED, "1")] } else { &[] };
         let mut rng = ChaCha8Rng::seed_from_u64(u64::from(shared) + 7);
         let mut committed: Option<u64> = None;
         for kill in 0..12 {
-            let mut cmd = Command::new(&exe);
-            cmd.args(["--exact", "crash_child", "--nocapture", "--test-threads=1"])
-                .env(CRASH_DIR, dir.path())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::null());
-            if shared {
-                cmd.env(CRASH_SHARED, "1");
-            }
-            let mut child = cmd.spawn().unwrap();
-            let target = committed.map_or(0, |c| c + 1) + rng.random_range(2..40);
-            let pause = Duration::from_micros(rng.random_range(0..4000));
-            let last = lightprov_engine_api::conformance::kill_after_commit(
-                &mut child, target, committed, pause,
-            );
+            let last = writer.life(&mut rng, env, committed, 2..40, 4000);
             let (_, store) = open(dir.path(), crash_layout(shared));
             let head = (0..)
                 .find(|n| store.canonical_hash(*n).unwrap().is_none())

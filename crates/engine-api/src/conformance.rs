@@ -231,6 +231,76 @@ pub fn kill_after_commit(
     last
 }
 
+/// Kill -9 tests, the writer's side: the body of a test binary's `crash_child` test. Unless the
+/// environment variable `var` is unset (an ordinary test run: it returns at once), opens the
+/// directory it names with `open`, then commits block after block with `commit`, from the block
+/// `next` reads off the writer, printing `committed <n>` once block `n` is durable (the line
+/// [`kill_after_commit`] reads). `commit` returns `None` when it has no block left (and
+/// otherwise whatever its engine answers, a root): the writer then waits to be killed.
+pub fn crash_writer<W, R>(
+    var: &str,
+    open: impl FnOnce(&Path) -> W,
+    next: impl FnOnce(&W) -> u64,
+    mut commit: impl FnMut(&mut W, u64) -> Option<R>,
+) {
+    let Ok(dir) = std::env::var(var) else {
+        return;
+    };
+    let mut w = open(Path::new(&dir));
+    let mut n = next(&w);
+    while commit(&mut w, n).is_some() {
+        println!("committed {n}");
+        n += 1;
+    }
+    std::thread::sleep(std::time::Duration::from_secs(60));
+}
+
+/// Kill -9 tests: the writer a test kills again and again, its test binary's own `crash_child`
+/// test ([`crash_writer`]), which writes blocks in the directory the environment variable `var`
+/// names.
+#[derive(Clone, Copy, Debug)]
+pub struct CrashChild<'a> {
+    /// The variable that names the directory (unset, `crash_child` returns at once).
+    var: &'a str,
+    /// The directory.
+    dir: &'a Path,
+}
+
+impl<'a> CrashChild<'a> {
+    /// The writer that writes in `dir`, named to it by the environment variable `var`.
+    pub fn new(var: &'a str, dir: &'a Path) -> Self {
+        Self { var, dir }
+    }
+
+    /// One life of the writer: starts it (with `env` besides), lets it commit a random number
+    /// of blocks in `ahead` past `committed` (the last block known to have survived), waits a
+    /// random pause of under `max_pause_us` microseconds and kills it ([`kill_after_commit`]).
+    /// Returns the last block it reported, or `committed` if it reported none.
+    pub fn life(
+        &self,
+        rng: &mut impl Rng,
+        env: &[(&str, &str)],
+        committed: Option<u64>,
+        ahead: std::ops::Range<u64>,
+        max_pause_us: u64,
+    ) -> Option<u64> {
+        use std::process::{Command, Stdio};
+        let exe = std::env::current_exe().expect("the test binary");
+        let mut child = Command::new(exe)
+            .args(["--exact", "crash_child", "--nocapture", "--test-threads=1"])
+            .env(self.var, self.dir)
+            .envs(env.iter().copied())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("starting the writer");
+        let target = committed.map_or(0, |c| c + 1) + rng.random_range(ahead);
+        // SIGKILL somewhere in the next block(s): no destructor runs.
+        let pause = std::time::Duration::from_micros(rng.random_range(0..max_pause_us));
+        kill_after_commit(&mut child, target, committed, pause)
+    }
+}
+
 /// Instantiates the conformance suite as `#[test]` functions.
 #[macro_export]
 macro_rules! conformance_tests {

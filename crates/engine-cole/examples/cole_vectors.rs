@@ -8,17 +8,17 @@
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::indexing_slicing,
-    clippy::panic,
-    missing_docs
+    clippy::panic
 )]
 
-use std::{path::PathBuf, time::Duration};
+use std::time::Duration;
 
 use alloy_primitives::{B256, keccak256};
 use lightprov_engine_cole::{ColeEngine, Options, Params};
+use lightprov_testkit::vectors::VectorDir;
 use lightprov_types::{
     ErrorCode,
-    cole::{HistoryProof, Part, Structure, StructureKind, Tree, hash},
+    cole::{FAMILY, HistoryProof, Part, Structure, StructureKind, Tree, hash},
     hex,
 };
 use lightprov_verifier::cole::{Variant, verify_history_in_header};
@@ -77,28 +77,15 @@ fn check(ctx: &Ctx, key: &B256, lo: u64, hi: u64, proof: &[u8]) -> Result<Value,
     }))
 }
 
-fn vector(
-    ctx: &Ctx,
-    name: &str,
-    key: &B256,
-    lo: u64,
-    hi: u64,
-    proof: &[u8],
-    expect: Value,
-) -> Value {
+fn inputs(ctx: &Ctx, key: &B256, lo: u64, hi: u64, proof: &[u8]) -> Value {
     json!({
-        "generator": "crates/engine-cole/examples/cole_vectors.rs",
-        "description": name,
-        "inputs": {
-            "scheme": scheme(ctx.variant),
-            "coleRoot": ctx.header,
-            "siblingRoot": ctx.sibling,
-            "stateKey": key,
-            "fromBlock": format!("0x{lo:x}"),
-            "toBlock": format!("0x{hi:x}"),
-            "proof": hex::encode(proof),
-        },
-        "expected": expect,
+        "scheme": scheme(ctx.variant),
+        "coleRoot": ctx.header,
+        "siblingRoot": ctx.sibling,
+        "stateKey": key,
+        "fromBlock": format!("0x{lo:x}"),
+        "toBlock": format!("0x{hi:x}"),
+        "proof": hex::encode(proof),
     })
 }
 
@@ -339,15 +326,7 @@ fn forgeries(
 }
 
 fn main() {
-    let out = PathBuf::from(
-        std::env::args()
-            .nth(1)
-            .unwrap_or_else(|| "tests/vectors/cole".into()),
-    );
-    std::fs::create_dir_all(out.join("valid")).unwrap();
-    std::fs::create_dir_all(out.join("invalid")).unwrap();
-    let mut valid = Vec::new();
-    let mut invalid = Vec::new();
+    let mut out = VectorDir::from_args(&FAMILY, "crates/engine-cole/examples/cole_vectors.rs");
     for variant in [Variant::Cole, Variant::ColeStar] {
         let dir = tempfile::tempdir().unwrap();
         let opts = Options {
@@ -386,7 +365,7 @@ fn main() {
             let bytes = proof.encode();
             let expect = check(&ctx, &k, lo, hi, &bytes).expect("honest proofs verify");
             let name = format!("{}-key{ki}-{lo}-{hi}", scheme(variant));
-            valid.push(vector(&ctx, &name, &k, lo, hi, &bytes, expect));
+            out.valid(&name, inputs(&ctx, &k, lo, hi, &bytes), expect);
             // Forgeries.
             for (what, forged, code) in forgeries(&e, &proof) {
                 let fb = forged.encode();
@@ -397,39 +376,27 @@ fn main() {
                     continue;
                 }
                 assert_eq!(got.as_ref().err(), Some(&code), "{name} {what}");
-                invalid.push(vector(
-                    &ctx,
+                out.invalid(
                     &format!("{name}-{what}"),
-                    &k,
-                    lo,
-                    hi,
-                    &fb,
-                    json!({ "error": code.as_str() }),
-                ));
+                    inputs(&ctx, &k, lo, hi, &fb),
+                    code,
+                );
             }
             // Encoding-level and context-level tampers.
             let mut t = bytes.clone();
             t.truncate(bytes.len() / 2);
-            invalid.push(vector(
-                &ctx,
+            out.invalid(
                 &format!("{name}-truncated"),
-                &k,
-                lo,
-                hi,
-                &t,
-                json!({ "error": "BAD_ENCODING" }),
-            ));
+                inputs(&ctx, &k, lo, hi, &t),
+                ErrorCode::BadEncoding,
+            );
             let mut t = bytes.clone();
             t.push(0);
-            invalid.push(vector(
-                &ctx,
+            out.invalid(
                 &format!("{name}-trailing-byte"),
-                &k,
-                lo,
-                hi,
-                &t,
-                json!({ "error": "BAD_ENCODING" }),
-            ));
+                inputs(&ctx, &k, lo, hi, &t),
+                ErrorCode::BadEncoding,
+            );
             let other = Ctx {
                 variant: if variant == Variant::Cole {
                     Variant::ColeStar
@@ -443,61 +410,22 @@ fn main() {
                 check(&other, &k, lo, hi, &bytes).err(),
                 Some(ErrorCode::RootMismatch)
             );
-            invalid.push(vector(
-                &other,
+            out.invalid(
                 &format!("{name}-other-engine"),
-                &k,
-                lo,
-                hi,
-                &bytes,
-                json!({ "error": "ROOT_MISMATCH" }),
-            ));
+                inputs(&other, &k, lo, hi, &bytes),
+                ErrorCode::RootMismatch,
+            );
             let wrong_sibling = Ctx {
                 variant,
                 header,
                 sibling: B256::ZERO,
             };
-            invalid.push(vector(
-                &wrong_sibling,
+            out.invalid(
                 &format!("{name}-wrong-sibling"),
-                &k,
-                lo,
-                hi,
-                &bytes,
-                json!({ "error": "ROOT_MISMATCH" }),
-            ));
+                inputs(&wrong_sibling, &k, lo, hi, &bytes),
+                ErrorCode::RootMismatch,
+            );
         }
     }
-    for kind in ["valid", "invalid"] {
-        let dir = out.join(kind);
-        for f in std::fs::read_dir(&dir).unwrap().flatten() {
-            std::fs::remove_file(f.path()).unwrap();
-        }
-    }
-    let write = |kind: &str, v: &[Value]| {
-        for x in v {
-            let mut s = serde_json::to_string_pretty(x).unwrap();
-            s.push('\n');
-            let name = x["description"].as_str().unwrap();
-            std::fs::write(out.join(kind).join(format!("{name}.json")), s).unwrap();
-        }
-    };
-    write("valid", &valid);
-    write("invalid", &invalid);
-    // The shared counts file: every test runner checks it read them all.
-    let counts_path = out.join("..").join("counts.json");
-    let mut counts: Value =
-        serde_json::from_str(&std::fs::read_to_string(&counts_path).unwrap()).unwrap();
-    counts["cole"] = json!({ "valid": valid.len(), "invalid": invalid.len() });
-    std::fs::write(
-        &counts_path,
-        serde_json::to_string_pretty(&counts).unwrap() + "\n",
-    )
-    .unwrap();
-    println!(
-        "{} valid and {} invalid COLE vectors written to {}",
-        valid.len(),
-        invalid.len(),
-        out.display()
-    );
+    out.finish();
 }

@@ -12,7 +12,11 @@
 use std::{collections::BTreeMap, path::Path, time::Duration};
 
 use alloy_primitives::{B256, keccak256};
-use lightprov_engine_api::{Key, word_from_u64};
+use lightprov_engine_api::{
+    Key,
+    conformance::{CrashChild, crash_writer},
+    word_from_u64,
+};
 use lightprov_engine_cole::{ColeEngine, Options, Params};
 use lightprov_types::{Word, cole::HistoryProof};
 use lightprov_verifier::cole::verify_history;
@@ -292,9 +296,6 @@ fn crash_params(async_merge: bool) -> Params {
 /// Not a test on its own: the body of the child process of `killed_at_random_points_*`.
 #[test]
 fn crash_child() {
-    let Ok(dir) = std::env::var(CRASH_DIR) else {
-        return;
-    };
     let params = crash_params(std::env::var(CRASH_ASYNC).is_ok());
     let opts = Options {
         manifest_delay: Duration::from_millis(if std::env::var(CRASH_SLOW_MANIFEST).is_ok() {
@@ -304,42 +305,30 @@ fn crash_child() {
         }),
         ..Options::default()
     };
-    let mut e = ColeEngine::open(Path::new(&dir), params, opts).unwrap();
-    let mut b = e.head_block().map_or(0, |h| h + 1);
-    loop {
-        e.apply(b, &writes(CRASH_SEED, b, 60, 12)).unwrap();
-        println!("committed {b}");
-        b += 1;
-    }
+    crash_writer(
+        CRASH_DIR,
+        |dir| ColeEngine::open(dir, params, opts).unwrap(),
+        |e| e.head_block().map_or(0, |h| h + 1),
+        |e, b| Some(e.apply(b, &writes(CRASH_SEED, b, 60, 12)).unwrap()),
+    );
 }
 
 fn killed_at_random_points(async_merge: bool) {
-    use std::process::{Command, Stdio};
     let params = crash_params(async_merge);
     let dir = tempfile::tempdir().unwrap();
-    let exe = std::env::current_exe().unwrap();
+    let writer = CrashChild::new(CRASH_DIR, dir.path());
     let mut rng = ChaCha8Rng::seed_from_u64(if async_merge { 2 } else { 1 });
     let mut committed: Option<u64> = None;
     for kill in 0..16 {
-        let mut cmd = Command::new(&exe);
-        cmd.args(["--exact", "crash_child", "--nocapture", "--test-threads=1"])
-            .env(CRASH_DIR, dir.path())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
+        let mut env = Vec::new();
         if async_merge {
-            cmd.env(CRASH_ASYNC, "1");
+            env.push((CRASH_ASYNC, "1"));
         }
         // Every other life, manifests lag the logs by several checkpoints when it dies.
         if kill % 2 == 1 {
-            cmd.env(CRASH_SLOW_MANIFEST, "1");
+            env.push((CRASH_SLOW_MANIFEST, "1"));
         }
-        let mut child = cmd.spawn().unwrap();
-        let target = committed.map_or(0, |c| c + 1) + rng.random_range(5..60);
-        // SIGKILL somewhere in the next block(s): no destructor runs.
-        let pause = Duration::from_micros(rng.random_range(0..3000));
-        let last = lightprov_engine_api::conformance::kill_after_commit(
-            &mut child, target, committed, pause,
-        );
+        let last = writer.life(&mut rng, &env, committed, 5..60, 3000);
         let e = ColeEngine::open(dir.path(), params, Options::default())
             .unwrap_or_else(|err| panic!("reopen after kill {kill}: {err}"));
         let head = e.head_block().unwrap();

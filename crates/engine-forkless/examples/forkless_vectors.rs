@@ -9,14 +9,12 @@
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::indexing_slicing,
-    clippy::panic,
-    missing_docs
+    clippy::panic
 )]
-
-use std::path::PathBuf;
 
 use lightprov_engine_api::{Key, StateEngine, word_from_u64};
 use lightprov_engine_forkless::{ForklessEngine, Options, forkless_key};
+use lightprov_testkit::vectors::VectorDir;
 use lightprov_types::{
     Address, B256, ErrorCode,
     forkless::{
@@ -113,14 +111,7 @@ fn check(root: &B256, key: &ForklessKey, ask: Ask, bytes: &[u8]) -> Result<Json,
     .map_err(|e| e.code())
 }
 
-fn vector(
-    name: &str,
-    root: &B256,
-    key: &ForklessKey,
-    ask: Ask,
-    bytes: &[u8],
-    expected: Json,
-) -> Json {
+fn inputs(root: &B256, key: &ForklessKey, ask: Ask, bytes: &[u8]) -> Json {
     let mut inputs = json!({
         "forklessRoot": hex::encode(root.as_slice()),
         "key": key_json(key),
@@ -130,7 +121,7 @@ fn vector(
         inputs["fromBlock"] = json!(q(lo));
         inputs["toBlock"] = json!(q(hi));
     }
-    json!({ "generator": GENERATOR, "description": name, "inputs": inputs, "expected": expected })
+    inputs
 }
 
 fn present(p: &mut Proof) -> Option<(&mut u64, &mut Opening)> {
@@ -454,18 +445,7 @@ fn forgeries(
 }
 
 fn main() {
-    let out = PathBuf::from(
-        std::env::args()
-            .nth(1)
-            .unwrap_or_else(|| "tests/vectors/forkless".into()),
-    );
-    std::fs::create_dir_all(out.join("valid")).unwrap();
-    std::fs::create_dir_all(out.join("invalid")).unwrap();
-    for kind in ["valid", "invalid"] {
-        for f in std::fs::read_dir(out.join(kind)).unwrap() {
-            std::fs::remove_file(f.unwrap().path()).unwrap();
-        }
-    }
+    let mut out = VectorDir::from_args(&FAMILY, GENERATOR);
     let dir = tempfile::tempdir().unwrap();
     let mut engine = ForklessEngine::open(
         dir.path(),
@@ -550,15 +530,6 @@ fn main() {
             Ask::History(0, 39),
         ),
     ];
-    let (mut valid, mut invalid) = (0, 0);
-    let mut classes = std::collections::BTreeSet::new();
-    let write = |kind: &str, name: &str, v: &Json| {
-        std::fs::write(
-            out.join(kind).join(format!("{name}.json")),
-            serde_json::to_string_pretty(v).unwrap() + "\n",
-        )
-        .unwrap();
-    };
     for (name, key, ask) in queries {
         let honest = match ask {
             Ask::Value => engine.prove_value(&key),
@@ -567,40 +538,12 @@ fn main() {
         .unwrap();
         let bytes = honest.encode();
         let expected = check(&root, &key, ask, &bytes).expect("honest proofs verify");
-        write(
-            "valid",
-            name,
-            &vector(name, &root, &key, ask, &bytes, expected),
-        );
-        valid += 1;
+        out.valid(name, inputs(&root, &key, ask, &bytes), expected);
         for (class, against, ask2, forged) in forgeries(&ctx, &key, ask, &honest) {
-            let t = FAMILY
-                .tamper(class)
-                .unwrap_or_else(|| panic!("{class} is no tamper class"));
-            let got = check(&against, &key, ask2, &forged);
-            let code = got
-                .err()
-                .unwrap_or_else(|| panic!("{name} {class}: the forgery passes"));
-            assert!(
-                t.answers(code),
-                "{name} {class}: {code}, the class answers {}",
-                t.code
-            );
             let vname = format!("{name}-{class}");
-            write(
-                "invalid",
-                &vname,
-                &vector(
-                    &vname,
-                    &against,
-                    &key,
-                    ask2,
-                    &forged,
-                    json!({ "error": code.as_str() }),
-                ),
-            );
-            invalid += 1;
-            classes.insert(class);
+            let got = check(&against, &key, ask2, &forged);
+            let (_, code) = out.tamper_code(class, &vname, got);
+            out.invalid(&vname, inputs(&against, &key, ask2, &forged), code);
         }
         // Checked for another key (of the same kind, so the wire decodes alike).
         let other = match key {
@@ -610,28 +553,11 @@ fn main() {
                 ForklessKey::Storage(a, B256::repeat_byte(s.0[31] ^ 0x80))
             }
         };
-        let code = check(&root, &other, ask, &bytes).unwrap_err();
         let vname = format!("{name}-other-key");
-        write(
-            "invalid",
-            &vname,
-            &vector(
-                &vname,
-                &root,
-                &other,
-                ask,
-                &bytes,
-                json!({ "error": code.as_str() }),
-            ),
-        );
-        invalid += 1;
-        classes.insert("other-key");
+        let got = check(&root, &other, ask, &bytes);
+        let (_, code) = out.tamper_code("other-key", &vname, got);
+        out.invalid(&vname, inputs(&root, &other, ask, &bytes), code);
     }
-    for t in FAMILY.tampers {
-        assert!(classes.contains(t.name), "no vector of class {}", t.name);
-    }
-    println!(
-        "forkless vectors: {valid} valid, {invalid} invalid, in {}",
-        out.display()
-    );
+    out.assert_every_tamper();
+    out.finish();
 }

@@ -10,16 +10,16 @@
     clippy::panic
 )]
 
-use std::{path::Path, time::Duration};
+use std::path::Path;
 
 use lightprov_engine_api::{
     StateEngine,
-    conformance::{Workload, kill_after_commit},
+    conformance::{CrashChild, Workload, crash_writer},
 };
 use lightprov_engine_forkless::{ForklessEngine, Options, forkless_key};
 use lightprov_types::forkless::Params;
 use lightprov_verifier::forkless::verify_history;
-use rand::{RngExt, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 const CRASH_DIR: &str = "LIGHTPROV_FORKLESS_CRASH_DIR";
@@ -52,24 +52,18 @@ fn open(dir: &Path) -> ForklessEngine {
 /// block is durable.
 #[test]
 fn crash_child() {
-    let Ok(dir) = std::env::var(CRASH_DIR) else {
-        return;
-    };
     let blocks = WORKLOAD.blocks();
-    let mut e = open(Path::new(&dir));
-    let mut n = e.head().map_or(0, |h| h + 1);
-    while let Some(writes) = blocks.get(n as usize) {
-        e.apply_block(n, writes).unwrap();
-        println!("committed {n}");
-        n += 1;
-    }
-    // Out of blocks: wait to be killed.
-    std::thread::sleep(Duration::from_secs(60));
+    // Out of blocks, it waits to be killed.
+    crash_writer(
+        CRASH_DIR,
+        open,
+        |e| e.head().map_or(0, |h| h + 1),
+        |e, n| blocks.get(n as usize).map(|w| e.apply_block(n, w).unwrap()),
+    );
 }
 
 #[test]
 fn killed_at_random_points_loses_no_committed_block() {
-    use std::process::{Command, Stdio};
     let blocks = WORKLOAD.blocks();
     let reference = tempfile::tempdir().unwrap();
     let mut r = open(reference.path());
@@ -79,20 +73,11 @@ fn killed_at_random_points_loses_no_committed_block() {
         .map(|(n, w)| r.apply_block(n as u64, w).unwrap())
         .collect();
     let dir = tempfile::tempdir().unwrap();
-    let exe = std::env::current_exe().unwrap();
+    let writer = CrashChild::new(CRASH_DIR, dir.path());
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     let mut committed: Option<u64> = None;
     for kill in 0..30 {
-        let mut child = Command::new(&exe)
-            .args(["--exact", "crash_child", "--nocapture", "--test-threads=1"])
-            .env(CRASH_DIR, dir.path())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let target = committed.map_or(0, |c| c + 1) + rng.random_range(2..15);
-        let pause = Duration::from_micros(rng.random_range(0..3000));
-        let last = kill_after_commit(&mut child, target, committed, pause);
+        let last = writer.life(&mut rng, &[], committed, 2..15, 3000);
         let e = open(dir.path());
         let head = e.head();
         assert!(

@@ -16,8 +16,7 @@
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::indexing_slicing,
-    clippy::panic,
-    missing_docs
+    clippy::panic
 )]
 
 use std::{collections::BTreeMap, path::PathBuf, sync::Arc, time::Instant};

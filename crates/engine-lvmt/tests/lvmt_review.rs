@@ -19,22 +19,17 @@ use lightprov_types::{
 };
 use lightprov_verifier::lvmt::{
     amt,
-    proof::{Proven, Trusted, verify, verify_history, verify_proof},
+    proof::{Proven, verify, verify_history, verify_proof},
 };
+
+mod common;
+
+use common::trusted;
 
 const DEPTH: u8 = 4;
 
 fn one(k: B256, v: u8) -> [(B256, Word); 1] {
     [(k, [v; 32])]
-}
-
-fn trusted(t: &Lvmt) -> Trusted<'_> {
-    Trusted {
-        params: t.setup().params(),
-        aroot: t.aroot(),
-        history_root: t.history_root(),
-        blocks: t.blocks(),
-    }
 }
 
 /// Six 40-bit versions packed in one scalar: a version of 2^40 or more carries into the next

@@ -34,9 +34,13 @@ use lightprov_types::{
 };
 use lightprov_verifier::lvmt::{
     amt::{g1_to_bytes, packed},
-    proof::{Proven, Trusted, verify, verify_history, verify_proof},
+    proof::{Proven, verify, verify_history, verify_proof},
 };
 use proptest::prelude::*;
+
+mod common;
+
+use common::trusted;
 
 const DEPTH: u8 = 4;
 
@@ -152,15 +156,6 @@ impl Naive {
         }
         matches!(&p.kind, Kind::Presence { slot: s, value, .. }
             if *s == slot && Some(value) == self.writes[key].last().map(|(_, v)| v))
-    }
-}
-
-fn trusted(t: &Lvmt) -> Trusted<'_> {
-    Trusted {
-        params: t.setup().params(),
-        aroot: t.aroot(),
-        history_root: t.history_root(),
-        blocks: t.blocks(),
     }
 }
 

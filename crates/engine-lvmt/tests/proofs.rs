@@ -22,6 +22,10 @@ use lightprov_types::{
 };
 use lightprov_verifier::lvmt::proof::{History, Proven, Trusted, verify, verify_history};
 
+mod common;
+
+use common::{rotating_writes, trusted};
+
 const DEPTH: u8 = 4;
 
 struct World {
@@ -41,12 +45,7 @@ fn world() -> World {
     let mut model = BTreeMap::new();
     let mut all: BTreeMap<B256, Vec<(u64, Word)>> = BTreeMap::new();
     for b in 0..30u64 {
-        let writes: BTreeMap<B256, Word> = keys
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| (*i as u64 + b).is_multiple_of(4) || (b < 3 && *i < 14))
-            .map(|(i, k)| (*k, [(b * 7 + i as u64) as u8; 32]))
-            .collect();
+        let writes = rotating_writes(&keys, b, 4, 7);
         lvmt.commit(&in_key_order(&writes)).unwrap();
         for (k, v) in &writes {
             let e = model.entry(*k).or_insert((0, [0; 32], 0));
@@ -62,18 +61,8 @@ fn world() -> World {
     }
 }
 
-/// The header's view of the world: what every check is made against.
-fn trusted(w: &World) -> Trusted<'_> {
-    Trusted {
-        params: w.lvmt.setup().params(),
-        aroot: w.lvmt.aroot(),
-        history_root: w.lvmt.history_root(),
-        blocks: w.lvmt.blocks(),
-    }
-}
-
 fn check(w: &World, key: &B256, proof: &LvmtProof) -> Result<Proven, ErrorCode> {
-    verify(&trusted(w), key, &proof.encode()).map_err(|e| e.code())
+    verify(&trusted(&w.lvmt), key, &proof.encode()).map_err(|e| e.code())
 }
 
 #[test]
@@ -254,7 +243,7 @@ fn every_byte_of_a_proof_is_bound() {
     let w = world();
     let (k, honest) = presence_deep(&w);
     let bytes = honest.encode();
-    let t = trusted(&w);
+    let t = trusted(&w.lvmt);
     // Every 7th byte (a full sweep costs a pairing per byte).
     for i in (0..bytes.len()).step_by(7) {
         let mut b = bytes.clone();
@@ -292,7 +281,7 @@ proptest::proptest! {
 }
 
 fn history(w: &World, key: &B256, lo: u64, hi: u64, bytes: &[u8]) -> Result<History, ErrorCode> {
-    verify_history(&trusted(w), key, lo, hi, bytes).map_err(|e| e.code())
+    verify_history(&trusted(&w.lvmt), key, lo, hi, bytes).map_err(|e| e.code())
 }
 
 #[test]
@@ -512,12 +501,6 @@ fn slots_are_allocated_in_list_order() {
     assert_eq!(spread.len(), 3);
     let writes = |keys: &[B256], v: u8| -> Vec<(B256, Word)> {
         keys.iter().map(|k| (*k, [v; 32])).collect()
-    };
-    let trusted = |t: &Lvmt| Trusted {
-        params: setup.params(),
-        aroot: t.aroot(),
-        history_root: t.history_root(),
-        blocks: t.blocks(),
     };
     let prove_all = |t: &Lvmt, keys: &[B256]| -> Vec<Vec<u8>> {
         keys.iter()

@@ -13,21 +13,27 @@ use std::{
     collections::BTreeMap,
     path::Path,
     sync::{Arc, LazyLock},
-    time::Duration,
 };
 
 use alloy_primitives::{B256, keccak256};
-use lightprov_engine_api::Key;
+use lightprov_engine_api::{
+    Key,
+    conformance::{CrashChild, crash_writer},
+};
 use lightprov_engine_lvmt::{
     amt::Proofs,
     setup::Setup,
     store::{LvmtStore, StateProof, StoreError, state_root},
-    tree::{Lvmt, TreeError, colliding_keys, in_key_order},
+    tree::{Lvmt, TreeError, in_key_order},
 };
 use lightprov_types::Word;
 use lightprov_verifier::lvmt::proof::{Trusted, verify_history};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+mod common;
+
+use common::{vector_blocks, vector_setup};
 
 const DEPTH: u8 = 4;
 
@@ -60,29 +66,12 @@ fn verify(root: &B256, key: &Key, block: u64, proof: &StateProof) -> Result<Word
 
 lightprov_engine_api::conformance_tests!(open, verify);
 
-/// The blocks of the committed test vectors (crates/engine-lvmt/examples/lvmt_vectors.rs).
-fn vector_blocks() -> Vec<Vec<(B256, Word)>> {
-    let mut keys = colliding_keys(0xe1, 8, 14);
-    keys.extend((0..6u64).map(|i| keccak256((i + 500).to_be_bytes())));
-    (0..24u64)
-        .map(|b| {
-            let w: BTreeMap<B256, Word> = keys
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| (*i as u64 + b).is_multiple_of(3) || (b < 3 && *i < 14))
-                .map(|(i, k)| (*k, [(b * 5 + i as u64) as u8; 32]))
-                .collect();
-            in_key_order(&w)
-        })
-        .collect()
-}
-
 /// The store, reopened every few blocks, keeps the roots, the slots and the proof bytes of the
 /// in-memory LVMT given the same writes (the workload of the committed vectors, whose bytes
 /// the in-memory LVMT reproduces).
 #[test]
 fn the_store_proves_byte_for_byte_like_the_memory_tree() {
-    let setup = Arc::new(Setup::dev_insecure(4, b"lightprov test vectors").unwrap());
+    let setup = vector_setup();
     let dir = tempfile::tempdir().unwrap();
     let mut memory = Lvmt::new(setup.clone());
     let mut store = LvmtStore::open(dir.path(), setup.clone(), Proofs::All).unwrap();
@@ -131,7 +120,7 @@ fn the_store_proves_byte_for_byte_like_the_memory_tree() {
 /// The committed vectors (tests/vectors/lvmt/valid), byte for byte, from a reopened store.
 #[test]
 fn the_reopened_store_reproduces_the_committed_vectors() {
-    let setup = Arc::new(Setup::dev_insecure(4, b"lightprov test vectors").unwrap());
+    let setup = vector_setup();
     let dir = tempfile::tempdir().unwrap();
     {
         let mut s = LvmtStore::open(dir.path(), setup.clone(), Proofs::All).unwrap();
@@ -312,41 +301,21 @@ fn crash_writes(b: u64) -> Vec<(B256, Word)> {
 /// Not a test on its own: the body of the child process of `survives_kill_9`.
 #[test]
 fn crash_child() {
-    let Ok(dir) = std::env::var(CRASH_DIR) else {
-        return;
-    };
-    let mut s = open(Path::new(&dir));
-    let mut b = s.blocks();
-    loop {
-        s.commit(&crash_writes(b)).unwrap();
-        println!("committed {b}");
-        b += 1;
-    }
+    crash_writer(CRASH_DIR, open, LvmtStore::blocks, |s, b| {
+        Some(s.commit(&crash_writes(b)).unwrap())
+    });
 }
 
 #[test]
 fn survives_kill_9() {
-    use std::process::{Command, Stdio};
     let dir = tempfile::tempdir().unwrap();
-    let exe = std::env::current_exe().unwrap();
+    let writer = CrashChild::new(CRASH_DIR, dir.path());
     let mut rng = ChaCha8Rng::seed_from_u64(9);
     let mut reference = Lvmt::new(SETUP.clone());
     let mut want = Vec::new();
     let mut committed: Option<u64> = None;
     for kill in 0..8 {
-        let mut child = Command::new(&exe)
-            .args(["--exact", "crash_child", "--nocapture", "--test-threads=1"])
-            .env(CRASH_DIR, dir.path())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let target = committed.map_or(0, |c| c + 1) + rng.random_range(3..25);
-        // SIGKILL somewhere in the next block(s): no destructor runs.
-        let pause = Duration::from_micros(rng.random_range(0..4000));
-        let last = lightprov_engine_api::conformance::kill_after_commit(
-            &mut child, target, committed, pause,
-        );
+        let last = writer.life(&mut rng, &[], committed, 3..25, 4000);
         let s = LvmtStore::open(dir.path(), SETUP.clone(), Proofs::All)
             .unwrap_or_else(|e| panic!("reopen after kill {kill}: {e}"));
         let head = s.blocks().checked_sub(1).expect("a block survives");

@@ -9,14 +9,12 @@
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::indexing_slicing,
-    clippy::panic,
-    missing_docs
+    clippy::panic
 )]
-
-use std::path::PathBuf;
 
 use alloy_primitives::{B256, keccak256};
 use lightprov_engine_mbt::MbtEngine;
+use lightprov_testkit::vectors::VectorDir;
 use lightprov_types::{
     ErrorCode, Word, hex,
     mbt::{DiffNode, DiffProof, Entry, FAMILY, HistoryProof, MbtParams, MbtProof, hash},
@@ -180,52 +178,26 @@ fn inputs(q: &Query, proof: &[u8]) -> Value {
     v
 }
 
-struct Out {
-    dir: PathBuf,
-    valid: usize,
-    invalid: usize,
-}
+/// The vectors, each written with its inputs and what the verifier answers.
+struct Out(VectorDir);
 
 impl Out {
-    fn write(&self, sub: &str, name: &str, v: &Value) {
-        let path = self.dir.join(sub).join(format!("{name}.json"));
-        std::fs::write(path, serde_json::to_string_pretty(v).unwrap() + "\n").unwrap();
-    }
-
     fn valid(&mut self, name: &str, q: &Query, proof: &[u8]) {
         let expected = run(q, proof).unwrap_or_else(|e| panic!("{name}: honest proof fails: {e}"));
-        self.write(
-            "valid",
-            name,
-            &json!({ "description": name, "generator": GENERATOR, "inputs": inputs(q, proof), "expected": expected }),
-        );
-        self.valid += 1;
+        self.0.valid(name, inputs(q, proof), expected);
     }
 
     /// A forgery of class `tamper`: the verifier must answer the class's code.
     fn invalid(&mut self, base: &str, tamper: &str, q: &Query, proof: &[u8]) {
-        let class = FAMILY
-            .tamper(tamper)
-            .unwrap_or_else(|| panic!("{tamper} is no tamper class"));
         let name = format!("{base}-{tamper}");
-        match run(q, proof) {
-            Err(code) if class.answers(code) => {}
-            other => panic!(
-                "{name}: expected {}, the verifier gives {other:?}",
-                class.code
-            ),
-        }
-        self.write(
-            "invalid",
+        let (class, _) = self.0.tamper_code(tamper, &name, run(q, proof));
+        self.0.write(
+            false,
             &name,
-            &json!({
-                "description": format!("{base}: {}", class.about),
-                "generator": GENERATOR,
-                "inputs": inputs(q, proof),
-                "expected": { "error": class.code.as_str() },
-            }),
+            &format!("{base}: {}", class.about),
+            inputs(q, proof),
+            json!({ "error": class.code.as_str() }),
         );
-        self.invalid += 1;
     }
 }
 
@@ -304,23 +276,7 @@ fn first_bucket(n: &mut DiffNode) -> Option<(&mut Vec<Entry>, &mut Vec<Entry>)> 
 }
 
 fn main() {
-    let dir = PathBuf::from(
-        std::env::args()
-            .nth(1)
-            .unwrap_or_else(|| "tests/vectors/mbt".into()),
-    );
-    for sub in ["valid", "invalid"] {
-        let d = dir.join(sub);
-        if d.exists() {
-            std::fs::remove_dir_all(&d).unwrap();
-        }
-        std::fs::create_dir_all(&d).unwrap();
-    }
-    let mut out = Out {
-        dir,
-        valid: 0,
-        invalid: 0,
-    };
+    let mut out = Out(VectorDir::from_args(&FAMILY, GENERATOR));
     let p = params();
     let (_d, e) = engine(p);
     let head = BLOCKS - 1;
@@ -586,5 +542,5 @@ fn main() {
     long.push(0);
     out.invalid(base, "trailing-byte", &q, &long);
 
-    println!("{} valid, {} invalid vectors", out.valid, out.invalid);
+    out.0.finish();
 }

@@ -8,12 +8,12 @@
     clippy::indexing_slicing
 )]
 
-use std::{collections::BTreeSet, path::Path, time::Duration};
+use std::{collections::BTreeSet, path::Path};
 
 use alloy_primitives::{B256, keccak256};
 use lightprov_engine_api::{
     Key, StateEngine,
-    conformance::{HistoryModel, WORKLOADS, Workload},
+    conformance::{CrashChild, HistoryModel, WORKLOADS, Workload, crash_writer},
 };
 use lightprov_engine_mbt::{MbtEngine, MbtEngineError, mbt::MbtParams};
 use lightprov_types::Word;
@@ -265,41 +265,21 @@ fn crash_writes(b: u64) -> Vec<(B256, Word)> {
 /// Not a test on its own: the body of the child process of `survives_kill_9`.
 #[test]
 fn crash_child() {
-    let Ok(dir) = std::env::var(CRASH_DIR) else {
-        return;
-    };
-    let mut e = open(Path::new(&dir));
-    let mut b = e.blocks();
-    loop {
-        e.apply(b, &crash_writes(b)).unwrap();
-        println!("committed {b}");
-        b += 1;
-    }
+    crash_writer(CRASH_DIR, open, MbtEngine::blocks, |e, b| {
+        Some(e.apply(b, &crash_writes(b)).unwrap())
+    });
 }
 
 #[test]
 fn survives_kill_9() {
-    use std::process::{Command, Stdio};
     let dir = tempfile::tempdir().unwrap();
+    let writer = CrashChild::new(CRASH_DIR, dir.path());
     let reference_dir = tempfile::tempdir().unwrap();
     let mut reference = open(reference_dir.path());
-    let exe = std::env::current_exe().unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(17);
     let mut committed: Option<u64> = None;
     for kill in 0..6 {
-        let mut child = Command::new(&exe)
-            .args(["--exact", "crash_child", "--nocapture", "--test-threads=1"])
-            .env(CRASH_DIR, dir.path())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let target = committed.map_or(0, |c| c + 1) + rng.random_range(2..20);
-        // SIGKILL somewhere in the next block(s): no destructor runs.
-        let pause = Duration::from_micros(rng.random_range(0..3000));
-        let last = lightprov_engine_api::conformance::kill_after_commit(
-            &mut child, target, committed, pause,
-        );
+        let last = writer.life(&mut rng, &[], committed, 2..20, 3000);
         let e = MbtEngine::open(dir.path(), params())
             .unwrap_or_else(|err| panic!("reopen after kill {kill}: {err}"));
         let head = e.head().expect("a block survives");

@@ -9,15 +9,15 @@
     clippy::unwrap_used,
     clippy::expect_used,
     clippy::indexing_slicing,
-    clippy::panic,
-    missing_docs
+    clippy::panic
 )]
 
-use std::{collections::BTreeMap, path::PathBuf};
+use std::collections::BTreeMap;
 
 use alloy_primitives::{Address, B256, keccak256};
 use lightprov_engine_api::Key;
 use lightprov_engine_pos::{Meta, tree};
+use lightprov_testkit::vectors::VectorDir;
 use lightprov_types::{
     ErrorCode, Word, hex,
     pos::{
@@ -90,41 +90,17 @@ impl Versions {
     }
 }
 
-struct Out {
-    dir: PathBuf,
-    count: usize,
-}
-
-impl Out {
-    fn write(&mut self, valid: bool, name: &str, inputs: Value, expected: Value) {
-        let v = json!({
-            "description": name,
-            "generator": GENERATOR,
-            "inputs": inputs,
-            "expected": expected,
-        });
-        let dir = self.dir.join(if valid { "valid" } else { "invalid" });
-        std::fs::create_dir_all(&dir).unwrap();
-        let mut text = serde_json::to_string_pretty(&v).unwrap();
-        text.push('\n');
-        std::fs::write(dir.join(format!("{name}.json")), text).unwrap();
-        self.count += 1;
-    }
-
-    /// An invalid vector: asserts the verifier answers `code`, which must be the tamper's.
-    fn invalid(&mut self, base: &str, tamper: &str, inputs: Value, got: Result<(), ErrorCode>) {
-        let t = FAMILY
-            .tamper(tamper)
-            .unwrap_or_else(|| panic!("no tamper {tamper}"));
-        let code = got.expect_err(tamper);
-        assert!(t.answers(code), "{base}-{tamper}: {code}");
-        self.write(
-            false,
-            &format!("{base}-{tamper}"),
-            inputs,
-            json!({ "error": code.as_str() }),
-        );
-    }
+/// An invalid vector: asserts the verifier answers `got`, a code of the tamper class.
+fn invalid(
+    out: &mut VectorDir,
+    base: &str,
+    tamper: &str,
+    inputs: Value,
+    got: Result<(), ErrorCode>,
+) {
+    let name = format!("{base}-{tamper}");
+    let (_, code) = out.tamper_code(tamper, &name, got);
+    out.invalid(&name, inputs, code);
 }
 
 fn value_inputs(root: &B256, key: &B256, claimed: Option<&Word>, proof: &[u8]) -> Value {
@@ -142,15 +118,7 @@ fn check_value(
 }
 
 fn main() {
-    let dir = PathBuf::from(
-        std::env::args()
-            .nth(1)
-            .unwrap_or_else(|| "tests/vectors/pos".into()),
-    );
-    for kind in ["valid", "invalid"] {
-        let _ = std::fs::remove_dir_all(dir.join(kind));
-    }
-    let mut out = Out { dir, count: 0 };
+    let mut out = VectorDir::from_args(&FAMILY, GENERATOR);
     let mut v = Versions::new();
     // Block 0: 48 keys; then six blocks of a few updates, deletions and insertions.
     v.apply((0..48).map(|i| (state_key(i), value(i, 0))).collect());
@@ -182,8 +150,7 @@ fn main() {
         let claimed = state.get(key);
         let p = prove::path(m, &root, key).unwrap().encode();
         check_value(&root, key, claimed, &p).unwrap();
-        out.write(
-            true,
+        out.valid(
             &format!("value-{i}"),
             value_inputs(&root, key, claimed, &p),
             json!({ "ok": true, "value": opt(claimed) }),
@@ -197,8 +164,7 @@ fn main() {
         .encode();
         let root = Meta::empty().root;
         check_value(&root, &keys[0], None, &p).unwrap();
-        out.write(
-            true,
+        out.valid(
             "value-empty-tree",
             value_inputs(&root, &keys[0], None, &p),
             json!({ "ok": true, "value": null }),
@@ -262,7 +228,8 @@ fn main() {
         ("trailing-byte", trailing, claimed),
     ];
     for (tamper, p, claimed) in forgeries {
-        out.invalid(
+        invalid(
+            &mut out,
             "value-1",
             tamper,
             value_inputs(&root, &key, claimed, &p),
@@ -319,7 +286,13 @@ fn main() {
     ];
     for (tamper, (root, p), key) in cases {
         let r = PosValue_verify(&root, &key, &p);
-        out.invalid("value", tamper, value_inputs(&root, &key, None, &p), r);
+        invalid(
+            &mut out,
+            "value",
+            tamper,
+            value_inputs(&root, &key, None, &p),
+            r,
+        );
     }
 
     // Ranges.
@@ -334,7 +307,7 @@ fn main() {
         let got = PosRange::verify(&root, &(*lo, *hi), &p).unwrap();
         let want: Vec<_> = state.range(*lo..=*hi).map(|(k, v)| (*k, *v)).collect();
         assert_eq!(got, want);
-        out.write(true, &format!("range-{i}"), range_inputs(&root, lo, hi, &p), json!({
+        out.valid(&format!("range-{i}"), range_inputs(&root, lo, hi, &p), json!({
             "ok": true,
             "entries": want.iter().map(|(k, v)| json!({ "key": h(k.as_slice()), "value": h(v) })).collect::<Vec<_>>(),
         }));
@@ -345,7 +318,8 @@ fn main() {
     let mut f = honest.clone();
     take_leaf(&mut f.tree, &|e| e.iter().any(|(k, _)| *k == inside)).unwrap();
     let p = f.encode();
-    out.invalid(
+    invalid(
+        &mut out,
         "range-0",
         "range-entry-hidden",
         range_inputs(&root, &lo, &hi, &p),
@@ -354,7 +328,8 @@ fn main() {
             .map_err(|e| e.code()),
     );
     let wider = prove::range(m, &root, &lo, &keys[33]).unwrap().encode();
-    out.invalid(
+    invalid(
+        &mut out,
         "range-0",
         "range-extra-leaf",
         range_inputs(&root, &lo, &hi, &wider),
@@ -368,8 +343,7 @@ fn main() {
     let p = prove::diff(m, &a, &b).unwrap();
     let changes = PosDiff::verify(&(a, b), &(), &p.encode()).unwrap();
     let change = |c: &Change| json!({ "key": h(c.key.as_slice()), "old": opt(c.old.as_ref()), "new": opt(c.new.as_ref()) });
-    out.write(
-        true,
+    out.valid(
         "diff-0",
         diff_inputs(&a, &b, &p.encode()),
         json!({ "ok": true, "changes": changes.iter().map(change).collect::<Vec<_>>() }),
@@ -387,7 +361,8 @@ fn main() {
         ("diff-shared-subtree-revealed", shown),
     ] {
         let fp = f.encode();
-        out.invalid(
+        invalid(
+            &mut out,
             "diff-0",
             tamper,
             diff_inputs(&a, &b, &fp),
@@ -412,8 +387,7 @@ fn main() {
         .unwrap();
         let want: Vec<_> = v.states.iter().map(|s| s.get(key).copied()).collect();
         assert_eq!(got, want);
-        out.write(
-            true,
+        out.valid(
             &format!("history-{i}"),
             history_inputs(0, &roots, key, &p),
             json!({
@@ -459,7 +433,8 @@ fn main() {
         ("history-other-blocks", honest.encode(), 1),
     ];
     for (tamper, p, from) in forgeries {
-        out.invalid(
+        invalid(
+            &mut out,
             "history-1",
             tamper,
             history_inputs(from, &roots, &key, &p),
@@ -467,19 +442,8 @@ fn main() {
         );
     }
 
-    // Every tamper class has a vector.
-    for t in FAMILY.tampers {
-        let found = std::fs::read_dir(out.dir.join("invalid"))
-            .unwrap()
-            .any(|e| {
-                e.unwrap()
-                    .file_name()
-                    .to_string_lossy()
-                    .ends_with(&format!("-{}.json", t.name))
-            });
-        assert!(found, "no vector of tamper class {}", t.name);
-    }
-    println!("wrote {} vectors to {}", out.count, out.dir.display());
+    out.assert_every_tamper();
+    out.finish();
 }
 
 #[allow(non_snake_case)]

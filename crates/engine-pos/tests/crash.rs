@@ -4,18 +4,16 @@
 //! from there.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::expect_used)]
 
-use std::{
-    collections::BTreeMap,
-    path::Path,
-    process::{Command, Stdio},
-    time::Duration,
-};
+use std::collections::BTreeMap;
 
 use alloy_primitives::{Address, B256, keccak256};
-use lightprov_engine_api::{Key, StateEngine, Write};
+use lightprov_engine_api::{
+    Key, StateEngine, Write,
+    conformance::{CrashChild, crash_writer},
+};
 use lightprov_engine_pos::{Meta, PosEngine, tree};
 use lightprov_types::pos::{SplitRule, prove::MemNodes};
-use rand::{RngExt, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 const CRASH_DIR: &str = "LIGHTPROV_POS_CRASH_DIR";
@@ -54,38 +52,23 @@ fn reference(n: u64) -> Vec<B256> {
 /// `committed <n>` once each block is durable.
 #[test]
 fn crash_child() {
-    let Ok(dir) = std::env::var(CRASH_DIR) else {
-        return;
-    };
-    let mut e = PosEngine::open_dir(Path::new(&dir)).unwrap();
-    let mut n = e.head().map_or(0, |h| h + 1);
-    loop {
-        e.apply_block(n, &writes(n)).unwrap();
-        println!("committed {n}");
-        n += 1;
-    }
+    crash_writer(
+        CRASH_DIR,
+        |dir| PosEngine::open_dir(dir).unwrap(),
+        |e| e.head().map_or(0, |h| h + 1),
+        |e, n| Some(e.apply_block(n, &writes(n)).unwrap()),
+    );
 }
 
 #[test]
 fn killed_at_random_points_loses_no_committed_block() {
     let dir = tempfile::tempdir().unwrap();
-    let exe = std::env::current_exe().unwrap();
+    let writer = CrashChild::new(CRASH_DIR, dir.path());
     let mut rng = ChaCha8Rng::seed_from_u64(11);
     let mut committed: Option<u64> = None;
     let want = reference(400);
     for kill in 0..8 {
-        let mut child = Command::new(&exe)
-            .args(["--exact", "crash_child", "--nocapture", "--test-threads=1"])
-            .env(CRASH_DIR, dir.path())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let target = committed.map_or(0, |c| c + 1) + rng.random_range(1..12);
-        let pause = Duration::from_micros(rng.random_range(0..6000));
-        let last = lightprov_engine_api::conformance::kill_after_commit(
-            &mut child, target, committed, pause,
-        );
+        let last = writer.life(&mut rng, &[], committed, 1..12, 6000);
         let e = PosEngine::open_dir(dir.path()).unwrap();
         let head = e.head();
         assert!(

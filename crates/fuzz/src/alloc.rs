@@ -54,33 +54,31 @@ impl Counting {
         PEAK.fetch_max(now, Relaxed);
         true
     }
+
+    /// Counts `layout`'s bytes, then allocates them with `alloc` (uncounted again if it fails).
+    fn counted(layout: Layout, alloc: impl FnOnce() -> *mut u8) -> *mut u8 {
+        if !Self::reserve(layout.size()) {
+            return std::ptr::null_mut();
+        }
+        let p = alloc();
+        if p.is_null() {
+            LIVE.fetch_sub(layout.size(), Relaxed);
+        }
+        p
+    }
 }
 
 // SAFETY: every call forwards to `System` with the caller's layout and pointer; the counters
 // are only bookkeeping.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if !Self::reserve(layout.size()) {
-            return std::ptr::null_mut();
-        }
         // SAFETY: forwarded unchanged.
-        let p = unsafe { System.alloc(layout) };
-        if p.is_null() {
-            LIVE.fetch_sub(layout.size(), Relaxed);
-        }
-        p
+        Self::counted(layout, || unsafe { System.alloc(layout) })
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if !Self::reserve(layout.size()) {
-            return std::ptr::null_mut();
-        }
         // SAFETY: forwarded unchanged.
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if p.is_null() {
-            LIVE.fetch_sub(layout.size(), Relaxed);
-        }
-        p
+        Self::counted(layout, || unsafe { System.alloc_zeroed(layout) })
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {

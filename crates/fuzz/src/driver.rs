@@ -411,3 +411,38 @@ pub fn fuzz(target: &dyn Target, opts: &Options, monitor: &dyn Monitor) -> Stats
     stats.corpus = corpus.len();
     stats
 }
+
+/// For tests: a short deterministic run of `target` (`execs` inputs from seed 7, regressions
+/// not written, files under `out_dir`), and what every target's must show: no failure, every
+/// input run, and mutants that decode and that reach the final check — a fuzzer that never
+/// gets past the decoder would be worthless. Panics otherwise, naming the target.
+pub fn short_run(target: &dyn Target, execs: u64, out_dir: &Path) -> Stats {
+    let opts = Options {
+        time: Duration::from_secs(3600),
+        max_execs: execs,
+        seed: 7,
+        slow: Duration::from_secs(5),
+        dump_from: None,
+        dump_file: None,
+        out_dir: out_dir.to_path_buf(),
+        write_regressions: false,
+        mem_cap: 0,
+        publish: false,
+        die_at: None,
+    };
+    let s = fuzz(target, &opts, &NoMonitor);
+    let name = target.name();
+    assert_eq!(s.crash, None, "{name}");
+    assert_eq!(s.execs, execs, "{name}");
+    let mutants: u64 = s.depth.iter().sum();
+    assert_eq!(mutants + target.seeds().len() as u64, execs, "{name}");
+    assert!(
+        s.depth[1] + s.depth[2] + s.depth[3] > 0,
+        "{name}: nothing decoded"
+    );
+    assert!(
+        s.depth[2] + s.depth[3] > 0,
+        "{name}: nothing reached the final check"
+    );
+    s
+}

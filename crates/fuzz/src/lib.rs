@@ -82,38 +82,6 @@ impl Outcome {
     }
 }
 
-/// What an input of a target whose honest answer is `honest` came to: a finding if another
-/// answer is accepted; accepted (a benign variant if `data` differs from the seed's bytes); or
-/// rejected, at a depth read from the code (`BAD_ENCODING`: undecoded; `last`, the verifier's
-/// final check: the final check; any other: decoded).
-pub fn judge<T: PartialEq + std::fmt::Debug, E: lightprov_types::Rejection>(
-    got: Result<T, E>,
-    honest: &T,
-    seed: &[u8],
-    data: &[u8],
-    last: lightprov_types::ErrorCode,
-) -> Result<Outcome, Finding> {
-    match got {
-        Ok(answer) if answer != *honest => Err(Finding::new(
-            "forgery",
-            format!("accepted {answer:?}; the honest answer is {honest:?}"),
-        )),
-        Ok(_) => {
-            let mut o = Outcome::new(Depth::Accepted, "ok");
-            o.benign_variant = data != seed;
-            Ok(o)
-        }
-        Err(e) => {
-            let depth = match e.code() {
-                lightprov_types::ErrorCode::BadEncoding => Depth::Undecoded,
-                c if c == last => Depth::Final,
-                _ => Depth::Decoded,
-            };
-            Ok(Outcome::rejected(depth, &e))
-        }
-    }
-}
-
 /// A property violation (a panic is caught by the driver, not reported here).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {

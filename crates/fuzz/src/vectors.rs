@@ -49,6 +49,21 @@ pub fn b256(inputs: &Value, field: &str) -> anyhow::Result<B256> {
     Ok(B256::from(hex::fixed::<32>(s(inputs, field)?, field)?))
 }
 
+/// A field holding a list of 32-byte hashes.
+pub fn b256_list(inputs: &Value, field: &str) -> anyhow::Result<Vec<B256>> {
+    inputs[field]
+        .as_array()
+        .with_context(|| format!("inputs.{field} is not an array"))?
+        .iter()
+        .map(|h| {
+            let h = h
+                .as_str()
+                .with_context(|| format!("inputs.{field}: not hex"))?;
+            Ok(B256::from(hex::fixed::<32>(h, field)?))
+        })
+        .collect()
+}
+
 /// A hex data field.
 pub fn data(inputs: &Value, field: &str) -> anyhow::Result<Vec<u8>> {
     Ok(hex::data(s(inputs, field)?, field)?)

@@ -4,40 +4,12 @@
 
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
 
-use std::time::Duration;
-
-use lightprov_fuzz::driver::{NoMonitor, Options, Stats, fuzz};
+use lightprov_fuzz::driver::{Stats, short_run};
 
 fn run(name: &str, execs: u64) -> Stats {
     let t = lightprov_fuzz::target(name).unwrap();
     let out = tempfile::tempdir().unwrap();
-    let opts = Options {
-        time: Duration::from_secs(3600),
-        max_execs: execs,
-        seed: 7,
-        slow: Duration::from_secs(5),
-        dump_from: None,
-        dump_file: None,
-        out_dir: out.path().to_path_buf(),
-        write_regressions: false,
-        mem_cap: 0,
-        publish: false,
-        die_at: None,
-    };
-    let s = fuzz(t.as_ref(), &opts, &NoMonitor);
-    assert_eq!(s.crash, None, "{name}");
-    assert_eq!(s.execs, execs, "{name}");
-    let mutants: u64 = s.depth.iter().sum();
-    assert!(mutants + t.seeds().len() as u64 == execs, "{name}");
-    assert!(
-        s.depth[1] + s.depth[2] + s.depth[3] > 0,
-        "{name}: nothing decoded"
-    );
-    assert!(
-        s.depth[2] + s.depth[3] > 0,
-        "{name}: nothing reached the final check"
-    );
-    s
+    short_run(t.as_ref(), execs, out.path())
 }
 
 #[test]

@@ -1,41 +1,17 @@
 //! A small lightprov-node chain in a temporary directory: the node the `rpc` target sends
 //! requests to.
 
-// Signing with a local key cannot fail: a harness may insist.
-#![allow(clippy::expect_used)]
-
 use std::sync::Arc;
 
-use alloy_consensus::{SignableTransaction as _, TxEip1559, TxEnvelope};
-use alloy_eips::eip2718::Encodable2718 as _;
-use alloy_primitives::{Address, B256, TxKind, U256};
-use alloy_signer::SignerSync as _;
-use alloy_signer_local::PrivateKeySigner;
+use alloy_primitives::{Address, B256};
 use lightprov_node::{
-    chain::{BASE_FEE, Chain, Config, TRANSFER_GAS},
+    chain::{Chain, Config},
     families::lvmt,
 };
+use lightprov_testkit::tx::{DEV_CHAIN_ID, raw_transfer};
 
 /// LVMT depth of the dev chain (small: its tables derive in well under a second).
 pub(crate) const LVMT_DEPTH: u8 = 4;
-
-/// A signed EIP-1559 transfer.
-pub(crate) fn transfer(from: &PrivateKeySigner, to: Address, value: u64, nonce: u64) -> Vec<u8> {
-    let tx = TxEip1559 {
-        chain_id: 1337,
-        nonce,
-        gas_limit: TRANSFER_GAS,
-        max_fee_per_gas: u128::from(3 * BASE_FEE),
-        max_priority_fee_per_gas: u128::from(BASE_FEE),
-        to: TxKind::Call(to),
-        value: U256::from(value),
-        ..Default::default()
-    };
-    let sig = from
-        .sign_hash_sync(&tx.signature_hash())
-        .expect("signing with a local key");
-    TxEnvelope::from(tx.into_signed(sig)).encoded_2718()
-}
 
 /// A dev chain with `blocks` blocks after genesis, each with one transfer, running every
 /// engine (LVMT at [`LVMT_DEPTH`], every key proven).
@@ -77,14 +53,20 @@ impl DevChain {
             .ok_or_else(|| anyhow::anyhow!("no dev account"))?;
         let mut txs = Vec::new();
         for n in 0..blocks {
-            let raw = transfer(&alice, Address::repeat_byte(0xb0), 1000 + n, n);
+            let raw = raw_transfer(
+                &alice,
+                Address::repeat_byte(0xb0),
+                1000 + n,
+                n,
+                DEV_CHAIN_ID,
+            );
             chain
                 .submit(&raw)
                 .map_err(|e| anyhow::anyhow!("submit: {e}"))?;
             chain.produce_block()?;
             txs.push(raw);
         }
-        let next_tx = transfer(&alice, Address::repeat_byte(0xb1), 7, blocks);
+        let next_tx = raw_transfer(&alice, Address::repeat_byte(0xb1), 7, blocks, DEV_CHAIN_ID);
         Ok(Self {
             dir,
             chain,

@@ -8,33 +8,23 @@
 //! the others.
 
 use lightprov_types::{
-    ErrorCode,
+    ErrorCode, Rejection,
     beacon::{Fork, LightClientUpdate, Network},
     hex,
 };
 use lightprov_verifier::beacon::{BeaconError, LightClientStore};
 use serde_json::json;
 
-use crate::{Finding, Outcome, Regression, Target, rng::Rng, vectors};
+use super::proof::{ProofQuery, Seed};
+use crate::{rng::Rng, vectors};
 
-/// One seed: the store before an update, and what the honest update makes of it.
+/// What a seed of the `beacon` target asks: the store before an update.
 #[derive(Debug)]
-struct Step {
+pub struct Step {
     network: Network,
     store: LightClientStore,
     fork: Fork,
     current_slot: u64,
-    honest: String,
-    vector: String,
-    /// The vector's inputs with the steps up to this update.
-    inputs: serde_json::Value,
-}
-
-/// The `beacon` target.
-#[derive(Debug)]
-pub struct Beacon {
-    seeds: Vec<(String, Vec<u8>)>,
-    steps: Vec<Step>,
 }
 
 /// What a client trusts after the update: both headers and both committees.
@@ -48,101 +38,82 @@ fn state(s: &LightClientStore) -> String {
     )
 }
 
-fn apply(step: &Step, data: &[u8]) -> Result<String, BeaconError> {
-    let u = LightClientUpdate::decode(data, step.fork, &step.network.preset)?;
-    let mut store = step.store.clone();
-    store.process_update(u, step.current_slot)?;
-    Ok(state(&store))
-}
+impl ProofQuery for Step {
+    const NAME: &'static str = "beacon";
+    /// The store's state after the update.
+    type Answer = String;
 
-impl Beacon {
-    /// Reads the seeds from `tests/vectors/beacon/valid`: every update of every vector (its
-    /// force update steps applied to the store, not seeds).
-    pub fn new() -> anyhow::Result<Self> {
-        let mut seeds = Vec::new();
-        let mut steps = Vec::new();
-        for (name, v) in vectors::load("beacon", "valid")? {
-            let i = &v["inputs"];
-            let network = Network::from_json(&i["network"])?;
-            let b = &i["bootstrap"];
-            let fork = |o: &serde_json::Value| {
-                Fork::from_name(vectors::s(o, "fork")?)
-                    .ok_or_else(|| anyhow::anyhow!("{name}: no fork {}", o["fork"]))
-            };
-            let root = vectors::b256(i, "trustedBlockRoot")?;
-            let mut store = lightprov_verifier::beacon::bootstrap(
-                network,
-                &root.0,
-                fork(b)?,
-                &vectors::data(b, "ssz")?,
-            )
-            .map_err(|e| anyhow::anyhow!("{name}: bootstrap: {e}"))?;
-            let updates = i["updates"].as_array().cloned().unwrap_or_default();
-            for (k, u) in updates.iter().enumerate() {
-                // The store's upgrade to a new fork changes nothing it holds.
-                if u["kind"].as_str() == Some("upgrade_store") {
-                    continue;
-                }
-                let current_slot = u["currentSlot"]
-                    .as_u64()
-                    .ok_or_else(|| anyhow::anyhow!("{name}: update {k} has no currentSlot"))?;
-                // A force update step: no input to mutate, but the later updates meet its store.
-                if u["kind"].as_str() == Some("force_update") {
-                    store
-                        .force_update(current_slot)
-                        .map_err(|e| anyhow::anyhow!("{name}: force update {k}: {e}"))?;
-                    continue;
-                }
-                let data = vectors::data(u, "ssz")?;
-                let mut inputs = i.clone();
-                inputs["updates"] = json!(updates[..=k]);
-                let mut step = Step {
-                    network,
-                    store: store.clone(),
-                    fork: fork(u)?,
-                    current_slot,
-                    honest: String::new(),
-                    vector: name.clone(),
-                    inputs,
-                };
-                step.honest =
-                    apply(&step, &data).map_err(|e| anyhow::anyhow!("{name}: update {k}: {e}"))?;
-                let u = LightClientUpdate::decode(&data, step.fork, &network.preset)?;
-                store
-                    .process_update(u, current_slot)
-                    .map_err(|e| anyhow::anyhow!("{name}: update {k}: {e}"))?;
-                seeds.push((format!("{name}-update-{k}"), data));
-                steps.push(step);
-            }
-        }
-        anyhow::ensure!(!seeds.is_empty(), "no beacon seeds");
-        Ok(Self { seeds, steps })
-    }
-}
-
-impl Target for Beacon {
-    fn name(&self) -> &'static str {
-        "beacon"
-    }
-
-    fn seeds(&self) -> &[(String, Vec<u8>)] {
-        &self.seeds
-    }
-
-    fn run(&self, seed: usize, data: &[u8]) -> Result<Outcome, Finding> {
-        let step = &self.steps[seed];
-        crate::judge(
-            apply(step, data),
-            &step.honest,
-            &self.seeds[seed].1,
-            data,
-            ErrorCode::BadSyncSignature,
+    /// Every update of the vector `name` (its force update steps applied to the store, not
+    /// seeds), each on the store before it, with the vector's inputs up to it.
+    fn seeds(name: &str, i: &serde_json::Value) -> anyhow::Result<Vec<Seed<Self>>> {
+        let network = Network::from_json(&i["network"])?;
+        let b = &i["bootstrap"];
+        let fork = |o: &serde_json::Value| {
+            Fork::from_name(vectors::s(o, "fork")?)
+                .ok_or_else(|| anyhow::anyhow!("{name}: no fork {}", o["fork"]))
+        };
+        let root = vectors::b256(i, "trustedBlockRoot")?;
+        let mut store = lightprov_verifier::beacon::bootstrap(
+            network,
+            &root.0,
+            fork(b)?,
+            &vectors::data(b, "ssz")?,
         )
+        .map_err(|e| anyhow::anyhow!("{name}: bootstrap: {e}"))?;
+        let updates = i["updates"].as_array().cloned().unwrap_or_default();
+        let mut seeds = Vec::new();
+        for (k, u) in updates.iter().enumerate() {
+            // The store's upgrade to a new fork changes nothing it holds.
+            if u["kind"].as_str() == Some("upgrade_store") {
+                continue;
+            }
+            let current_slot = u["currentSlot"]
+                .as_u64()
+                .ok_or_else(|| anyhow::anyhow!("{name}: update {k} has no currentSlot"))?;
+            // A force update step: no input to mutate, but the later updates meet its store.
+            if u["kind"].as_str() == Some("force_update") {
+                store
+                    .force_update(current_slot)
+                    .map_err(|e| anyhow::anyhow!("{name}: force update {k}: {e}"))?;
+                continue;
+            }
+            let data = vectors::data(u, "ssz")?;
+            let mut inputs = i.clone();
+            inputs["updates"] = json!(updates[..=k]);
+            let step = Step {
+                network,
+                store: store.clone(),
+                fork: fork(u)?,
+                current_slot,
+            };
+            let update = LightClientUpdate::decode(&data, step.fork, &network.preset)?;
+            store
+                .process_update(update, current_slot)
+                .map_err(|e| anyhow::anyhow!("{name}: update {k}: {e}"))?;
+            seeds.push(Seed {
+                name: format!("{name}-update-{k}"),
+                vector: name.to_owned(),
+                query: step,
+                bytes: data,
+                inputs,
+            });
+        }
+        Ok(seeds)
     }
 
-    fn mutate(&self, seed: usize, data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {
-        let step = &self.steps[seed];
-        let mut u = LightClientUpdate::decode(data, step.fork, &step.network.preset).ok()?;
+    fn verify(&self, data: &[u8]) -> Result<String, impl Rejection> {
+        let u = LightClientUpdate::decode(data, self.fork, &self.network.preset)?;
+        let mut store = self.store.clone();
+        store.process_update(u, self.current_slot)?;
+        Ok::<_, BeaconError>(state(&store))
+    }
+
+    fn last(&self) -> ErrorCode {
+        ErrorCode::BadSyncSignature
+    }
+
+    fn mutate(&self, data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {
+        let mut u = LightClientUpdate::decode(data, self.fork, &self.network.preset).ok()?;
         match rng.below(9) {
             0 => {
                 u.signature_slot = u
@@ -172,22 +143,15 @@ impl Target for Beacon {
         Some(u.encode())
     }
 
-    fn dictionary(&self) -> Vec<Vec<u8>> {
+    fn dictionary() -> Vec<Vec<u8>> {
         vec![vec![0], vec![0xff], vec![0xff; 4]]
     }
 
-    fn regression(&self, seed: usize, data: &[u8], why: &str) -> Option<Regression> {
-        let step = &self.steps[seed];
-        let mut inputs = step.inputs.clone();
+    /// The vector's inputs up to the update, with `data` as the update.
+    fn regression_inputs(inputs: &serde_json::Value, data: &[u8]) -> Option<serde_json::Value> {
+        let mut inputs = inputs.clone();
         let last = inputs["updates"].as_array()?.len().checked_sub(1)?;
         inputs["updates"][last]["ssz"] = json!(hex::encode(data));
-        Some(vectors::regression_vector(
-            "beacon",
-            "beacon",
-            &step.vector,
-            inputs,
-            why,
-            data,
-        ))
+        Some(inputs)
     }
 }

@@ -8,22 +8,20 @@
 //! value is fixed (timestamps included), so the seeds are the same on every run.
 
 use alloy_consensus::{
-    Header, Receipt, ReceiptEnvelope, ReceiptWithBloom, SignableTransaction as _, TxEip1559,
-    TxEnvelope, constants::EMPTY_OMMER_ROOT_HASH, proofs,
+    Header, Receipt, ReceiptEnvelope, ReceiptWithBloom, constants::EMPTY_OMMER_ROOT_HASH, proofs,
 };
-use alloy_primitives::{Address, B256, Bloom, Bytes, TxKind, U256, keccak256};
+use alloy_primitives::{Address, B256, Bloom, Bytes, U256, keccak256};
 use alloy_rlp::Encodable as _;
 use alloy_signer::SignerSync as _;
 use alloy_signer_local::PrivateKeySigner;
+use lightprov_testkit::tx::{BASE_FEE, DEV_CHAIN_ID, TRANSFER_GAS, transfer};
 use lightprov_types::family;
 
 /// Blocks sealed after genesis.
 pub const BLOCKS: u64 = 4;
 
-/// The node's base fee (1 gwei), gas limit and transfer gas.
-const BASE_FEE: u64 = 1_000_000_000;
+/// The node's gas limit.
 const GAS_LIMIT: u64 = 30_000_000;
-const TRANSFER_GAS: u64 = 21_000;
 /// The dev chain's genesis time; a block every 2 s after it.
 const GENESIS_TIME: u64 = 1_700_000_000;
 
@@ -46,22 +44,6 @@ pub fn signer() -> anyhow::Result<PrivateKeySigner> {
     ))?)
 }
 
-/// A transfer of `value` wei from `from` at `nonce`, signed.
-fn transfer(from: &PrivateKeySigner, value: u64, nonce: u64) -> anyhow::Result<TxEnvelope> {
-    let tx = TxEip1559 {
-        chain_id: 1337,
-        nonce,
-        gas_limit: TRANSFER_GAS,
-        max_fee_per_gas: u128::from(3 * BASE_FEE),
-        max_priority_fee_per_gas: u128::from(BASE_FEE),
-        to: TxKind::Call(Address::repeat_byte(0xb0)),
-        value: U256::from(value),
-        ..Default::default()
-    };
-    let sig = from.sign_hash_sync(&tx.signature_hash())?;
-    Ok(TxEnvelope::from(tx.into_signed(sig)))
-}
-
 /// Genesis (unsealed, as the parent of block 1) and blocks 1 to [`BLOCKS`], sealed by
 /// [`signer`]: the sealed ones, in order.
 pub fn chain() -> anyhow::Result<Vec<Sealed>> {
@@ -73,7 +55,13 @@ pub fn chain() -> anyhow::Result<Vec<Sealed>> {
         let txs = if number == 0 {
             Vec::new()
         } else {
-            vec![transfer(&sender, 1000 + number, number - 1)?]
+            vec![transfer(
+                &sender,
+                Address::repeat_byte(0xb0),
+                1000 + number,
+                number - 1,
+                DEV_CHAIN_ID,
+            )?]
         };
         let receipts: Vec<ReceiptEnvelope> = txs
             .iter()

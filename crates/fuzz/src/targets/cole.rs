@@ -5,77 +5,23 @@
 //! honest one (the trusted query — key, range, roots — stays fixed).
 
 use lightprov_types::{
-    B256,
+    B256, ErrorCode, Rejection,
     cole::{Entry, HistoryProof, Part, StructureKind, Tree},
-    hex,
 };
-use lightprov_verifier::cole::{History, Variant, verify_history_in_header};
-use serde_json::json;
+use lightprov_verifier::cole::{Variant, Version, verify_history_in_header};
 
-use crate::{Finding, Outcome, Regression, Target, rng::Rng, vectors};
+use super::proof::{ProofQuery, Seed};
+use crate::{rng::Rng, vectors};
 
+/// What a seed of the `cole` target asks.
 #[derive(Clone, Debug)]
-struct Query {
+pub struct Query {
     cole_root: B256,
     variant: Variant,
     sibling: B256,
     key: B256,
     lo: u64,
     hi: u64,
-    honest: History,
-    vector: String,
-    inputs: serde_json::Value,
-}
-
-/// The `cole` target.
-#[derive(Debug)]
-pub struct Cole {
-    seeds: Vec<(String, Vec<u8>)>,
-    queries: Vec<Query>,
-}
-
-impl Cole {
-    /// Reads the seeds from `tests/vectors/cole/valid`.
-    pub fn new() -> anyhow::Result<Self> {
-        let mut seeds = Vec::new();
-        let mut queries = Vec::new();
-        for (name, v) in vectors::load("cole", "valid")? {
-            let i = &v["inputs"];
-            let variant = match vectors::s(i, "scheme")? {
-                "cole" => Variant::Cole,
-                _ => Variant::ColeStar,
-            };
-            let proof = vectors::data(i, "proof")?;
-            let mut q = Query {
-                cole_root: vectors::b256(i, "coleRoot")?,
-                variant,
-                sibling: vectors::b256(i, "siblingRoot")?,
-                key: vectors::b256(i, "stateKey")?,
-                lo: vectors::u64(i, "fromBlock")?,
-                hi: vectors::u64(i, "toBlock")?,
-                honest: History::default(),
-                vector: name.clone(),
-                inputs: i.clone(),
-            };
-            q.honest = verify(&q, &proof).map_err(|e| anyhow::anyhow!("seed {name}: {e}"))?;
-            seeds.push((name, proof));
-            queries.push(q);
-        }
-        anyhow::ensure!(!seeds.is_empty(), "no cole seeds");
-        Ok(Self { seeds, queries })
-    }
-}
-
-fn verify(q: &Query, proof: &[u8]) -> Result<History, lightprov_verifier::cole::ColeError> {
-    verify_history_in_header(
-        &q.cole_root,
-        q.variant,
-        &q.sibling,
-        &q.key,
-        q.lo,
-        q.hi,
-        proof,
-    )
 }
 
 fn edit_tree(t: &mut Tree, key: &B256, rng: &mut Rng) {
@@ -133,29 +79,47 @@ fn edit_tree(t: &mut Tree, key: &B256, rng: &mut Rng) {
     }
 }
 
-impl Target for Cole {
-    fn name(&self) -> &'static str {
-        "cole"
+impl ProofQuery for Query {
+    const NAME: &'static str = "cole";
+    /// The history's versions and the version at its first block.
+    type Answer = (Vec<Version>, Option<Version>);
+
+    fn seeds(name: &str, i: &serde_json::Value) -> anyhow::Result<Vec<Seed<Self>>> {
+        let variant = match vectors::s(i, "scheme")? {
+            "cole" => Variant::Cole,
+            _ => Variant::ColeStar,
+        };
+        let query = Query {
+            cole_root: vectors::b256(i, "coleRoot")?,
+            variant,
+            sibling: vectors::b256(i, "siblingRoot")?,
+            key: vectors::b256(i, "stateKey")?,
+            lo: vectors::u64(i, "fromBlock")?,
+            hi: vectors::u64(i, "toBlock")?,
+        };
+        Seed::proof(name, i, query)
     }
 
-    fn seeds(&self) -> &[(String, Vec<u8>)] {
-        &self.seeds
-    }
-
-    fn run(&self, seed: usize, data: &[u8]) -> Result<Outcome, Finding> {
-        let q = &self.queries[seed];
-        crate::judge(
-            verify(q, data).map(|h| (h.versions, h.at_lo)),
-            &(q.honest.versions.clone(), q.honest.at_lo),
-            &self.seeds[seed].1,
-            data,
-            lightprov_types::ErrorCode::RootMismatch,
+    fn verify(&self, proof: &[u8]) -> Result<Self::Answer, impl Rejection> {
+        verify_history_in_header(
+            &self.cole_root,
+            self.variant,
+            &self.sibling,
+            &self.key,
+            self.lo,
+            self.hi,
+            proof,
         )
+        .map(|h| (h.versions, h.at_lo))
     }
 
-    fn mutate(&self, seed: usize, data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {
+    fn last(&self) -> ErrorCode {
+        ErrorCode::RootMismatch
+    }
+
+    fn mutate(&self, data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {
         let mut p = HistoryProof::decode(data).ok()?;
-        let key = self.queries[seed].key;
+        let key = self.key;
         if p.parts.is_empty() {
             return None;
         }
@@ -194,16 +158,7 @@ impl Target for Cole {
         Some(p.encode())
     }
 
-    fn dictionary(&self) -> Vec<Vec<u8>> {
+    fn dictionary() -> Vec<Vec<u8>> {
         vec![vec![0], vec![1], vec![2], vec![3], vec![3, 4], vec![0xff]]
-    }
-
-    fn regression(&self, seed: usize, data: &[u8], why: &str) -> Option<Regression> {
-        let q = &self.queries[seed];
-        let mut inputs = q.inputs.clone();
-        inputs["proof"] = json!(hex::encode(data));
-        Some(vectors::regression_vector(
-            "cole", "cole", &q.vector, inputs, why, data,
-        ))
     }
 }

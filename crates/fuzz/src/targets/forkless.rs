@@ -5,30 +5,21 @@
 //! honest one (the trusted query — key, range, root — stays fixed).
 
 use lightprov_types::{
-    Address, B256,
+    Address, B256, ErrorCode, Rejection,
     forkless::{Claim, ForklessKey, Link, Located, Proof},
     hex,
 };
 use lightprov_verifier::forkless::{verify_history, verify_value};
-use serde_json::json;
 
-use crate::{Finding, Outcome, Regression, Target, rng::Rng, vectors};
+use super::proof::{ProofQuery, Seed};
+use crate::{rng::Rng, vectors};
 
+/// What a seed of the `forkless` target asks.
 #[derive(Clone, Debug)]
-struct Query {
+pub struct Query {
     root: B256,
     key: ForklessKey,
     range: Option<(u64, u64)>,
-    honest: String,
-    vector: String,
-    inputs: serde_json::Value,
-}
-
-/// The `forkless` target.
-#[derive(Debug)]
-pub struct Forkless {
-    seeds: Vec<(String, Vec<u8>)>,
-    queries: Vec<Query>,
 }
 
 fn key_of(i: &serde_json::Value) -> anyhow::Result<ForklessKey> {
@@ -41,64 +32,38 @@ fn key_of(i: &serde_json::Value) -> anyhow::Result<ForklessKey> {
     })
 }
 
-/// What a proof proves, as text (the honest answer is compared with it).
-fn verify(q: &Query, proof: &[u8]) -> Result<String, lightprov_verifier::forkless::ForklessError> {
-    match q.range {
-        None => verify_value(&q.root, &q.key, proof).map(|v| format!("{v:?}")),
-        Some((lo, hi)) => verify_history(&q.root, &q.key, lo, hi, proof).map(|h| format!("{h:?}")),
-    }
-}
+impl ProofQuery for Query {
+    const NAME: &'static str = "forkless";
+    /// What a proof proves, as text.
+    type Answer = String;
 
-impl Forkless {
-    /// Reads the seeds from `tests/vectors/forkless/valid`.
-    pub fn new() -> anyhow::Result<Self> {
-        let mut seeds = Vec::new();
-        let mut queries = Vec::new();
-        for (name, v) in vectors::load("forkless", "valid")? {
-            let i = &v["inputs"];
-            let proof = vectors::data(i, "proof")?;
-            let range = match i.get("fromBlock") {
-                Some(_) => Some((vectors::u64(i, "fromBlock")?, vectors::u64(i, "toBlock")?)),
-                None => None,
-            };
-            let mut q = Query {
-                root: vectors::b256(i, "forklessRoot")?,
-                key: key_of(i)?,
-                range,
-                honest: String::new(),
-                vector: name.clone(),
-                inputs: i.clone(),
-            };
-            q.honest = verify(&q, &proof).map_err(|e| anyhow::anyhow!("seed {name}: {e}"))?;
-            seeds.push((name, proof));
-            queries.push(q);
+    fn seeds(name: &str, i: &serde_json::Value) -> anyhow::Result<Vec<Seed<Self>>> {
+        let range = match i.get("fromBlock") {
+            Some(_) => Some((vectors::u64(i, "fromBlock")?, vectors::u64(i, "toBlock")?)),
+            None => None,
+        };
+        let query = Query {
+            root: vectors::b256(i, "forklessRoot")?,
+            key: key_of(i)?,
+            range,
+        };
+        Seed::proof(name, i, query)
+    }
+
+    fn verify(&self, proof: &[u8]) -> Result<String, impl Rejection> {
+        match self.range {
+            None => verify_value(&self.root, &self.key, proof).map(|v| format!("{v:?}")),
+            Some((lo, hi)) => {
+                verify_history(&self.root, &self.key, lo, hi, proof).map(|h| format!("{h:?}"))
+            }
         }
-        anyhow::ensure!(!seeds.is_empty(), "no forkless seeds");
-        Ok(Self { seeds, queries })
-    }
-}
-
-impl Target for Forkless {
-    fn name(&self) -> &'static str {
-        "forkless"
     }
 
-    fn seeds(&self) -> &[(String, Vec<u8>)] {
-        &self.seeds
+    fn last(&self) -> ErrorCode {
+        ErrorCode::RootMismatch
     }
 
-    fn run(&self, seed: usize, data: &[u8]) -> Result<Outcome, Finding> {
-        let q = &self.queries[seed];
-        crate::judge(
-            verify(q, data),
-            &q.honest,
-            &self.seeds[seed].1,
-            data,
-            lightprov_types::ErrorCode::RootMismatch,
-        )
-    }
-
-    fn mutate(&self, _seed: usize, data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {
+    fn mutate(&self, data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {
         let mut p = Proof::decode(data).ok()?;
         match rng.below(8) {
             0 => match &mut p.located {
@@ -166,16 +131,7 @@ impl Target for Forkless {
         Some(p.encode())
     }
 
-    fn dictionary(&self) -> Vec<Vec<u8>> {
+    fn dictionary() -> Vec<Vec<u8>> {
         vec![vec![0], vec![1], vec![2], vec![3], vec![0xff]]
-    }
-
-    fn regression(&self, seed: usize, data: &[u8], why: &str) -> Option<Regression> {
-        let q = &self.queries[seed];
-        let mut inputs = q.inputs.clone();
-        inputs["proof"] = json!(hex::encode(data));
-        Some(vectors::regression_vector(
-            "forkless", "forkless", &q.vector, inputs, why, data,
-        ))
     }
 }

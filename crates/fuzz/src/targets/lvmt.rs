@@ -5,95 +5,33 @@
 //! honest one.
 
 use lightprov_types::{
-    B256, hex,
+    B256, ErrorCode, Rejection,
     lvmt::{Kind, LvmtHistory, LvmtProof, TuplePath},
 };
 use lightprov_verifier::lvmt::{
     amt::Params,
     proof::{History, Proven, Trusted, verify, verify_history},
 };
-use serde_json::json;
 
-use crate::{Depth, Finding, Outcome, Regression, Target, rng::Rng, vectors};
+use super::proof::{ProofQuery, Seed};
+use crate::{Depth, rng::Rng, vectors};
 
+/// What an accepted proof or history proves.
 #[derive(Clone, Debug, PartialEq, Eq)]
-enum Honest {
+pub enum Honest {
     Proof(Proven),
     History(History),
 }
 
+/// What a seed of the `lvmt` target asks.
 #[derive(Debug)]
-struct Query {
+pub struct Query {
     params: Params,
     aroot: [u8; 32],
     history_root: B256,
     blocks: u64,
     key: B256,
     range: Option<(u64, u64)>,
-    honest: Honest,
-    vector: String,
-    inputs: serde_json::Value,
-}
-
-impl Query {
-    fn check(&self, proof: &[u8]) -> Result<Honest, lightprov_verifier::lvmt::proof::LvmtError> {
-        let t = Trusted {
-            params: &self.params,
-            aroot: self.aroot,
-            history_root: self.history_root,
-            blocks: self.blocks,
-        };
-        match self.range {
-            Some((lo, hi)) => verify_history(&t, &self.key, lo, hi, proof).map(Honest::History),
-            None => verify(&t, &self.key, proof).map(Honest::Proof),
-        }
-    }
-}
-
-/// The `lvmt` target.
-#[derive(Debug)]
-pub struct LvmtTarget {
-    seeds: Vec<(String, Vec<u8>)>,
-    queries: Vec<Query>,
-}
-
-impl LvmtTarget {
-    /// Reads the seeds from `tests/vectors/lvmt/valid`.
-    pub fn new() -> anyhow::Result<Self> {
-        let mut seeds = Vec::new();
-        let mut queries = Vec::new();
-        for (name, v) in vectors::load("lvmt", "valid")? {
-            let i = &v["inputs"];
-            let params = Params::decode(&vectors::data(i, "params")?)
-                .map_err(|e| anyhow::anyhow!("{name}: params: {e}"))?;
-            let aroot: [u8; 32] = vectors::data(i, "lvmtRoot")?
-                .try_into()
-                .map_err(|_| anyhow::anyhow!("{name}: lvmtRoot is not 32 bytes"))?;
-            let range = match i.get("fromBlock") {
-                Some(_) => Some((vectors::u64(i, "fromBlock")?, vectors::u64(i, "toBlock")?)),
-                None => None,
-            };
-            let proof = vectors::data(i, "proof")?;
-            let mut q = Query {
-                params,
-                aroot,
-                history_root: vectors::b256(i, "lvmtHistoryRoot")?,
-                blocks: vectors::u64(i, "number")? + 1,
-                key: vectors::b256(i, "stateKey")?,
-                range,
-                honest: Honest::Proof(Proven::Absent),
-                vector: name.clone(),
-                inputs: i.clone(),
-            };
-            q.honest = q
-                .check(&proof)
-                .map_err(|e| anyhow::anyhow!("seed {name}: {e}"))?;
-            seeds.push((name, proof));
-            queries.push(q);
-        }
-        anyhow::ensure!(!seeds.is_empty(), "no lvmt seeds");
-        Ok(Self { seeds, queries })
-    }
 }
 
 fn edit_path(p: &mut TuplePath, rng: &mut Rng) {
@@ -195,49 +133,67 @@ fn edit_proof(p: &mut LvmtProof, rng: &mut Rng) {
     }
 }
 
-impl Target for LvmtTarget {
-    fn name(&self) -> &'static str {
-        "lvmt"
-    }
+impl ProofQuery for Query {
+    const NAME: &'static str = "lvmt";
+    type Answer = Honest;
 
-    fn seeds(&self) -> &[(String, Vec<u8>)] {
-        &self.seeds
-    }
-
-    fn run(&self, seed: usize, data: &[u8]) -> Result<Outcome, Finding> {
-        let q = &self.queries[seed];
-        // Whether the bytes decode (the verifier's BAD_ENCODING also covers points that are
-        // not on the curve, found after decoding).
-        let decodes = if q.range.is_some() {
-            LvmtHistory::decode(data).is_ok()
-        } else {
-            LvmtProof::decode(data).is_ok()
+    fn seeds(name: &str, i: &serde_json::Value) -> anyhow::Result<Vec<Seed<Self>>> {
+        let params = Params::decode(&vectors::data(i, "params")?)
+            .map_err(|e| anyhow::anyhow!("{name}: params: {e}"))?;
+        let aroot: [u8; 32] = vectors::data(i, "lvmtRoot")?
+            .try_into()
+            .map_err(|_| anyhow::anyhow!("{name}: lvmtRoot is not 32 bytes"))?;
+        let range = match i.get("fromBlock") {
+            Some(_) => Some((vectors::u64(i, "fromBlock")?, vectors::u64(i, "toBlock")?)),
+            None => None,
         };
-        match q.check(data) {
-            Ok(got) if got != q.honest => Err(Finding::new(
-                "forgery",
-                format!("accepted {got:?}; the honest result is {:?}", q.honest),
-            )),
-            Ok(_) => {
-                let mut o = Outcome::new(Depth::Accepted, "ok");
-                o.benign_variant = data != self.seeds[seed].1.as_slice();
-                Ok(o)
-            }
-            Err(e) => {
-                use lightprov_types::ErrorCode as C;
-                let depth = match e.code() {
-                    C::BadEncoding if !decodes => Depth::Undecoded,
-                    C::BadEncoding => Depth::Decoded,
-                    C::PairingCheckFailed => Depth::Final,
-                    _ => Depth::Decoded,
-                };
-                Ok(Outcome::rejected(depth, &e))
-            }
+        let query = Query {
+            params,
+            aroot,
+            history_root: vectors::b256(i, "lvmtHistoryRoot")?,
+            blocks: vectors::u64(i, "number")? + 1,
+            key: vectors::b256(i, "stateKey")?,
+            range,
+        };
+        Seed::proof(name, i, query)
+    }
+
+    fn verify(&self, proof: &[u8]) -> Result<Honest, impl Rejection> {
+        let t = Trusted {
+            params: &self.params,
+            aroot: self.aroot,
+            history_root: self.history_root,
+            blocks: self.blocks,
+        };
+        match self.range {
+            Some((lo, hi)) => verify_history(&t, &self.key, lo, hi, proof).map(Honest::History),
+            None => verify(&t, &self.key, proof).map(Honest::Proof),
         }
     }
 
-    fn mutate(&self, seed: usize, data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {
-        if self.queries[seed].range.is_some() {
+    fn last(&self) -> ErrorCode {
+        ErrorCode::PairingCheckFailed
+    }
+
+    /// The verifier's `BAD_ENCODING` also covers points that are not on the curve, found after
+    /// decoding: whether the bytes decode tells the two apart.
+    fn depth(&self, data: &[u8], code: ErrorCode) -> Depth {
+        let decodes = || {
+            if self.range.is_some() {
+                LvmtHistory::decode(data).is_ok()
+            } else {
+                LvmtProof::decode(data).is_ok()
+            }
+        };
+        match code {
+            ErrorCode::BadEncoding if !decodes() => Depth::Undecoded,
+            ErrorCode::PairingCheckFailed => Depth::Final,
+            _ => Depth::Decoded,
+        }
+    }
+
+    fn mutate(&self, data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {
+        if self.range.is_some() {
             let mut h = LvmtHistory::decode(data).ok()?;
             match rng.below(6) {
                 0 => h.first = h.first.wrapping_add(rng.below(3) as u64).wrapping_sub(1),
@@ -270,7 +226,7 @@ impl Target for LvmtTarget {
         }
     }
 
-    fn dictionary(&self) -> Vec<Vec<u8>> {
+    fn dictionary() -> Vec<Vec<u8>> {
         vec![
             vec![1, 4],
             vec![0, 0, 0, 0, 0, 0, 0, 1],
@@ -278,14 +234,5 @@ impl Target for LvmtTarget {
             vec![0x40],
             vec![0x80],
         ]
-    }
-
-    fn regression(&self, seed: usize, data: &[u8], why: &str) -> Option<Regression> {
-        let q = &self.queries[seed];
-        let mut inputs = q.inputs.clone();
-        inputs["proof"] = json!(hex::encode(data));
-        Some(vectors::regression_vector(
-            "lvmt", "lvmt", &q.vector, inputs, why, data,
-        ))
     }
 }

@@ -5,58 +5,29 @@
 //! honest one (the trusted query — parameters, key, range, roots — stays fixed).
 
 use lightprov_types::{
-    B256,
-    mbt::{DiffNode, DiffProof, Entry, HistoryProof, MbtError, MbtParams, MbtProof},
+    B256, ErrorCode, Rejection,
+    mbt::{DiffNode, DiffProof, Entry, HistoryProof, MbtParams, MbtProof},
 };
 use lightprov_verifier::mbt::{
     DiffTrusted, HistoryQuery, HistoryTrusted, verify, verify_diff, verify_history,
 };
-use serde_json::json;
 
-use crate::{Finding, Outcome, Regression, Target, rng::Rng, vectors};
+use super::proof::{ProofQuery, Seed};
+use crate::{rng::Rng, vectors};
 
 /// What a seed asks.
 #[derive(Clone, Debug)]
-enum Ask {
+pub enum Ask {
     Value { root: B256, key: B256 },
     Diff { old: B256, new: B256 },
     History { roots: Vec<B256>, q: HistoryQuery },
 }
 
+/// What a seed of the `mbt` target asks, with the tree's parameters.
 #[derive(Clone, Debug)]
-struct Query {
+pub struct Query {
     params: MbtParams,
     ask: Ask,
-    honest: String,
-    vector: String,
-    inputs: serde_json::Value,
-}
-
-/// The `mbt` target.
-#[derive(Debug)]
-pub struct Mbt {
-    seeds: Vec<(String, Vec<u8>)>,
-    queries: Vec<Query>,
-}
-
-/// What a proof proves, as text (the honest answer is compared with it).
-fn run(q: &Query, proof: &[u8]) -> Result<String, MbtError> {
-    let p = q.params;
-    match &q.ask {
-        Ask::Value { root, key } => verify(&p, root, key, proof).map(|v| format!("{v:?}")),
-        Ask::Diff { old, new } => {
-            let t = DiffTrusted {
-                params: p,
-                old_root: *old,
-                new_root: *new,
-            };
-            verify_diff(&t, proof).map(|c| format!("{c:?}"))
-        }
-        Ask::History { roots, q } => {
-            let t = HistoryTrusted { params: p, roots };
-            verify_history(&t, q, proof).map(|h| format!("{h:?}"))
-        }
-    }
 }
 
 fn small(i: &serde_json::Value, field: &str) -> anyhow::Result<u8> {
@@ -66,55 +37,80 @@ fn small(i: &serde_json::Value, field: &str) -> anyhow::Result<u8> {
         .ok_or_else(|| anyhow::anyhow!("{field}: expected a small integer"))
 }
 
-impl Mbt {
-    /// Reads the seeds from `tests/vectors/mbt/valid`.
-    pub fn new() -> anyhow::Result<Self> {
-        let mut seeds = Vec::new();
-        let mut queries = Vec::new();
-        for (name, v) in vectors::load("mbt", "valid")? {
-            let i = &v["inputs"];
-            let params = MbtParams::new(small(i, "bucketBits")?, small(i, "fanout")?)
-                .map_err(|e| anyhow::anyhow!("seed {name}: {e:?}"))?;
-            let ask = match vectors::s(i, "kind")? {
-                "value" => Ask::Value {
-                    root: vectors::b256(i, "root")?,
+impl ProofQuery for Query {
+    const NAME: &'static str = "mbt";
+    /// What a proof proves, as text.
+    type Answer = String;
+
+    fn seeds(name: &str, i: &serde_json::Value) -> anyhow::Result<Vec<Seed<Self>>> {
+        let params = MbtParams::new(small(i, "bucketBits")?, small(i, "fanout")?)
+            .map_err(|e| anyhow::anyhow!("seed {name}: {e:?}"))?;
+        let ask = match vectors::s(i, "kind")? {
+            "value" => Ask::Value {
+                root: vectors::b256(i, "root")?,
+                key: vectors::b256(i, "stateKey")?,
+            },
+            "diff" => Ask::Diff {
+                old: vectors::b256(i, "oldRoot")?,
+                new: vectors::b256(i, "newRoot")?,
+            },
+            _ => Ask::History {
+                roots: vectors::b256_list(i, "roots")?,
+                q: HistoryQuery {
                     key: vectors::b256(i, "stateKey")?,
+                    lo: vectors::u64(i, "fromBlock")?,
+                    hi: vectors::u64(i, "toBlock")?,
                 },
-                "diff" => Ask::Diff {
-                    old: vectors::b256(i, "oldRoot")?,
-                    new: vectors::b256(i, "newRoot")?,
-                },
-                _ => Ask::History {
-                    roots: i["roots"]
-                        .as_array()
-                        .ok_or_else(|| anyhow::anyhow!("seed {name}: roots"))?
-                        .iter()
-                        .map(|r| {
-                            let h = r.as_str().ok_or_else(|| anyhow::anyhow!("roots"))?;
-                            Ok(B256::from(lightprov_types::hex::fixed::<32>(h, "roots")?))
-                        })
-                        .collect::<anyhow::Result<_>>()?,
-                    q: HistoryQuery {
-                        key: vectors::b256(i, "stateKey")?,
-                        lo: vectors::u64(i, "fromBlock")?,
-                        hi: vectors::u64(i, "toBlock")?,
-                    },
-                },
-            };
-            let proof = vectors::data(i, "proof")?;
-            let mut q = Query {
-                params,
-                ask,
-                honest: String::new(),
-                vector: name.clone(),
-                inputs: i.clone(),
-            };
-            q.honest = run(&q, &proof).map_err(|e| anyhow::anyhow!("seed {name}: {e}"))?;
-            seeds.push((name, proof));
-            queries.push(q);
+            },
+        };
+        Seed::proof(name, i, Query { params, ask })
+    }
+
+    fn verify(&self, proof: &[u8]) -> Result<String, impl Rejection> {
+        let p = self.params;
+        match &self.ask {
+            Ask::Value { root, key } => verify(&p, root, key, proof).map(|v| format!("{v:?}")),
+            Ask::Diff { old, new } => {
+                let t = DiffTrusted {
+                    params: p,
+                    old_root: *old,
+                    new_root: *new,
+                };
+                verify_diff(&t, proof).map(|c| format!("{c:?}"))
+            }
+            Ask::History { roots, q } => {
+                let t = HistoryTrusted { params: p, roots };
+                verify_history(&t, q, proof).map(|h| format!("{h:?}"))
+            }
         }
-        anyhow::ensure!(!seeds.is_empty(), "no mbt seeds");
-        Ok(Self { seeds, queries })
+    }
+
+    fn last(&self) -> ErrorCode {
+        ErrorCode::RootMismatch
+    }
+
+    fn mutate(&self, data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {
+        match &self.ask {
+            Ask::Value { .. } => {
+                let mut p = MbtProof::decode(data).ok()?;
+                mutate_value(&mut p, rng);
+                Some(p.encode())
+            }
+            Ask::Diff { .. } => {
+                let mut p = DiffProof::decode(data).ok()?;
+                mutate_diff(&mut p.root, rng);
+                Some(p.encode())
+            }
+            Ask::History { .. } => {
+                let mut p = HistoryProof::decode(data).ok()?;
+                mutate_history(&mut p, rng);
+                Some(p.encode())
+            }
+        }
+    }
+
+    fn dictionary() -> Vec<Vec<u8>> {
+        vec![vec![0], vec![1], vec![2], vec![0xff], vec![0, 0, 0, 1]]
     }
 }
 
@@ -232,59 +228,5 @@ fn mutate_value(p: &mut MbtProof, rng: &mut Rng) {
                 p.key.0[31] ^= 1;
             }
         }
-    }
-}
-
-impl Target for Mbt {
-    fn name(&self) -> &'static str {
-        "mbt"
-    }
-
-    fn seeds(&self) -> &[(String, Vec<u8>)] {
-        &self.seeds
-    }
-
-    fn run(&self, seed: usize, data: &[u8]) -> Result<Outcome, Finding> {
-        let q = &self.queries[seed];
-        crate::judge(
-            run(q, data),
-            &q.honest,
-            &self.seeds[seed].1,
-            data,
-            lightprov_types::ErrorCode::RootMismatch,
-        )
-    }
-
-    fn mutate(&self, seed: usize, data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {
-        match &self.queries[seed].ask {
-            Ask::Value { .. } => {
-                let mut p = MbtProof::decode(data).ok()?;
-                mutate_value(&mut p, rng);
-                Some(p.encode())
-            }
-            Ask::Diff { .. } => {
-                let mut p = DiffProof::decode(data).ok()?;
-                mutate_diff(&mut p.root, rng);
-                Some(p.encode())
-            }
-            Ask::History { .. } => {
-                let mut p = HistoryProof::decode(data).ok()?;
-                mutate_history(&mut p, rng);
-                Some(p.encode())
-            }
-        }
-    }
-
-    fn dictionary(&self) -> Vec<Vec<u8>> {
-        vec![vec![0], vec![1], vec![2], vec![0xff], vec![0, 0, 0, 1]]
-    }
-
-    fn regression(&self, seed: usize, data: &[u8], why: &str) -> Option<Regression> {
-        let q = &self.queries[seed];
-        let mut inputs = q.inputs.clone();
-        inputs["proof"] = json!(lightprov_types::hex::encode(data));
-        Some(vectors::regression_vector(
-            "mbt", "mbt", &q.vector, inputs, why, data,
-        ))
     }
 }

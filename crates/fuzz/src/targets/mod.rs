@@ -1,5 +1,6 @@
 //! The targets, and the list the `lightprov-fuzz` binary runs (a new target: its module,
-//! its name in [`TARGETS`] and its line in [`entries`]).
+//! its name in [`TARGETS`] and its line in [`entries`]). A proof family's target is a
+//! [`proof::ProofTarget`] of what its seeds ask: its module supplies only what differs.
 
 pub mod beacon;
 pub mod clique;
@@ -11,6 +12,7 @@ pub mod mbt;
 pub mod mpt;
 pub mod params;
 pub mod pos;
+pub mod proof;
 
 /// The names of every target, in run order.
 pub const TARGETS: [&str; 9] = [
@@ -20,15 +22,20 @@ pub const TARGETS: [&str; 9] = [
 /// Every target, in run order, for [`crate::cli::run`].
 pub fn entries() -> Vec<crate::cli::Entry> {
     use crate::cli::Entry;
+    use proof::ProofTarget;
     vec![
         Entry::new("mpt", || Ok(Box::new(mpt::Mpt::new()?))),
         Entry::new("header", || Ok(Box::new(header::HeaderTarget::new()?))),
-        Entry::new("cole", || Ok(Box::new(cole::Cole::new()?))),
-        Entry::new("lvmt", || Ok(Box::new(lvmt::LvmtTarget::new()?))),
-        Entry::new("forkless", || Ok(Box::new(forkless::Forkless::new()?))),
-        Entry::new("mbt", || Ok(Box::new(mbt::Mbt::new()?))),
-        Entry::new("pos", || Ok(Box::new(pos::Pos::new()?))),
-        Entry::new("beacon", || Ok(Box::new(beacon::Beacon::new()?))),
+        Entry::new("cole", || Ok(Box::new(ProofTarget::<cole::Query>::new()?))),
+        Entry::new("lvmt", || Ok(Box::new(ProofTarget::<lvmt::Query>::new()?))),
+        Entry::new("forkless", || {
+            Ok(Box::new(ProofTarget::<forkless::Query>::new()?))
+        }),
+        Entry::new("mbt", || Ok(Box::new(ProofTarget::<mbt::Query>::new()?))),
+        Entry::new("pos", || Ok(Box::new(ProofTarget::<pos::Ask>::new()?))),
+        Entry::new("beacon", || {
+            Ok(Box::new(ProofTarget::<beacon::Step>::new()?))
+        }),
         Entry::new("params", || Ok(Box::new(params::ParamsTarget::new()?))),
     ]
 }

@@ -5,54 +5,24 @@
 //! honest one (the trusted query — roots, key, range — stays fixed).
 
 use lightprov_types::{
-    B256, Word,
+    B256, ErrorCode, Rejection, Word,
     pos::{DiffProof, HistoryItem, HistoryProof, Node, PathProof, RangeProof, Tree},
 };
 use lightprov_verifier::{
     Verify,
-    pos::{BlockRoots, PosDiff, PosError, PosHistory, PosRange, PosValue},
+    pos::{BlockRoots, PosDiff, PosHistory, PosRange, PosValue},
 };
-use serde_json::json;
 
-use crate::{Finding, Outcome, Regression, Target, rng::Rng, vectors};
+use super::proof::{ProofQuery, Seed};
+use crate::{rng::Rng, vectors};
 
-/// What a seed asks, with the roots it is checked against.
+/// What a seed of the `pos` target asks, with the roots it is checked against.
 #[derive(Clone, Debug)]
-enum Ask {
+pub enum Ask {
     Value(B256, B256),
     Range(B256, B256, B256),
     Diff(B256, B256),
     History(u64, Vec<B256>, B256),
-}
-
-#[derive(Clone, Debug)]
-struct Query {
-    ask: Ask,
-    honest: String,
-    vector: String,
-    inputs: serde_json::Value,
-}
-
-/// The `pos` target.
-#[derive(Debug)]
-pub struct Pos {
-    seeds: Vec<(String, Vec<u8>)>,
-    queries: Vec<Query>,
-}
-
-/// What a proof proves, as text (the honest answer is compared with it).
-fn verify(ask: &Ask, proof: &[u8]) -> Result<String, PosError> {
-    match ask {
-        Ask::Value(root, key) => PosValue::verify(root, key, proof).map(|v| format!("{v:?}")),
-        Ask::Range(root, lo, hi) => {
-            PosRange::verify(root, &(*lo, *hi), proof).map(|v| format!("{v:?}"))
-        }
-        Ask::Diff(old, new) => PosDiff::verify(&(*old, *new), &(), proof).map(|v| format!("{v:?}")),
-        Ask::History(from, roots, key) => {
-            PosHistory::verify(&BlockRoots { from: *from, roots }, key, proof)
-                .map(|v| format!("{v:?}"))
-        }
-    }
 }
 
 fn ask_of(i: &serde_json::Value) -> anyhow::Result<Ask> {
@@ -65,41 +35,9 @@ fn ask_of(i: &serde_json::Value) -> anyhow::Result<Ask> {
             let from = i["fromBlock"]
                 .as_u64()
                 .ok_or_else(|| anyhow::anyhow!("fromBlock: expected a number"))?;
-            let roots = i["roots"]
-                .as_array()
-                .ok_or_else(|| anyhow::anyhow!("roots: expected an array"))?
-                .iter()
-                .map(|r| {
-                    let s = r.as_str().ok_or_else(|| anyhow::anyhow!("roots: hex"))?;
-                    Ok(B256::from(lightprov_types::hex::fixed::<32>(s, "roots")?))
-                })
-                .collect::<anyhow::Result<_>>()?;
-            Ask::History(from, roots, b("stateKey")?)
+            Ask::History(from, vectors::b256_list(i, "roots")?, b("stateKey")?)
         }
     })
-}
-
-impl Pos {
-    /// Reads the seeds from `tests/vectors/pos/valid`.
-    pub fn new() -> anyhow::Result<Self> {
-        let mut seeds = Vec::new();
-        let mut queries = Vec::new();
-        for (name, v) in vectors::load("pos", "valid")? {
-            let i = &v["inputs"];
-            let proof = vectors::data(i, "proof")?;
-            let ask = ask_of(i)?;
-            let honest = verify(&ask, &proof).map_err(|e| anyhow::anyhow!("seed {name}: {e}"))?;
-            queries.push(Query {
-                ask,
-                honest,
-                vector: name.clone(),
-                inputs: i.clone(),
-            });
-            seeds.push((name, proof));
-        }
-        anyhow::ensure!(!seeds.is_empty(), "no pos seeds");
-        Ok(Self { seeds, queries })
-    }
 }
 
 /// One change to a node: an entry's key or value flipped, an entry dropped, duplicated or
@@ -201,34 +139,42 @@ fn mutate_item(item: &mut HistoryItem, rng: &mut Rng) {
     }
 }
 
-impl Target for Pos {
-    fn name(&self) -> &'static str {
-        "pos"
+impl ProofQuery for Ask {
+    const NAME: &'static str = "pos";
+    /// What a proof proves, as text.
+    type Answer = String;
+
+    fn seeds(name: &str, i: &serde_json::Value) -> anyhow::Result<Vec<Seed<Self>>> {
+        Seed::proof(name, i, ask_of(i)?)
     }
 
-    fn seeds(&self) -> &[(String, Vec<u8>)] {
-        &self.seeds
+    fn verify(&self, proof: &[u8]) -> Result<String, impl Rejection> {
+        match self {
+            Ask::Value(root, key) => PosValue::verify(root, key, proof).map(|v| format!("{v:?}")),
+            Ask::Range(root, lo, hi) => {
+                PosRange::verify(root, &(*lo, *hi), proof).map(|v| format!("{v:?}"))
+            }
+            Ask::Diff(old, new) => {
+                PosDiff::verify(&(*old, *new), &(), proof).map(|v| format!("{v:?}"))
+            }
+            Ask::History(from, roots, key) => {
+                PosHistory::verify(&BlockRoots { from: *from, roots }, key, proof)
+                    .map(|v| format!("{v:?}"))
+            }
+        }
     }
 
-    fn run(&self, seed: usize, data: &[u8]) -> Result<Outcome, Finding> {
-        let q = &self.queries[seed];
-        let last = match q.ask {
-            Ask::Value(..) => lightprov_types::ErrorCode::ExtraNodes,
-            Ask::Range(..) => lightprov_types::ErrorCode::ExtraResults,
-            Ask::Diff(..) => lightprov_types::ErrorCode::UnmatchedSubtree,
-            Ask::History(..) => lightprov_types::ErrorCode::UnusedNode,
-        };
-        crate::judge(
-            verify(&q.ask, data),
-            &q.honest,
-            &self.seeds[seed].1,
-            data,
-            last,
-        )
+    fn last(&self) -> ErrorCode {
+        match self {
+            Ask::Value(..) => ErrorCode::ExtraNodes,
+            Ask::Range(..) => ErrorCode::ExtraResults,
+            Ask::Diff(..) => ErrorCode::UnmatchedSubtree,
+            Ask::History(..) => ErrorCode::UnusedNode,
+        }
     }
 
-    fn mutate(&self, seed: usize, data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {
-        match &self.queries[seed].ask {
+    fn mutate(&self, data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {
+        match self {
             Ask::Value(..) => {
                 let mut p = PathProof::decode(data).ok()?;
                 let len = p.nodes.len();
@@ -286,16 +232,7 @@ impl Target for Pos {
         }
     }
 
-    fn dictionary(&self) -> Vec<Vec<u8>> {
+    fn dictionary() -> Vec<Vec<u8>> {
         vec![vec![0], vec![1], vec![2], vec![0xff]]
-    }
-
-    fn regression(&self, seed: usize, data: &[u8], why: &str) -> Option<Regression> {
-        let q = &self.queries[seed];
-        let mut inputs = q.inputs.clone();
-        inputs["proof"] = json!(lightprov_types::hex::encode(data));
-        Some(vectors::regression_vector(
-            "pos", "pos", &q.vector, inputs, why, data,
-        ))
     }
 }
