@@ -146,16 +146,16 @@ impl MbtParams {
 
     /// Reads the head every proof starts with: the version, then the parameters.
     fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        if r.u8("version")? != VERSION {
-            return Err(DecodeError::new("version", "unsupported version"));
-        }
+        r.version(VERSION, "unsupported version")?;
         let b = r.u8("bucketBits")?;
         let m = r.u8("fanout")?;
         Self::new(b, m)
     }
 
     fn write(&self, w: &mut Writer) {
-        w.raw(&[VERSION, self.bucket_bits, self.fanout]);
+        w.u8(VERSION);
+        w.u8(self.bucket_bits);
+        w.u8(self.fanout);
     }
 }
 
@@ -225,16 +225,8 @@ pub struct HistoryProof {
     pub buckets: Vec<Vec<Entry>>,
 }
 
-fn count_u32(n: usize) -> [u8; 4] {
-    u32::try_from(n).unwrap_or(u32::MAX).to_be_bytes()
-}
-
-fn count_u16(n: usize) -> [u8; 2] {
-    u16::try_from(n).unwrap_or(u16::MAX).to_be_bytes()
-}
-
 fn write_entries(w: &mut Writer, entries: &[Entry]) {
-    w.raw(&count_u32(entries.len()));
+    w.count_u32(entries.len());
     for e in entries {
         w.raw(e.key.as_slice());
         w.raw(&e.value);
@@ -279,7 +271,7 @@ impl MbtProof {
         self.params.write(&mut w);
         w.raw(self.key.as_slice());
         write_entries(&mut w, &self.entries);
-        w.raw(&[u8::try_from(self.levels.len()).unwrap_or(u8::MAX)]);
+        w.count_u8(self.levels.len());
         for level in &self.levels {
             for h in level {
                 w.raw(h.as_slice());
@@ -351,17 +343,17 @@ impl DiffProof {
 fn encode_diff(w: &mut Writer, n: &DiffNode) {
     match n {
         DiffNode::Same(h) => {
-            w.raw(&[0]);
+            w.u8(0);
             w.raw(h.as_slice());
         }
         DiffNode::Inner(children) => {
-            w.raw(&[1]);
+            w.u8(1);
             for c in children {
                 encode_diff(w, c);
             }
         }
         DiffNode::Bucket { old, new } => {
-            w.raw(&[2]);
+            w.u8(2);
             write_entries(w, old);
             write_entries(w, new);
         }
@@ -422,18 +414,18 @@ impl HistoryProof {
         let mut w = Writer::default();
         self.params.write(&mut w);
         w.raw(self.key.as_slice());
-        w.raw(&self.lo.to_be_bytes());
-        w.raw(&self.hi.to_be_bytes());
-        w.raw(&[u8::try_from(self.levels.len()).unwrap_or(u8::MAX)]);
+        w.u64(self.lo);
+        w.u64(self.hi);
+        w.count_u8(self.levels.len());
         for level in &self.levels {
-            w.raw(&count_u16(level.len()));
+            w.count_u16(level.len());
             for node in level {
                 for h in node {
                     w.raw(h.as_slice());
                 }
             }
         }
-        w.raw(&count_u16(self.buckets.len()));
+        w.count_u16(self.buckets.len());
         for b in &self.buckets {
             write_entries(&mut w, b);
         }
@@ -496,6 +488,7 @@ impl HistoryProof {
 /// Hashing rules shared by the engine and the verifier (see the module docs).
 pub mod hash {
     use super::{B256, Entry, MbtParams, Vec, vec};
+    use crate::codec::digest;
     use sha2::{Digest, Sha256};
 
     /// Domain byte of a non-empty bucket.
@@ -504,10 +497,6 @@ pub mod hash {
     pub const EMPTY_BUCKET: u8 = 0x41;
     /// Domain byte of an inner node.
     pub const INNER: u8 = 0x42;
-
-    fn out(h: Sha256) -> B256 {
-        B256::from(<[u8; 32]>::from(h.finalize()))
-    }
 
     fn start(tag: u8, p: &MbtParams) -> Sha256 {
         let mut h = Sha256::new();
@@ -532,14 +521,14 @@ pub mod hash {
             h.update(e.key);
             h.update(e.value);
         }
-        out(h)
+        digest(h)
     }
 
     /// The empty bucket, the same at every index: `SHA-256(0x41 ‖ b ‖ m ‖ depth)`.
     pub fn empty_bucket(p: &MbtParams) -> B256 {
         let mut h = start(EMPTY_BUCKET, p);
         h.update([p.depth()]);
-        out(h)
+        digest(h)
     }
 
     /// The hash of an inner node of level `level` over its children, slot 0 first (the
@@ -554,7 +543,7 @@ pub mod hash {
         for c in children {
             h.update(c);
         }
-        out(h)
+        digest(h)
     }
 
     /// The empty subtree of every level, the root's (level 0) first and the empty bucket's

@@ -4,7 +4,7 @@ use alloc::{format, string::String, vec::Vec};
 
 use crate::{
     Address, B256, DecodeError, Word,
-    codec::{Reader, SpanSink, Spans, Writer},
+    codec::{Reader, SpanSink, Spans, Writer, spanned},
 };
 
 /// Version byte of the [`AccountProof`] wire format.
@@ -53,8 +53,7 @@ pub struct StorageProof {
 /// If there are more than 65,535 nodes.
 #[allow(clippy::expect_used)]
 pub fn encode_nodes(w: &mut Writer, nodes: &[Vec<u8>]) {
-    let count = u16::try_from(nodes.len()).expect("fewer than 65536 nodes");
-    w.raw(&count.to_be_bytes());
+    w.u16(u16::try_from(nodes.len()).expect("fewer than 65536 nodes"));
     for n in nodes {
         w.bytes(n);
     }
@@ -134,15 +133,14 @@ impl AccountProof {
     #[allow(clippy::expect_used)]
     pub fn encode(&self) -> Vec<u8> {
         let mut w = Writer::default();
-        w.raw(&[ACCOUNT_PROOF_VERSION]);
+        w.u8(ACCOUNT_PROOF_VERSION);
         w.raw(self.address.as_slice());
         w.raw(&self.balance);
-        w.raw(&self.nonce.to_be_bytes());
+        w.u64(self.nonce);
         w.raw(self.code_hash.as_slice());
         w.raw(self.storage_hash.as_slice());
         encode_nodes(&mut w, &self.account_proof);
-        let count = u16::try_from(self.storage_proof.len()).expect("fewer than 65536 slots");
-        w.raw(&count.to_be_bytes());
+        w.u16(u16::try_from(self.storage_proof.len()).expect("fewer than 65536 slots"));
         for s in &self.storage_proof {
             w.raw(s.key.as_slice());
             w.raw(&s.value);
@@ -183,15 +181,11 @@ impl<'a> AccountProofRef<'a> {
     /// `accountProof[i]`, `storageProof[k]` (key, value and nodes) and `storageProof[k].proof`,
     /// `storageProof[k].proof[i]` (see [`decode_nodes`]).
     pub fn decode_with_spans(buf: &'a [u8]) -> Result<(Self, Spans), DecodeError> {
-        let mut r = Reader::with_spans(buf);
-        let p = Self::read(&mut r)?;
-        Ok((p, r.into_spans()))
+        spanned(buf, Self::read)
     }
 
     fn read<K: SpanSink>(r: &mut Reader<'a, K>) -> Result<Self, DecodeError> {
-        if r.u8("version")? != ACCOUNT_PROOF_VERSION {
-            return Err(DecodeError::new("version", "unknown account proof version"));
-        }
+        r.version(ACCOUNT_PROOF_VERSION, "unknown account proof version")?;
         let address = Address::from(r.array::<20>("address")?);
         let balance = r.array("balance")?;
         let nonce = r.u64("nonce")?;
@@ -265,8 +259,8 @@ impl TransactionProof {
     /// If a node list has more than 65,535 nodes.
     pub fn encode(&self) -> Vec<u8> {
         let mut w = Writer::default();
-        w.raw(&[TRANSACTION_PROOF_VERSION]);
-        w.raw(&self.index.to_be_bytes());
+        w.u8(TRANSACTION_PROOF_VERSION);
+        w.u64(self.index);
         encode_nodes(&mut w, &self.transaction_proof);
         encode_nodes(&mut w, &self.receipt_proof);
         w.out
@@ -287,12 +281,10 @@ impl<'a> TransactionProofRef<'a> {
     /// [`MAX_INDEXED_PROOF_NODES`] and trailing bytes.
     pub fn decode(buf: &'a [u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(buf);
-        if r.u8("version")? != TRANSACTION_PROOF_VERSION {
-            return Err(DecodeError::new(
-                "version",
-                "unknown transaction proof version",
-            ));
-        }
+        r.version(
+            TRANSACTION_PROOF_VERSION,
+            "unknown transaction proof version",
+        )?;
         let index = r.u64("index")?;
         let transaction_proof = decode_nodes_at_most(
             &mut r,
