@@ -15,7 +15,7 @@
 use alloc::string::String;
 use core::fmt;
 
-use crate::{ErrorCode, FAMILIES};
+use crate::{ErrorCode, FAMILIES, hex::Hex};
 
 /// One proof family.
 #[derive(Debug)]
@@ -237,6 +237,15 @@ impl Evidence {
             found: Some(alloc::format!("{found}")),
         }
     }
+
+    /// Evidence with the expected and found bytes (hashes, keys, roots), as lowercase `0x`-hex.
+    pub fn diff_hex(
+        field: impl Into<String>,
+        expected: impl AsRef<[u8]>,
+        found: impl AsRef<[u8]>,
+    ) -> Self {
+        Self::diff(field, Hex(expected.as_ref()), Hex(found.as_ref()))
+    }
 }
 
 /// What every family's error enum offers: a stable code and the evidence. The wasm glue turns
@@ -256,6 +265,107 @@ impl Rejection for crate::DecodeError {
 
     fn evidence(&self) -> Evidence {
         Evidence::at(self.field.clone())
+    }
+}
+
+/// Declares a family's error enum, each variant tagged with the stable code it answers:
+/// `#[code(RootMismatch)]` (an [`ErrorCode`]), or `#[code(via field)]` (the `code()` of the
+/// variant's field `field`, `0` for a tuple variant: a nested rejection or a fault kind).
+/// `#[from]` on a one-field tuple variant (after its code) converts that field into the error.
+///
+/// Besides the enum (`Clone, Debug, PartialEq, Eq`) it writes what every family's error has
+/// in the same shape: `const fn code()` from the tags, the `From` conversions,
+/// `std::error::Error`, and the [`Rejection`] impl, whose evidence is the enum's own
+/// `fn evidence(&self) -> Evidence`. What differs — the messages (`Display`) and where each
+/// rejection points (`evidence`) — each family writes beside it.
+macro_rules! rejection {
+    ($(#[doc = $doc:literal])* pub enum $name:ident { $($body:tt)* }) => {
+        $crate::family::rejection!(@variant $name [$(#[doc = $doc])*] [] [] []; $($body)*);
+    };
+    // A variant converted from its one field.
+    (@variant $name:ident $docs:tt [$($v:tt)*] $arms:tt [$($from:tt)*];
+        $(#[doc = $d:literal])* #[code($($code:tt)+)] #[from] $V:ident($inner:ty), $($rest:tt)*
+    ) => {
+        $crate::family::rejection!(@arm $name $docs [$($v)* $(#[doc = $d])* $V($inner),] $arms
+            [$($from)* impl From<$inner> for $name {
+                fn from(e: $inner) -> Self {
+                    Self::$V(e)
+                }
+            }]
+            ($($code)+) $V; $($rest)*);
+    };
+    // Any other variant: unit, tuple or struct.
+    (@variant $name:ident $docs:tt [$($v:tt)*] $arms:tt $from:tt;
+        $(#[doc = $d:literal])* #[code($($code:tt)+)]
+        $V:ident $(($($t:tt)*))? $({$($f:tt)*})?, $($rest:tt)*
+    ) => {
+        $crate::family::rejection!(@arm $name $docs
+            [$($v)* $(#[doc = $d])* $V $(($($t)*))? $({$($f)*})?,] $arms $from
+            ($($code)+) $V; $($rest)*);
+    };
+    // The code of the variant just read: a field's own code, or an `ErrorCode`.
+    (@arm $name:ident $docs:tt $v:tt [$($arm:tt)*] $from:tt (via $field:tt) $V:ident; $($rest:tt)*) => {
+        $crate::family::rejection!(@variant $name $docs $v
+            [$($arm)* Self::$V { $field: inner, .. } => inner.code(),] $from; $($rest)*);
+    };
+    (@arm $name:ident $docs:tt $v:tt [$($arm:tt)*] $from:tt ($code:ident) $V:ident; $($rest:tt)*) => {
+        $crate::family::rejection!(@variant $name $docs $v
+            [$($arm)* Self::$V { .. } => $crate::ErrorCode::$code,] $from; $($rest)*);
+    };
+    // Every variant read.
+    (@variant $name:ident [$($doc:tt)*] [$($v:tt)*] [$($arm:tt)*] [$($from:tt)*];) => {
+        $($doc)*
+        #[derive(Clone, Debug, PartialEq, Eq)]
+        pub enum $name {
+            $($v)*
+        }
+
+        impl $name {
+            /// The stable code.
+            pub const fn code(&self) -> $crate::ErrorCode {
+                match self {
+                    $($arm)*
+                }
+            }
+        }
+
+        $($from)*
+
+        #[cfg(feature = "std")]
+        impl std::error::Error for $name {}
+
+        impl $crate::family::Rejection for $name {
+            fn code(&self) -> $crate::ErrorCode {
+                $name::code(self)
+            }
+
+            fn evidence(&self) -> $crate::family::Evidence {
+                $name::evidence(self)
+            }
+        }
+    };
+}
+
+pub(crate) use rejection;
+
+/// A block range as rejections show it: `lo..=hi`.
+pub(crate) struct Range(pub(crate) (u64, u64));
+
+impl fmt::Display for Range {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}..={}", self.0.0, self.0.1)
+    }
+}
+
+/// A value, key or hash that may be absent, as rejections show it: `0x`-hex, or `absent`.
+pub(crate) struct OrAbsent<'a, T>(pub(crate) &'a Option<T>);
+
+impl<T: AsRef<[u8]>> fmt::Display for OrAbsent<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(v) => Hex(v.as_ref()).fmt(f),
+            None => f.write_str("absent"),
+        }
     }
 }
 

@@ -5,8 +5,8 @@
 use core::fmt;
 
 use crate::{
-    B256, DecodeError, ErrorCode,
-    family::{Evidence, Rejection},
+    B256, DecodeError,
+    family::{Evidence, Range, rejection},
     hex::Hex,
 };
 
@@ -88,136 +88,118 @@ impl fmt::Display for Gap {
     }
 }
 
-/// Why a provenance proof was rejected.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ColeError {
-    /// The proof is not the one accepted encoding (the field names where).
-    Decode(DecodeError),
-    /// The query itself is empty: `lo > hi`.
-    EmptyRange {
-        /// First block asked.
-        lo: u64,
-        /// Last block asked.
-        hi: u64,
-    },
-    /// The proof is for another state key.
-    KeyMismatch {
-        /// The key asked for.
-        expected: B256,
-        /// The proof's key.
-        found: B256,
-    },
-    /// The proof answers another block range.
-    RangeMismatch {
-        /// The range asked for.
-        expected: (u64, u64),
-        /// The proof's range.
-        found: (u64, u64),
-    },
-    /// Structure `part` is given by its digest before the version in force at `lo` was found.
-    StoppedEarly {
-        /// The structure.
-        part: usize,
-        /// The range's first block.
-        lo: u64,
-    },
-    /// Structure `part` is searched after the version in force at `lo` was found.
-    SearchedAfterStop {
-        /// The structure.
-        part: usize,
-        /// The range's first block.
-        lo: u64,
-    },
-    /// A run's height is not that of a complete tree over its entries.
-    RunHeight {
-        /// The structure.
-        part: usize,
-        /// Its entries.
-        entries: u64,
-        /// The fanout.
-        fanout: u8,
-        /// The height of a complete `fanout`-ary tree over `entries`.
-        expected: u8,
-        /// The height the proof gives.
-        found: u8,
-    },
-    /// The partial tree of structure `part` has a shape the structure cannot have.
-    Shape {
-        /// The structure.
-        part: usize,
-        /// What is wrong.
-        fault: ShapeFault,
-    },
-    /// The revealed entries of structure `part` leave a gap.
-    Incomplete {
-        /// The structure.
-        part: usize,
-        /// Where.
-        gap: Gap,
-    },
-    /// The revealed entries of structure `part` are not strictly increasing by
-    /// ⟨stateKey, block⟩.
-    EntriesOutOfOrder {
-        /// The structure.
-        part: usize,
-    },
-    /// Structure `part` reveals more than one neighbour entry on a side of the range.
-    ExtraNeighbours {
-        /// The structure.
-        part: usize,
-        /// Entries revealed before the range.
-        before: usize,
-        /// Entries revealed after it.
-        after: usize,
-    },
-    /// An older structure holds a version not older than one of a newer structure.
-    OlderStructureNewer {
-        /// The older structure.
-        part: usize,
-        /// The block of its newest version.
-        block: u64,
-        /// The oldest block found in a newer structure.
-        newer: u64,
-    },
-    /// The root recomputed from the proof differs from the trusted one.
-    RootMismatch {
-        /// The trusted root (`coleRoot`, or `H_state` when checked alone).
-        expected: B256,
-        /// What the proof recomputes to.
-        found: B256,
-    },
-}
-
-impl ColeError {
-    /// The stable code.
-    pub const fn code(&self) -> ErrorCode {
-        match self {
-            Self::Decode(_) => ErrorCode::BadEncoding,
-            Self::EmptyRange { .. } | Self::RangeMismatch { .. } => ErrorCode::RangeMismatch,
-            Self::KeyMismatch { .. } => ErrorCode::KeyMismatch,
-            Self::StoppedEarly { .. } | Self::SearchedAfterStop { .. } => ErrorCode::WrongEarlyStop,
-            Self::RunHeight { .. } | Self::Shape { .. } => ErrorCode::BadShape,
-            Self::Incomplete { .. } => ErrorCode::IncompleteRange,
-            Self::EntriesOutOfOrder { .. } | Self::OlderStructureNewer { .. } => {
-                ErrorCode::ResultsOutOfOrder
-            }
-            Self::ExtraNeighbours { .. } => ErrorCode::ExtraResults,
-            Self::RootMismatch { .. } => ErrorCode::RootMismatch,
-        }
-    }
-}
-
-impl From<DecodeError> for ColeError {
-    fn from(e: DecodeError) -> Self {
-        Self::Decode(e)
-    }
-}
-
-struct Range((u64, u64));
-
-impl fmt::Display for Range {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}..={}", self.0.0, self.0.1)
+rejection! {
+    /// Why a provenance proof was rejected.
+    pub enum ColeError {
+        /// The proof is not the one accepted encoding (the field names where).
+        #[code(BadEncoding)]
+        #[from]
+        Decode(DecodeError),
+        /// The query itself is empty: `lo > hi`.
+        #[code(RangeMismatch)]
+        EmptyRange {
+            /// First block asked.
+            lo: u64,
+            /// Last block asked.
+            hi: u64,
+        },
+        /// The proof is for another state key.
+        #[code(KeyMismatch)]
+        KeyMismatch {
+            /// The key asked for.
+            expected: B256,
+            /// The proof's key.
+            found: B256,
+        },
+        /// The proof answers another block range.
+        #[code(RangeMismatch)]
+        RangeMismatch {
+            /// The range asked for.
+            expected: (u64, u64),
+            /// The proof's range.
+            found: (u64, u64),
+        },
+        /// Structure `part` is given by its digest before the version in force at `lo` was found.
+        #[code(WrongEarlyStop)]
+        StoppedEarly {
+            /// The structure.
+            part: usize,
+            /// The range's first block.
+            lo: u64,
+        },
+        /// Structure `part` is searched after the version in force at `lo` was found.
+        #[code(WrongEarlyStop)]
+        SearchedAfterStop {
+            /// The structure.
+            part: usize,
+            /// The range's first block.
+            lo: u64,
+        },
+        /// A run's height is not that of a complete tree over its entries.
+        #[code(BadShape)]
+        RunHeight {
+            /// The structure.
+            part: usize,
+            /// Its entries.
+            entries: u64,
+            /// The fanout.
+            fanout: u8,
+            /// The height of a complete `fanout`-ary tree over `entries`.
+            expected: u8,
+            /// The height the proof gives.
+            found: u8,
+        },
+        /// The partial tree of structure `part` has a shape the structure cannot have.
+        #[code(BadShape)]
+        Shape {
+            /// The structure.
+            part: usize,
+            /// What is wrong.
+            fault: ShapeFault,
+        },
+        /// The revealed entries of structure `part` leave a gap.
+        #[code(IncompleteRange)]
+        Incomplete {
+            /// The structure.
+            part: usize,
+            /// Where.
+            gap: Gap,
+        },
+        /// The revealed entries of structure `part` are not strictly increasing by
+        /// ⟨stateKey, block⟩.
+        #[code(ResultsOutOfOrder)]
+        EntriesOutOfOrder {
+            /// The structure.
+            part: usize,
+        },
+        /// Structure `part` reveals more than one neighbour entry on a side of the range.
+        #[code(ExtraResults)]
+        ExtraNeighbours {
+            /// The structure.
+            part: usize,
+            /// Entries revealed before the range.
+            before: usize,
+            /// Entries revealed after it.
+            after: usize,
+        },
+        /// An older structure holds a version not older than one of a newer structure.
+        #[code(ResultsOutOfOrder)]
+        OlderStructureNewer {
+            /// The older structure.
+            part: usize,
+            /// The block of its newest version.
+            block: u64,
+            /// The oldest block found in a newer structure.
+            newer: u64,
+        },
+        /// The root recomputed from the proof differs from the trusted one.
+        #[code(RootMismatch)]
+        RootMismatch {
+            /// The trusted root (`coleRoot`, or `H_state` when checked alone).
+            expected: B256,
+            /// What the proof recomputes to.
+            found: B256,
+        },
     }
 }
 
@@ -291,14 +273,8 @@ impl fmt::Display for ColeError {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for ColeError {}
-
-impl Rejection for ColeError {
-    fn code(&self) -> ErrorCode {
-        ColeError::code(self)
-    }
-
+impl ColeError {
+    /// Where the rejection points: the field at fault, and what was expected and found there.
     fn evidence(&self) -> Evidence {
         let part = |i: &usize, rest: &str| alloc::format!("proof.parts[{i}]{rest}");
         match self {
@@ -306,11 +282,9 @@ impl Rejection for ColeError {
             Self::EmptyRange { lo, hi } => {
                 Evidence::diff("range", "fromBlock ≤ toBlock", Range((*lo, *hi)))
             }
-            Self::KeyMismatch { expected, found } => Evidence::diff(
-                "proof.stateKey",
-                Hex(expected.as_slice()),
-                Hex(found.as_slice()),
-            ),
+            Self::KeyMismatch { expected, found } => {
+                Evidence::diff_hex("proof.stateKey", expected, found)
+            }
             Self::RangeMismatch { expected, found } => {
                 Evidence::diff("proof.range", Range(*expected), Range(*found))
             }
@@ -360,9 +334,7 @@ impl Rejection for ColeError {
                 alloc::format!("blocks before {newer}"),
                 block,
             ),
-            Self::RootMismatch { expected, found } => {
-                Evidence::diff("root", Hex(expected.as_slice()), Hex(found.as_slice()))
-            }
+            Self::RootMismatch { expected, found } => Evidence::diff_hex("root", expected, found),
         }
     }
 }

@@ -7,8 +7,8 @@ use core::fmt;
 
 use super::{Component, ForklessKey};
 use crate::{
-    B256, DecodeError, ErrorCode,
-    family::{Evidence, Rejection},
+    B256, DecodeError,
+    family::{Evidence, rejection},
     hex::Hex,
 };
 
@@ -38,160 +38,150 @@ impl Opened {
     }
 }
 
-/// Why a forkless proof was rejected.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ForklessError {
-    /// The proof is not the one accepted encoding (the field names where).
-    Decode(DecodeError),
-    /// The proof is for another key.
-    KeyMismatch {
-        /// The key asked for.
-        expected: ForklessKey,
-        /// The proof's key.
-        found: ForklessKey,
-    },
-    /// The query itself is empty: `lo > hi`.
-    EmptyRange {
-        /// First block asked.
-        lo: u64,
-        /// Last block asked.
-        hi: u64,
-    },
-    /// The proof proves something else than asked: a value instead of a history, or a history
-    /// over another range.
-    ClaimMismatch {
-        /// What was asked.
-        expected: String,
-        /// What the proof proves.
-        found: String,
-    },
-    /// The opened record lies at or beyond the number of records the file commits.
-    RecordOutOfRange {
-        /// The opening.
-        opened: Opened,
-        /// The record.
-        record: u64,
-        /// Records in the file.
-        count: u64,
-    },
-    /// The reverse table holds another key at the proof's record number.
-    RecordKeyMismatch {
-        /// The record.
-        record: u64,
-        /// The key asked for, as the table stores it.
-        expected: String,
-        /// What the table holds there.
-        found: String,
-    },
-    /// An opening has not the number of sibling hashes its file's tree has.
-    Siblings {
-        /// The opening.
-        opened: Opened,
-        /// `height × (fanout − 1)` for the committed record count.
-        expected: usize,
-        /// What the proof gives.
-        found: usize,
-    },
-    /// An opening's page and siblings hash to another tree root than the proof lists.
-    TreeMismatch {
-        /// The opening.
-        opened: Opened,
-        /// The file.
-        component: Component,
-        /// The root the proof lists (bound into the state root).
-        expected: B256,
-        /// What the opening recomputes to.
-        found: B256,
-    },
-    /// An absence proof's bucket entries are not strictly increasing by key.
-    BucketOutOfOrder {
-        /// The first entry out of order.
-        entry: usize,
-    },
-    /// An absence proof's bucket holds an entry of another bucket.
-    WrongBucket {
-        /// The entry.
-        entry: usize,
-        /// The bucket the proof's key is in.
-        expected: u64,
-        /// The bucket the entry's key is in.
-        found: u64,
-    },
-    /// An absence proof's bucket holds the key it claims absent.
-    KeyPresent {
-        /// The entry holding it.
-        entry: usize,
-    },
-    /// The bucket's entries hash to another value than its record in the bucket file.
-    BucketMismatch {
-        /// The bucket.
-        bucket: u64,
-        /// The bucket file's record.
-        expected: B256,
-        /// The hash of the entries given.
-        found: B256,
-    },
-    /// The chain's links are not strictly increasing by block.
-    LinksOutOfOrder {
-        /// The first link out of order.
-        link: usize,
-    },
-    /// The chain starts after `lo` from a chain value: a change at or before `lo` (the value in
-    /// force at the range's start) or between it and the first link is left out.
-    ChainIncomplete {
-        /// The range's first block.
-        lo: u64,
-        /// The block of the oldest link given (`None`: no link).
-        oldest: Option<u64>,
-    },
-    /// More than one link at or before `lo`: only the value in force at `lo` is needed.
-    ExtraLinks {
-        /// The first link not needed.
-        link: usize,
-    },
-    /// The links recompute to another chain head than the chain file commits (a link dropped,
-    /// altered, of another key or of another block).
-    ChainMismatch {
-        /// The head in the chain file.
-        expected: B256,
-        /// What the links recompute to.
-        found: B256,
-    },
-    /// The state root recomputed from the proof differs from the trusted one.
-    RootMismatch {
-        /// The trusted root (`forklessRoot`).
-        expected: B256,
-        /// What the proof recomputes to.
-        found: B256,
-    },
-}
-
-impl ForklessError {
-    /// The stable code.
-    pub const fn code(&self) -> ErrorCode {
-        match self {
-            Self::Decode(_) => ErrorCode::BadEncoding,
-            Self::KeyMismatch { .. } | Self::RecordKeyMismatch { .. } => ErrorCode::KeyMismatch,
-            Self::EmptyRange { .. } | Self::ClaimMismatch { .. } => ErrorCode::RangeMismatch,
-            Self::RecordOutOfRange { .. } => ErrorCode::RecordOutOfRange,
-            Self::Siblings { .. } => ErrorCode::BadShape,
-            Self::TreeMismatch { .. } | Self::BucketMismatch { .. } => ErrorCode::NodeHashMismatch,
-            Self::BucketOutOfOrder { .. } | Self::LinksOutOfOrder { .. } => {
-                ErrorCode::ResultsOutOfOrder
-            }
-            Self::WrongBucket { .. } => ErrorCode::WrongBucket,
-            Self::KeyPresent { .. } => ErrorCode::KeyPresent,
-            Self::ChainIncomplete { .. } => ErrorCode::IncompleteRange,
-            Self::ExtraLinks { .. } => ErrorCode::ExtraResults,
-            Self::ChainMismatch { .. } => ErrorCode::ChainMismatch,
-            Self::RootMismatch { .. } => ErrorCode::RootMismatch,
-        }
-    }
-}
-
-impl From<DecodeError> for ForklessError {
-    fn from(e: DecodeError) -> Self {
-        Self::Decode(e)
+rejection! {
+    /// Why a forkless proof was rejected.
+    pub enum ForklessError {
+        /// The proof is not the one accepted encoding (the field names where).
+        #[code(BadEncoding)]
+        #[from]
+        Decode(DecodeError),
+        /// The proof is for another key.
+        #[code(KeyMismatch)]
+        KeyMismatch {
+            /// The key asked for.
+            expected: ForklessKey,
+            /// The proof's key.
+            found: ForklessKey,
+        },
+        /// The query itself is empty: `lo > hi`.
+        #[code(RangeMismatch)]
+        EmptyRange {
+            /// First block asked.
+            lo: u64,
+            /// Last block asked.
+            hi: u64,
+        },
+        /// The proof proves something else than asked: a value instead of a history, or a history
+        /// over another range.
+        #[code(RangeMismatch)]
+        ClaimMismatch {
+            /// What was asked.
+            expected: String,
+            /// What the proof proves.
+            found: String,
+        },
+        /// The opened record lies at or beyond the number of records the file commits.
+        #[code(RecordOutOfRange)]
+        RecordOutOfRange {
+            /// The opening.
+            opened: Opened,
+            /// The record.
+            record: u64,
+            /// Records in the file.
+            count: u64,
+        },
+        /// The reverse table holds another key at the proof's record number.
+        #[code(KeyMismatch)]
+        RecordKeyMismatch {
+            /// The record.
+            record: u64,
+            /// The key asked for, as the table stores it.
+            expected: String,
+            /// What the table holds there.
+            found: String,
+        },
+        /// An opening has not the number of sibling hashes its file's tree has.
+        #[code(BadShape)]
+        Siblings {
+            /// The opening.
+            opened: Opened,
+            /// `height × (fanout − 1)` for the committed record count.
+            expected: usize,
+            /// What the proof gives.
+            found: usize,
+        },
+        /// An opening's page and siblings hash to another tree root than the proof lists.
+        #[code(NodeHashMismatch)]
+        TreeMismatch {
+            /// The opening.
+            opened: Opened,
+            /// The file.
+            component: Component,
+            /// The root the proof lists (bound into the state root).
+            expected: B256,
+            /// What the opening recomputes to.
+            found: B256,
+        },
+        /// An absence proof's bucket entries are not strictly increasing by key.
+        #[code(ResultsOutOfOrder)]
+        BucketOutOfOrder {
+            /// The first entry out of order.
+            entry: usize,
+        },
+        /// An absence proof's bucket holds an entry of another bucket.
+        #[code(WrongBucket)]
+        WrongBucket {
+            /// The entry.
+            entry: usize,
+            /// The bucket the proof's key is in.
+            expected: u64,
+            /// The bucket the entry's key is in.
+            found: u64,
+        },
+        /// An absence proof's bucket holds the key it claims absent.
+        #[code(KeyPresent)]
+        KeyPresent {
+            /// The entry holding it.
+            entry: usize,
+        },
+        /// The bucket's entries hash to another value than its record in the bucket file.
+        #[code(NodeHashMismatch)]
+        BucketMismatch {
+            /// The bucket.
+            bucket: u64,
+            /// The bucket file's record.
+            expected: B256,
+            /// The hash of the entries given.
+            found: B256,
+        },
+        /// The chain's links are not strictly increasing by block.
+        #[code(ResultsOutOfOrder)]
+        LinksOutOfOrder {
+            /// The first link out of order.
+            link: usize,
+        },
+        /// The chain starts after `lo` from a chain value: a change at or before `lo` (the value in
+        /// force at the range's start) or between it and the first link is left out.
+        #[code(IncompleteRange)]
+        ChainIncomplete {
+            /// The range's first block.
+            lo: u64,
+            /// The block of the oldest link given (`None`: no link).
+            oldest: Option<u64>,
+        },
+        /// More than one link at or before `lo`: only the value in force at `lo` is needed.
+        #[code(ExtraResults)]
+        ExtraLinks {
+            /// The first link not needed.
+            link: usize,
+        },
+        /// The links recompute to another chain head than the chain file commits (a link dropped,
+        /// altered, of another key or of another block).
+        #[code(ChainMismatch)]
+        ChainMismatch {
+            /// The head in the chain file.
+            expected: B256,
+            /// What the links recompute to.
+            found: B256,
+        },
+        /// The state root recomputed from the proof differs from the trusted one.
+        #[code(RootMismatch)]
+        RootMismatch {
+            /// The trusted root (`forklessRoot`).
+            expected: B256,
+            /// What the proof recomputes to.
+            found: B256,
+        },
     }
 }
 
@@ -317,14 +307,8 @@ impl fmt::Display for ForklessError {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for ForklessError {}
-
-impl Rejection for ForklessError {
-    fn code(&self) -> ErrorCode {
-        ForklessError::code(self)
-    }
-
+impl ForklessError {
+    /// Where the rejection points: the field at fault, and what was expected and found there.
     fn evidence(&self) -> Evidence {
         match self {
             Self::Decode(e) => Evidence::at(format!("proof.{}", e.field)),
@@ -359,11 +343,7 @@ impl Rejection for ForklessError {
                 expected,
                 found,
                 ..
-            } => Evidence::diff(
-                opened.field(),
-                Hex(expected.as_slice()),
-                Hex(found.as_slice()),
-            ),
+            } => Evidence::diff_hex(opened.field(), expected, found),
             Self::BucketOutOfOrder { entry } | Self::KeyPresent { entry } => {
                 Evidence::at(format!("proof.located.entries[{entry}]"))
             }
@@ -378,11 +358,7 @@ impl Rejection for ForklessError {
             ),
             Self::BucketMismatch {
                 expected, found, ..
-            } => Evidence::diff(
-                "proof.located.entries",
-                Hex(expected.as_slice()),
-                Hex(found.as_slice()),
-            ),
+            } => Evidence::diff_hex("proof.located.entries", expected, found),
             Self::LinksOutOfOrder { link } | Self::ExtraLinks { link } => {
                 Evidence::at(format!("proof.claim.links[{link}]"))
             }
@@ -394,14 +370,10 @@ impl Rejection for ForklessError {
                     None => String::from("no link"),
                 },
             ),
-            Self::ChainMismatch { expected, found } => Evidence::diff(
-                "proof.claim.links",
-                Hex(expected.as_slice()),
-                Hex(found.as_slice()),
-            ),
-            Self::RootMismatch { expected, found } => {
-                Evidence::diff("root", Hex(expected.as_slice()), Hex(found.as_slice()))
+            Self::ChainMismatch { expected, found } => {
+                Evidence::diff_hex("proof.claim.links", expected, found)
             }
+            Self::RootMismatch { expected, found } => Evidence::diff_hex("root", expected, found),
         }
     }
 }

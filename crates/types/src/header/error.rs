@@ -4,26 +4,38 @@
 use core::fmt;
 
 use crate::{
-    B256, DecodeError, ErrorCode,
-    family::{Evidence, Rejection},
+    B256, DecodeError,
+    family::{Evidence, rejection},
     hex::Hex,
 };
 
-/// Why a header could not be taken.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum HeaderError {
-    /// A field is missing or malformed.
-    Decode(DecodeError),
-    /// Present optional fields do not form a known layout; `fields` is how many there are.
-    Layout {
-        /// Number of fields present.
-        fields: usize,
-    },
+rejection! {
+    /// Why a header could not be taken.
+    pub enum HeaderError {
+        /// A field is missing or malformed.
+        #[code(BadEncoding)]
+        #[from]
+        Decode(DecodeError),
+        /// Present optional fields do not form a known layout; `fields` is how many there are.
+        #[code(BadHeaderLayout)]
+        Layout {
+            /// Number of fields present.
+            fields: usize,
+        },
+    }
 }
 
-impl From<DecodeError> for HeaderError {
-    fn from(e: DecodeError) -> Self {
-        Self::Decode(e)
+impl HeaderError {
+    /// Where the rejection points: the field at fault, and what was expected and found there.
+    fn evidence(&self) -> Evidence {
+        match self {
+            Self::Decode(d) => Evidence::at(d.field.clone()),
+            Self::Layout { fields } => Evidence::diff(
+                "header",
+                "a known layout",
+                alloc::format!("{fields} fields"),
+            ),
+        }
     }
 }
 
@@ -39,63 +51,41 @@ impl fmt::Display for HeaderError {
     }
 }
 
-impl HeaderError {
-    /// The stable error code.
-    pub const fn code(&self) -> ErrorCode {
-        match self {
-            Self::Decode(_) => ErrorCode::BadEncoding,
-            Self::Layout { .. } => ErrorCode::BadHeaderLayout,
-        }
-    }
-}
-
-/// Why a header was rejected.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum HeaderVerifyError {
-    /// The header is malformed or of no known layout.
-    Header(HeaderError),
-    /// keccak256(RLP(header)) is `got`, not the trusted `expected`.
-    HashMismatch {
-        /// The trusted hash.
-        expected: B256,
-        /// The header's hash.
-        got: B256,
-    },
-    /// The header's parentHash is not the verified parent's hash.
-    ParentMismatch {
-        /// The verified parent's hash.
-        expected: B256,
-        /// The header's parentHash.
-        got: B256,
-    },
-    /// The seal is malformed or does not recover.
-    BadSeal {
-        /// What is wrong.
-        reason: &'static str,
-    },
-    /// The seal recovers a key that is not trusted.
-    UnknownSigner {
-        /// The address that signed.
-        signer: crate::Address,
-    },
-}
-
-impl HeaderVerifyError {
-    /// The stable error code.
-    pub const fn code(&self) -> ErrorCode {
-        match self {
-            Self::Header(e) => e.code(),
-            Self::HashMismatch { .. } => ErrorCode::HeaderHashMismatch,
-            Self::ParentMismatch { .. } => ErrorCode::ParentMismatch,
-            Self::BadSeal { .. } => ErrorCode::BadSeal,
-            Self::UnknownSigner { .. } => ErrorCode::UnknownSigner,
-        }
-    }
-}
-
-impl From<HeaderError> for HeaderVerifyError {
-    fn from(e: HeaderError) -> Self {
-        Self::Header(e)
+rejection! {
+    /// Why a header was rejected.
+    pub enum HeaderVerifyError {
+        /// The header is malformed or of no known layout.
+        #[code(via 0)]
+        #[from]
+        Header(HeaderError),
+        /// keccak256(RLP(header)) is `got`, not the trusted `expected`.
+        #[code(HeaderHashMismatch)]
+        HashMismatch {
+            /// The trusted hash.
+            expected: B256,
+            /// The header's hash.
+            got: B256,
+        },
+        /// The header's parentHash is not the verified parent's hash.
+        #[code(ParentMismatch)]
+        ParentMismatch {
+            /// The verified parent's hash.
+            expected: B256,
+            /// The header's parentHash.
+            got: B256,
+        },
+        /// The seal is malformed or does not recover.
+        #[code(BadSeal)]
+        BadSeal {
+            /// What is wrong.
+            reason: &'static str,
+        },
+        /// The seal recovers a key that is not trusted.
+        #[code(UnknownSigner)]
+        UnknownSigner {
+            /// The address that signed.
+            signer: crate::Address,
+        },
     }
 }
 
@@ -131,27 +121,14 @@ impl fmt::Display for HeaderVerifyError {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for HeaderVerifyError {}
-
-impl Rejection for HeaderVerifyError {
-    fn code(&self) -> ErrorCode {
-        HeaderVerifyError::code(self)
-    }
-
+impl HeaderVerifyError {
+    /// Where the rejection points: the field at fault, and what was expected and found there.
     fn evidence(&self) -> Evidence {
         match self {
-            Self::Header(HeaderError::Decode(d)) => Evidence::at(d.field.clone()),
-            Self::Header(HeaderError::Layout { fields }) => Evidence::diff(
-                "header",
-                "a known layout",
-                alloc::format!("{fields} fields"),
-            ),
-            Self::HashMismatch { expected, got } => {
-                Evidence::diff("hash", Hex(expected.as_slice()), Hex(got.as_slice()))
-            }
+            Self::Header(e) => e.evidence(),
+            Self::HashMismatch { expected, got } => Evidence::diff_hex("hash", expected, got),
             Self::ParentMismatch { expected, got } => {
-                Evidence::diff("parentHash", Hex(expected.as_slice()), Hex(got.as_slice()))
+                Evidence::diff_hex("parentHash", expected, got)
             }
             Self::BadSeal { reason } => Evidence::diff("extraData", "a valid seal", reason),
             Self::UnknownSigner { signer } => {

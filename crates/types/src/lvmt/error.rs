@@ -8,7 +8,7 @@ use core::fmt;
 
 use crate::{
     B256, DecodeError, ErrorCode,
-    family::{Evidence, Rejection},
+    family::{Evidence, Range, rejection},
     hex::Hex,
 };
 
@@ -95,95 +95,78 @@ impl fmt::Display for ListFault {
     }
 }
 
-/// Why an LVMT proof or history was rejected.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum LvmtError {
-    /// An input is not the one accepted encoding (the field names where: a point off the curve,
-    /// a version of 40 bits, a commitment where none belongs, a missing occupant…).
-    Decode(DecodeError),
-    /// The proof is for AMTs of another depth than the parameters'.
-    DepthMismatch {
-        /// The parameters' depth.
-        expected: u8,
-        /// The proof's.
-        found: u8,
-    },
-    /// The proof is for another key.
-    KeyMismatch {
-        /// The key asked for.
-        expected: B256,
-        /// The proof's key.
-        found: B256,
-    },
-    /// An occupant of an absence proof's path is the key itself: it is present.
-    OccupantIsKey {
-        /// The field of the occupant.
-        field: String,
-    },
-    /// The levels do not follow the key's placement.
-    Level {
-        /// The level's field.
-        field: String,
-        /// What is wrong.
-        fault: LevelFault,
-    },
-    /// A tuple's Merkle path does not lead to the trusted history root.
-    HistoryMismatch {
-        /// The field of the tuple (`proof.levels[1].commitment`, `proof.value`,
-        /// `proof.others[0]`, `history.tuples[2]`).
-        field: String,
-    },
-    /// The AMT openings do not satisfy the pairing equation.
-    PairingCheckFailed,
-    /// The history answers another block range.
-    RangeMismatch {
-        /// The range asked for.
-        expected: (u64, u64),
-        /// The proof's range.
-        found: (u64, u64),
-    },
-    /// The range ends after the trusted header.
-    AfterHeader {
-        /// The range's last block.
-        hi: u64,
-        /// Blocks the trusted history root covers.
-        blocks: u64,
-    },
-    /// The listed versions are not exactly those of the range and its two edges.
-    List {
-        /// The field (`history.tuples[i]`, or `history.tuples`).
-        field: String,
-        /// What is wrong.
-        fault: ListFault,
-    },
-}
-
-impl LvmtError {
-    /// The stable code.
-    pub const fn code(&self) -> ErrorCode {
-        match self {
-            Self::Decode(_) | Self::DepthMismatch { .. } => ErrorCode::BadEncoding,
-            Self::KeyMismatch { .. } | Self::OccupantIsKey { .. } => ErrorCode::KeyMismatch,
-            Self::Level { .. } => ErrorCode::LevelMismatch,
-            Self::HistoryMismatch { .. } => ErrorCode::HistoryMismatch,
-            Self::PairingCheckFailed => ErrorCode::PairingCheckFailed,
-            Self::RangeMismatch { .. } | Self::AfterHeader { .. } => ErrorCode::RangeMismatch,
-            Self::List { fault, .. } => fault.code(),
-        }
-    }
-}
-
-impl From<DecodeError> for LvmtError {
-    fn from(e: DecodeError) -> Self {
-        Self::Decode(e)
-    }
-}
-
-struct Range((u64, u64));
-
-impl fmt::Display for Range {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}..={}", self.0.0, self.0.1)
+rejection! {
+    /// Why an LVMT proof or history was rejected.
+    pub enum LvmtError {
+        /// An input is not the one accepted encoding (the field names where: a point off the curve,
+        /// a version of 40 bits, a commitment where none belongs, a missing occupant…).
+        #[code(BadEncoding)]
+        #[from]
+        Decode(DecodeError),
+        /// The proof is for AMTs of another depth than the parameters'.
+        #[code(BadEncoding)]
+        DepthMismatch {
+            /// The parameters' depth.
+            expected: u8,
+            /// The proof's.
+            found: u8,
+        },
+        /// The proof is for another key.
+        #[code(KeyMismatch)]
+        KeyMismatch {
+            /// The key asked for.
+            expected: B256,
+            /// The proof's key.
+            found: B256,
+        },
+        /// An occupant of an absence proof's path is the key itself: it is present.
+        #[code(KeyMismatch)]
+        OccupantIsKey {
+            /// The field of the occupant.
+            field: String,
+        },
+        /// The levels do not follow the key's placement.
+        #[code(LevelMismatch)]
+        Level {
+            /// The level's field.
+            field: String,
+            /// What is wrong.
+            fault: LevelFault,
+        },
+        /// A tuple's Merkle path does not lead to the trusted history root.
+        #[code(HistoryMismatch)]
+        HistoryMismatch {
+            /// The field of the tuple (`proof.levels[1].commitment`, `proof.value`,
+            /// `proof.others[0]`, `history.tuples[2]`).
+            field: String,
+        },
+        /// The AMT openings do not satisfy the pairing equation.
+        #[code(PairingCheckFailed)]
+        PairingCheckFailed,
+        /// The history answers another block range.
+        #[code(RangeMismatch)]
+        RangeMismatch {
+            /// The range asked for.
+            expected: (u64, u64),
+            /// The proof's range.
+            found: (u64, u64),
+        },
+        /// The range ends after the trusted header.
+        #[code(RangeMismatch)]
+        AfterHeader {
+            /// The range's last block.
+            hi: u64,
+            /// Blocks the trusted history root covers.
+            blocks: u64,
+        },
+        /// The listed versions are not exactly those of the range and its two edges.
+        #[code(via fault)]
+        List {
+            /// The field (`history.tuples[i]`, or `history.tuples`).
+            field: String,
+            /// What is wrong.
+            fault: ListFault,
+        },
     }
 }
 
@@ -230,14 +213,8 @@ impl fmt::Display for LvmtError {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for LvmtError {}
-
-impl Rejection for LvmtError {
-    fn code(&self) -> ErrorCode {
-        LvmtError::code(self)
-    }
-
+impl LvmtError {
+    /// Where the rejection points: the field at fault, and what was expected and found there.
     fn evidence(&self) -> Evidence {
         match self {
             Self::Decode(e) => Evidence::at(e.field.clone()),
@@ -245,7 +222,7 @@ impl Rejection for LvmtError {
                 Evidence::diff("proof.depth", expected, found)
             }
             Self::KeyMismatch { expected, found } => {
-                Evidence::diff("proof.key", Hex(expected.as_slice()), Hex(found.as_slice()))
+                Evidence::diff_hex("proof.key", expected, found)
             }
             Self::OccupantIsKey { field } => {
                 Evidence::diff(field.clone(), "another key", "the key itself")
