@@ -49,6 +49,29 @@ impl Tamper {
         }
     }
 
+    /// The class answered by `alt` instead where the forgery meets an edge case.
+    pub const fn or(self, alt: ErrorCode) -> Self {
+        Self {
+            alt: Some(alt),
+            ..self
+        }
+    }
+
+    /// The proof's encoding cut short: a class of every family with a byte wire format.
+    pub const TRUNCATED: Tamper =
+        Tamper::new("truncated", ErrorCode::BadEncoding, "the proof cut short");
+
+    /// A byte appended to the proof's encoding.
+    pub const TRAILING_BYTE: Tamper =
+        Tamper::new("trailing-byte", ErrorCode::BadEncoding, "a byte appended");
+
+    /// A history proof checked for another block range than it answers.
+    pub const OTHER_RANGE: Tamper = Tamper::new(
+        "other-range",
+        ErrorCode::RangeMismatch,
+        "checked for another block range",
+    );
+
     /// Whether `code` is an answer of this class.
     pub fn answers(&self, code: ErrorCode) -> bool {
         self.code == code || self.alt == Some(code)
