@@ -30,6 +30,15 @@ fn root_of(path: &Path) -> [u8; 32] {
         .unwrap()
 }
 
+/// The encoding an `encode_to` appends, as a function of the value.
+fn encoded<T>(encode_to: impl Fn(&T, &mut Vec<u8>)) -> impl Fn(&T) -> Vec<u8> {
+    move |v| {
+        let mut o = Vec::new();
+        encode_to(v, &mut o);
+        o
+    }
+}
+
 /// Decodes, re-encodes and hashes one value of `ty` in `fork`.
 fn round_trip(ty: &str, fork: Fork, bytes: &[u8]) -> (Vec<u8>, [u8; 32]) {
     let p = Preset::MINIMAL;
@@ -42,20 +51,12 @@ fn round_trip(ty: &str, fork: Fork, bytes: &[u8]) -> (Vec<u8>, [u8; 32]) {
     match ty {
         "BeaconBlockHeader" => rt!(
             BeaconBlockHeader::decode(bytes, "header"),
-            |v: &BeaconBlockHeader| {
-                let mut o = Vec::new();
-                v.encode_to(&mut o);
-                o
-            },
+            encoded(BeaconBlockHeader::encode_to),
             BeaconBlockHeader::hash_tree_root
         ),
         "ExecutionPayloadHeader" => rt!(
             ExecutionPayloadHeader::decode(bytes, fork, "execution"),
-            |v: &ExecutionPayloadHeader| {
-                let mut o = Vec::new();
-                v.encode_to(fork, &mut o);
-                o
-            },
+            encoded(|v: &ExecutionPayloadHeader, o: &mut Vec<u8>| v.encode_to(fork, o)),
             |v: &ExecutionPayloadHeader| v.hash_tree_root(fork)
         ),
         "LightClientHeader" => rt!(
@@ -65,20 +66,12 @@ fn round_trip(ty: &str, fork: Fork, bytes: &[u8]) -> (Vec<u8>, [u8; 32]) {
         ),
         "SyncCommittee" => rt!(
             SyncCommittee::decode(bytes, &p, "committee"),
-            |v: &SyncCommittee| {
-                let mut o = Vec::new();
-                v.encode_to(&mut o);
-                o
-            },
+            encoded(SyncCommittee::encode_to),
             SyncCommittee::hash_tree_root
         ),
         "SyncAggregate" => rt!(
             SyncAggregate::decode(bytes, &p, "aggregate"),
-            |v: &SyncAggregate| {
-                let mut o = Vec::new();
-                v.encode_to(&mut o);
-                o
-            },
+            encoded(SyncAggregate::encode_to),
             SyncAggregate::hash_tree_root
         ),
         "LightClientBootstrap" => rt!(

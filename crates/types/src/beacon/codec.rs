@@ -136,6 +136,12 @@ impl<'a> Fixed<'a> {
         Ok(Self { bytes, pos: 0 })
     }
 
+    /// A reader of `bytes`, which must be exactly `len` bytes long.
+    fn exact(bytes: &'a [u8], len: usize, path: &str) -> Result<Self, DecodeError> {
+        expect_len(bytes, len, path)?;
+        Self::new(bytes, len, path)
+    }
+
     fn take(&mut self, n: usize) -> &'a [u8] {
         let end = self.pos.saturating_add(n);
         let out = self.bytes.get(self.pos..end).unwrap_or_default();
@@ -217,8 +223,7 @@ fn put_branch(out: &mut Vec<u8>, branch: &[Root]) {
 impl BeaconBlockHeader {
     /// Decodes the 112 SSZ bytes of a header.
     pub fn decode(bytes: &[u8], path: &str) -> Result<Self, DecodeError> {
-        expect_len(bytes, BEACON_BLOCK_HEADER_LEN, path)?;
-        let mut r = Fixed::new(bytes, BEACON_BLOCK_HEADER_LEN, path)?;
+        let mut r = Fixed::exact(bytes, BEACON_BLOCK_HEADER_LEN, path)?;
         Ok(Self {
             slot: r.u64(),
             proposer_index: r.u64(),
@@ -475,8 +480,7 @@ impl SyncCommittee {
     /// Decodes a committee of `preset.sync_committee_size` members.
     pub fn decode(bytes: &[u8], preset: &Preset, path: &str) -> Result<Self, DecodeError> {
         let size = preset.sync_committee_size;
-        expect_len(bytes, Self::len(size), path)?;
-        let mut r = Fixed::new(bytes, Self::len(size), path)?;
+        let mut r = Fixed::exact(bytes, Self::len(size), path)?;
         let pubkeys = (0..size).map(|_| r.array::<48>()).collect();
         Ok(Self {
             pubkeys,
@@ -514,8 +518,7 @@ impl SyncAggregate {
     /// Decodes the aggregate of a committee of `preset.sync_committee_size` members.
     pub fn decode(bytes: &[u8], preset: &Preset, path: &str) -> Result<Self, DecodeError> {
         let size = preset.sync_committee_size;
-        expect_len(bytes, Self::len(size), path)?;
-        let mut r = Fixed::new(bytes, Self::len(size), path)?;
+        let mut r = Fixed::exact(bytes, Self::len(size), path)?;
         let bits = r.take(size.div_ceil(8));
         Ok(Self {
             sync_committee_bits: bits.to_vec(),
@@ -542,388 +545,269 @@ impl SyncAggregate {
     }
 }
 
-/// One field of a container, for [`split`]: its fixed size, or variable (a header from Capella
-/// on).
-#[derive(Clone, Copy)]
-enum Part {
-    Fixed(usize),
+/// The kind of a field of a light-client container, which gives its size (from the fork and
+/// the preset) and how it is read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A `LightClientHeader`: variable-size (by offset) from Capella on.
     Header,
+    /// A `SyncCommittee`.
+    Committee,
+    /// A sync committee branch (of the fork's depth).
+    CommitteeBranch,
+    /// A finality branch (of the fork's depth).
+    FinalityBranch,
+    /// A `SyncAggregate`.
+    Aggregate,
+    /// A `Slot`.
+    Slot,
 }
 
-/// Splits a container into its fields' bytes, reading the offsets of variable fields.
-fn split<'a>(
-    bytes: &'a [u8],
+impl Kind {
+    /// Roots in a branch of this kind in `fork` (0 for other kinds).
+    fn depth(self, fork: Fork) -> usize {
+        match self {
+            Kind::CommitteeBranch => fork.sync_committee_depth(),
+            Kind::FinalityBranch => fork.finality_depth(),
+            _ => 0,
+        }
+    }
+
+    /// Bytes the field takes in the container's fixed part.
+    fn fixed_len(self, fork: Fork, preset: &Preset) -> usize {
+        match self {
+            Kind::Header if LightClientHeader::is_variable(fork) => 4,
+            Kind::Header => LightClientHeader::fixed_len(fork),
+            Kind::Committee => SyncCommittee::len(preset.sync_committee_size),
+            Kind::CommitteeBranch | Kind::FinalityBranch => 32 * self.depth(fork),
+            Kind::Aggregate => SyncAggregate::len(preset.sync_committee_size),
+            Kind::Slot => 8,
+        }
+    }
+}
+
+/// A container's fields split at their offsets, read in order by the decoders; each field's
+/// path is the container's `path` and its name.
+struct Fields<'a, 'p> {
+    parts: alloc::vec::IntoIter<(Kind, &'a [u8])>,
     fork: Fork,
-    parts: &[Part],
-    path: &str,
-) -> Result<Vec<&'a [u8]>, DecodeError> {
-    let header_len = LightClientHeader::fixed_len(fork);
-    let variable = LightClientHeader::is_variable(fork);
-    let size = |p: &Part| match p {
-        Part::Fixed(n) => *n,
-        Part::Header if variable => 4,
-        Part::Header => header_len,
-    };
-    let fixed: usize = parts.iter().map(size).sum();
-    let mut r = Fixed::new(bytes, fixed, path)?;
-    let mut out = Vec::with_capacity(parts.len());
-    let mut offsets = Vec::new();
-    for p in parts {
-        if variable && matches!(p, Part::Header) {
-            offsets.push(r.offset());
-            out.push(&[][..]);
-        } else {
-            out.push(r.take(size(p)));
-        }
-    }
-    if !variable {
-        expect_len(bytes, fixed, path)?;
-        return Ok(out);
-    }
-    let mut var = variable_parts(bytes, fixed, &offsets, path)?.into_iter();
-    for (p, slot) in parts.iter().zip(out.iter_mut()) {
-        if matches!(p, Part::Header) {
-            *slot = var.next().unwrap_or_default();
-        }
-    }
-    Ok(out)
+    preset: &'p Preset,
+    path: &'static str,
 }
 
-/// Writes a container: fixed fields in place, headers (variable from Capella on) by offset.
-fn join(fork: Fork, fields: &[Field<'_>]) -> Vec<u8> {
-    let mut out = Vec::new();
-    if !fork.has_execution() {
-        for f in fields {
-            f.write(&mut out);
-        }
-        return out;
-    }
-    let fixed: usize = fields
-        .iter()
-        .map(|f| match f {
-            Field::Header(_) => 4,
-            Field::Bytes(b) => b.len(),
-        })
-        .sum();
-    let mut tail = Vec::new();
-    for f in fields {
-        match f {
-            Field::Header(h) => {
-                put_offset(&mut out, fixed + tail.len());
-                h.encode_to(&mut tail);
+impl<'a, 'p> Fields<'a, 'p> {
+    /// Splits `bytes`, a container of `kinds` in `fork`: fixed fields in place, headers (variable
+    /// from Capella on) by their offsets.
+    fn split(
+        bytes: &'a [u8],
+        fork: Fork,
+        preset: &'p Preset,
+        path: &'static str,
+        kinds: &[Kind],
+    ) -> Result<Self, DecodeError> {
+        let variable = LightClientHeader::is_variable(fork);
+        let fixed: usize = kinds.iter().map(|k| k.fixed_len(fork, preset)).sum();
+        let mut r = Fixed::new(bytes, fixed, path)?;
+        let mut parts = Vec::with_capacity(kinds.len());
+        let mut offsets = Vec::new();
+        for k in kinds {
+            if variable && *k == Kind::Header {
+                offsets.push(r.offset());
+                parts.push((*k, &[][..]));
+            } else {
+                parts.push((*k, r.take(k.fixed_len(fork, preset))));
             }
-            Field::Bytes(b) => put(&mut out, b),
         }
+        if variable {
+            let mut var = variable_parts(bytes, fixed, &offsets, path)?.into_iter();
+            for (k, part) in &mut parts {
+                if *k == Kind::Header {
+                    *part = var.next().unwrap_or_default();
+                }
+            }
+        } else {
+            expect_len(bytes, fixed, path)?;
+        }
+        Ok(Self {
+            parts: parts.into_iter(),
+            fork,
+            preset,
+            path,
+        })
     }
-    put(&mut out, &tail);
-    out
+
+    /// Reads the next field, named `name`.
+    fn read<T: FieldValue>(&mut self, name: &str) -> Result<T, DecodeError> {
+        let (kind, bytes) = self.parts.next().unwrap_or((Kind::Slot, &[]));
+        T::read(bytes, kind, self, &at(self.path, name))
+    }
 }
 
+/// A field's value: how it is read from its bytes in a container, and written and hashed as a
+/// [`Field`].
+trait FieldValue: Sized {
+    fn read(bytes: &[u8], kind: Kind, f: &Fields<'_, '_>, path: &str) -> Result<Self, DecodeError>;
+    fn field(&self) -> Field<'_>;
+}
+
+/// The [`FieldValue`] of each field type: its [`Field`], and how it is read (`bytes`, its
+/// `kind`, the container's [`Fields`] `f` and its `path`).
+macro_rules! field_values {
+    ($($ty:ty => $variant:ident, |$bytes:pat, $kind:pat, $f:pat, $path:ident| $read:expr;)+) => {
+        $(impl FieldValue for $ty {
+            fn read(
+                $bytes: &[u8],
+                $kind: Kind,
+                $f: &Fields<'_, '_>,
+                $path: &str,
+            ) -> Result<Self, DecodeError> {
+                $read
+            }
+
+            fn field(&self) -> Field<'_> {
+                Field::$variant(self)
+            }
+        })+
+    };
+}
+
+field_values! {
+    LightClientHeader => Header, |bytes, _, f, path| Self::decode(bytes, f.fork, path);
+    SyncCommittee => Committee, |bytes, _, f, path| Self::decode(bytes, f.preset, path);
+    SyncAggregate => Aggregate, |bytes, _, f, path| Self::decode(bytes, f.preset, path);
+    Vec<Root> => Branch, |bytes, kind, f, path| {
+        let depth = kind.depth(f.fork);
+        Ok(Fixed::exact(bytes, 32 * depth, path)?.branch(depth))
+    };
+    u64 => Slot, |bytes, _, _, path| Ok(Fixed::exact(bytes, 8, path)?.u64());
+}
+
+/// A field's value, for writing and hashing a container.
 enum Field<'a> {
     Header(&'a LightClientHeader),
-    Bytes(Vec<u8>),
+    Committee(&'a SyncCommittee),
+    Branch(&'a [Root]),
+    Aggregate(&'a SyncAggregate),
+    Slot(&'a u64),
 }
 
 impl Field<'_> {
     fn write(&self, out: &mut Vec<u8>) {
         match self {
             Field::Header(h) => h.encode_to(out),
-            Field::Bytes(b) => put(out, b),
+            Field::Committee(c) => c.encode_to(out),
+            Field::Branch(b) => put_branch(out, b),
+            Field::Aggregate(a) => a.encode_to(out),
+            Field::Slot(s) => put(out, &s.to_le_bytes()),
+        }
+    }
+
+    fn hash_tree_root(&self) -> Root {
+        match self {
+            Field::Header(h) => h.hash_tree_root(),
+            Field::Committee(c) => c.hash_tree_root(),
+            Field::Branch(b) => branch_root(b),
+            Field::Aggregate(a) => a.hash_tree_root(),
+            Field::Slot(s) => u64_root(**s),
         }
     }
 }
 
-fn committee_bytes(c: &SyncCommittee) -> Vec<u8> {
-    let mut v = Vec::with_capacity(48 * (c.pubkeys.len() + 1));
-    c.encode_to(&mut v);
-    v
+/// Writes a container of `fields` in `fork`: fixed fields in place, headers (variable from
+/// Capella on) by offset.
+fn join(fork: Fork, fields: &[Field<'_>]) -> Vec<u8> {
+    let mut fixed = Vec::new();
+    if !LightClientHeader::is_variable(fork) {
+        for f in fields {
+            f.write(&mut fixed);
+        }
+        return fixed;
+    }
+    // Offsets are written as placeholders, then set once the fixed part's length is known.
+    let mut tail = Vec::new();
+    let mut offsets = Vec::new();
+    for f in fields {
+        if let Field::Header(h) = f {
+            offsets.push((fixed.len(), tail.len()));
+            put_offset(&mut fixed, 0);
+            h.encode_to(&mut tail);
+        } else {
+            f.write(&mut fixed);
+        }
+    }
+    let fixed_len = fixed.len();
+    for (at, offset) in offsets {
+        if let Some(dst) = fixed.get_mut(at..at + 4) {
+            dst.copy_from_slice(&((fixed_len + offset) as u32).to_le_bytes());
+        }
+    }
+    put(&mut fixed, &tail);
+    fixed
 }
 
-fn aggregate_bytes(a: &SyncAggregate) -> Vec<u8> {
-    let mut v = Vec::new();
-    a.encode_to(&mut v);
-    v
+/// `hash_tree_root` of a container of `fields`.
+fn container_root(fields: &[Field<'_>]) -> Root {
+    let roots: Vec<Root> = fields.iter().map(Field::hash_tree_root).collect();
+    merkleize(&roots, roots.len())
 }
 
-fn branch_bytes(b: &[Root]) -> Vec<u8> {
-    let mut v = Vec::with_capacity(32 * b.len());
-    put_branch(&mut v, b);
-    v
+/// The codec of a light-client container from its fields in order (each with its [`Kind`]):
+/// `decode` (errors name `path.field`), `encode` (in the fork of the header named by `fork`)
+/// and `hash_tree_root`.
+macro_rules! container {
+    ($name:ident, $path:literal, fork of $fork:ident { $($field:ident: $kind:ident,)+ }) => {
+        impl $name {
+            #[doc = concat!("Decodes `fork`'s `", stringify!($name), "`.")]
+            pub fn decode(bytes: &[u8], fork: Fork, preset: &Preset) -> Result<Self, DecodeError> {
+                let kinds = [$(Kind::$kind),+];
+                let mut f = Fields::split(bytes, fork, preset, $path, &kinds)?;
+                Ok(Self {
+                    $($field: f.read(stringify!($field))?,)+
+                })
+            }
+
+            #[doc = concat!("The SSZ encoding (in the fork of its `", stringify!($fork), "`).")]
+            pub fn encode(&self) -> Vec<u8> {
+                join(self.$fork.fork, &[$(self.$field.field()),+])
+            }
+
+            /// `hash_tree_root`.
+            pub fn hash_tree_root(&self) -> Root {
+                container_root(&[$(self.$field.field()),+])
+            }
+        }
+    };
 }
 
-fn read_branch(bytes: &[u8], depth: usize, path: &str) -> Result<Vec<Root>, DecodeError> {
-    expect_len(bytes, 32 * depth, path)?;
-    Ok(Fixed::new(bytes, 32 * depth, path)?.branch(depth))
-}
+container!(LightClientBootstrap, "bootstrap", fork of header {
+    header: Header,
+    current_sync_committee: Committee,
+    current_sync_committee_branch: CommitteeBranch,
+});
 
-fn read_slot(bytes: &[u8], path: &str) -> Result<u64, DecodeError> {
-    expect_len(bytes, 8, path)?;
-    Ok(Fixed::new(bytes, 8, path)?.u64())
-}
+container!(LightClientUpdate, "update", fork of attested_header {
+    attested_header: Header,
+    next_sync_committee: Committee,
+    next_sync_committee_branch: CommitteeBranch,
+    finalized_header: Header,
+    finality_branch: FinalityBranch,
+    sync_aggregate: Aggregate,
+    signature_slot: Slot,
+});
 
-/// The field at `i` of a split container (present by construction).
-fn nth<'a>(parts: &[&'a [u8]], i: usize) -> &'a [u8] {
-    parts.get(i).copied().unwrap_or_default()
-}
+container!(LightClientFinalityUpdate, "finality_update", fork of attested_header {
+    attested_header: Header,
+    finalized_header: Header,
+    finality_branch: FinalityBranch,
+    sync_aggregate: Aggregate,
+    signature_slot: Slot,
+});
 
-impl LightClientBootstrap {
-    /// Decodes `fork`'s `LightClientBootstrap`.
-    pub fn decode(bytes: &[u8], fork: Fork, preset: &Preset) -> Result<Self, DecodeError> {
-        let path = "bootstrap";
-        let depth = fork.sync_committee_depth();
-        let parts = split(
-            bytes,
-            fork,
-            &[
-                Part::Header,
-                Part::Fixed(SyncCommittee::len(preset.sync_committee_size)),
-                Part::Fixed(32 * depth),
-            ],
-            path,
-        )?;
-        Ok(Self {
-            header: LightClientHeader::decode(nth(&parts, 0), fork, "bootstrap.header")?,
-            current_sync_committee: SyncCommittee::decode(
-                nth(&parts, 1),
-                preset,
-                "bootstrap.current_sync_committee",
-            )?,
-            current_sync_committee_branch: read_branch(
-                nth(&parts, 2),
-                depth,
-                "bootstrap.current_sync_committee_branch",
-            )?,
-        })
-    }
-
-    /// The SSZ encoding (of its header's fork).
-    pub fn encode(&self) -> Vec<u8> {
-        join(
-            self.header.fork,
-            &[
-                Field::Header(&self.header),
-                Field::Bytes(committee_bytes(&self.current_sync_committee)),
-                Field::Bytes(branch_bytes(&self.current_sync_committee_branch)),
-            ],
-        )
-    }
-
-    /// `hash_tree_root`.
-    pub fn hash_tree_root(&self) -> Root {
-        merkleize(
-            &[
-                self.header.hash_tree_root(),
-                self.current_sync_committee.hash_tree_root(),
-                branch_root(&self.current_sync_committee_branch),
-            ],
-            4,
-        )
-    }
-}
-
-impl LightClientUpdate {
-    /// Decodes `fork`'s `LightClientUpdate`.
-    pub fn decode(bytes: &[u8], fork: Fork, preset: &Preset) -> Result<Self, DecodeError> {
-        let size = preset.sync_committee_size;
-        let parts = split(
-            bytes,
-            fork,
-            &[
-                Part::Header,
-                Part::Fixed(SyncCommittee::len(size)),
-                Part::Fixed(32 * fork.sync_committee_depth()),
-                Part::Header,
-                Part::Fixed(32 * fork.finality_depth()),
-                Part::Fixed(SyncAggregate::len(size)),
-                Part::Fixed(8),
-            ],
-            "update",
-        )?;
-        Ok(Self {
-            attested_header: LightClientHeader::decode(
-                nth(&parts, 0),
-                fork,
-                "update.attested_header",
-            )?,
-            next_sync_committee: SyncCommittee::decode(
-                nth(&parts, 1),
-                preset,
-                "update.next_sync_committee",
-            )?,
-            next_sync_committee_branch: read_branch(
-                nth(&parts, 2),
-                fork.sync_committee_depth(),
-                "update.next_sync_committee_branch",
-            )?,
-            finalized_header: LightClientHeader::decode(
-                nth(&parts, 3),
-                fork,
-                "update.finalized_header",
-            )?,
-            finality_branch: read_branch(
-                nth(&parts, 4),
-                fork.finality_depth(),
-                "update.finality_branch",
-            )?,
-            sync_aggregate: SyncAggregate::decode(nth(&parts, 5), preset, "update.sync_aggregate")?,
-            signature_slot: read_slot(nth(&parts, 6), "update.signature_slot")?,
-        })
-    }
-
-    /// The SSZ encoding (of its attested header's fork).
-    pub fn encode(&self) -> Vec<u8> {
-        join(
-            self.attested_header.fork,
-            &[
-                Field::Header(&self.attested_header),
-                Field::Bytes(committee_bytes(&self.next_sync_committee)),
-                Field::Bytes(branch_bytes(&self.next_sync_committee_branch)),
-                Field::Header(&self.finalized_header),
-                Field::Bytes(branch_bytes(&self.finality_branch)),
-                Field::Bytes(aggregate_bytes(&self.sync_aggregate)),
-                Field::Bytes(self.signature_slot.to_le_bytes().to_vec()),
-            ],
-        )
-    }
-
-    /// `hash_tree_root`.
-    pub fn hash_tree_root(&self) -> Root {
-        merkleize(
-            &[
-                self.attested_header.hash_tree_root(),
-                self.next_sync_committee.hash_tree_root(),
-                branch_root(&self.next_sync_committee_branch),
-                self.finalized_header.hash_tree_root(),
-                branch_root(&self.finality_branch),
-                self.sync_aggregate.hash_tree_root(),
-                u64_root(self.signature_slot),
-            ],
-            8,
-        )
-    }
-}
-
-impl LightClientFinalityUpdate {
-    /// Decodes `fork`'s `LightClientFinalityUpdate`.
-    pub fn decode(bytes: &[u8], fork: Fork, preset: &Preset) -> Result<Self, DecodeError> {
-        let parts = split(
-            bytes,
-            fork,
-            &[
-                Part::Header,
-                Part::Header,
-                Part::Fixed(32 * fork.finality_depth()),
-                Part::Fixed(SyncAggregate::len(preset.sync_committee_size)),
-                Part::Fixed(8),
-            ],
-            "finality_update",
-        )?;
-        Ok(Self {
-            attested_header: LightClientHeader::decode(
-                nth(&parts, 0),
-                fork,
-                "finality_update.attested_header",
-            )?,
-            finalized_header: LightClientHeader::decode(
-                nth(&parts, 1),
-                fork,
-                "finality_update.finalized_header",
-            )?,
-            finality_branch: read_branch(
-                nth(&parts, 2),
-                fork.finality_depth(),
-                "finality_update.finality_branch",
-            )?,
-            sync_aggregate: SyncAggregate::decode(
-                nth(&parts, 3),
-                preset,
-                "finality_update.sync_aggregate",
-            )?,
-            signature_slot: read_slot(nth(&parts, 4), "finality_update.signature_slot")?,
-        })
-    }
-
-    /// The SSZ encoding.
-    pub fn encode(&self) -> Vec<u8> {
-        join(
-            self.attested_header.fork,
-            &[
-                Field::Header(&self.attested_header),
-                Field::Header(&self.finalized_header),
-                Field::Bytes(branch_bytes(&self.finality_branch)),
-                Field::Bytes(aggregate_bytes(&self.sync_aggregate)),
-                Field::Bytes(self.signature_slot.to_le_bytes().to_vec()),
-            ],
-        )
-    }
-
-    /// `hash_tree_root`.
-    pub fn hash_tree_root(&self) -> Root {
-        merkleize(
-            &[
-                self.attested_header.hash_tree_root(),
-                self.finalized_header.hash_tree_root(),
-                branch_root(&self.finality_branch),
-                self.sync_aggregate.hash_tree_root(),
-                u64_root(self.signature_slot),
-            ],
-            8,
-        )
-    }
-}
-
-impl LightClientOptimisticUpdate {
-    /// Decodes `fork`'s `LightClientOptimisticUpdate`.
-    pub fn decode(bytes: &[u8], fork: Fork, preset: &Preset) -> Result<Self, DecodeError> {
-        let parts = split(
-            bytes,
-            fork,
-            &[
-                Part::Header,
-                Part::Fixed(SyncAggregate::len(preset.sync_committee_size)),
-                Part::Fixed(8),
-            ],
-            "optimistic_update",
-        )?;
-        Ok(Self {
-            attested_header: LightClientHeader::decode(
-                nth(&parts, 0),
-                fork,
-                "optimistic_update.attested_header",
-            )?,
-            sync_aggregate: SyncAggregate::decode(
-                nth(&parts, 1),
-                preset,
-                "optimistic_update.sync_aggregate",
-            )?,
-            signature_slot: read_slot(nth(&parts, 2), "optimistic_update.signature_slot")?,
-        })
-    }
-
-    /// The SSZ encoding.
-    pub fn encode(&self) -> Vec<u8> {
-        join(
-            self.attested_header.fork,
-            &[
-                Field::Header(&self.attested_header),
-                Field::Bytes(aggregate_bytes(&self.sync_aggregate)),
-                Field::Bytes(self.signature_slot.to_le_bytes().to_vec()),
-            ],
-        )
-    }
-
-    /// `hash_tree_root`.
-    pub fn hash_tree_root(&self) -> Root {
-        merkleize(
-            &[
-                self.attested_header.hash_tree_root(),
-                self.sync_aggregate.hash_tree_root(),
-                u64_root(self.signature_slot),
-            ],
-            4,
-        )
-    }
-}
+container!(LightClientOptimisticUpdate, "optimistic_update", fork of attested_header {
+    attested_header: Header,
+    sync_aggregate: Aggregate,
+    signature_slot: Slot,
+});
 
 #[cfg(test)]
 mod tests {
