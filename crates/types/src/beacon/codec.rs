@@ -545,238 +545,179 @@ impl SyncAggregate {
     }
 }
 
-/// The kind of a field of a light-client container, which gives its size (from the fork and
-/// the preset) and how it is read.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    /// A `LightClientHeader`: variable-size (by offset) from Capella on.
+/// One field of a container, for [`split`]: its fixed size, or variable (a header from Capella
+/// on).
+#[derive(Clone, Copy)]
+enum Part {
+    Fixed(usize),
     Header,
-    /// A `SyncCommittee`.
-    Committee,
-    /// A sync committee branch (of the fork's depth).
-    CommitteeBranch,
-    /// A finality branch (of the fork's depth).
-    FinalityBranch,
-    /// A `SyncAggregate`.
-    Aggregate,
-    /// A `Slot`.
-    Slot,
 }
 
-impl Kind {
-    /// Roots in a branch of this kind in `fork` (0 for other kinds).
-    fn depth(self, fork: Fork) -> usize {
-        match self {
-            Kind::CommitteeBranch => fork.sync_committee_depth(),
-            Kind::FinalityBranch => fork.finality_depth(),
-            _ => 0,
-        }
-    }
-
-    /// Bytes the field takes in the container's fixed part.
-    fn fixed_len(self, fork: Fork, preset: &Preset) -> usize {
-        match self {
-            Kind::Header if LightClientHeader::is_variable(fork) => 4,
-            Kind::Header => LightClientHeader::fixed_len(fork),
-            Kind::Committee => SyncCommittee::len(preset.sync_committee_size),
-            Kind::CommitteeBranch | Kind::FinalityBranch => 32 * self.depth(fork),
-            Kind::Aggregate => SyncAggregate::len(preset.sync_committee_size),
-            Kind::Slot => 8,
-        }
-    }
-}
-
-/// A container's fields split at their offsets, read in order by the decoders; each field's
-/// path is the container's `path` and its name.
-struct Fields<'a, 'p> {
-    parts: alloc::vec::IntoIter<(Kind, &'a [u8])>,
+/// Splits a container into its fields' bytes, reading the offsets of variable fields.
+fn split<'a>(
+    bytes: &'a [u8],
     fork: Fork,
-    preset: &'p Preset,
-    path: &'static str,
-}
-
-impl<'a, 'p> Fields<'a, 'p> {
-    /// Splits `bytes`, a container of `kinds` in `fork`: fixed fields in place, headers (variable
-    /// from Capella on) by their offsets.
-    fn split(
-        bytes: &'a [u8],
-        fork: Fork,
-        preset: &'p Preset,
-        path: &'static str,
-        kinds: &[Kind],
-    ) -> Result<Self, DecodeError> {
-        let variable = LightClientHeader::is_variable(fork);
-        let fixed: usize = kinds.iter().map(|k| k.fixed_len(fork, preset)).sum();
-        let mut r = Fixed::new(bytes, fixed, path)?;
-        let mut parts = Vec::with_capacity(kinds.len());
-        let mut offsets = Vec::new();
-        for k in kinds {
-            if variable && *k == Kind::Header {
-                offsets.push(r.offset());
-                parts.push((*k, &[][..]));
-            } else {
-                parts.push((*k, r.take(k.fixed_len(fork, preset))));
-            }
-        }
-        if variable {
-            let mut var = variable_parts(bytes, fixed, &offsets, path)?.into_iter();
-            for (k, part) in &mut parts {
-                if *k == Kind::Header {
-                    *part = var.next().unwrap_or_default();
-                }
-            }
+    parts: &[Part],
+    path: &str,
+) -> Result<Vec<&'a [u8]>, DecodeError> {
+    let header_len = LightClientHeader::fixed_len(fork);
+    let variable = LightClientHeader::is_variable(fork);
+    let size = |p: &Part| match p {
+        Part::Fixed(n) => *n,
+        Part::Header if variable => 4,
+        Part::Header => header_len,
+    };
+    let fixed: usize = parts.iter().map(size).sum();
+    let mut r = Fixed::new(bytes, fixed, path)?;
+    let mut out = Vec::with_capacity(parts.len());
+    let mut offsets = Vec::new();
+    for p in parts {
+        if variable && matches!(p, Part::Header) {
+            offsets.push(r.offset());
+            out.push(&[][..]);
         } else {
-            expect_len(bytes, fixed, path)?;
+            out.push(r.take(size(p)));
         }
-        Ok(Self {
-            parts: parts.into_iter(),
-            fork,
-            preset,
-            path,
+    }
+    if !variable {
+        expect_len(bytes, fixed, path)?;
+        return Ok(out);
+    }
+    let mut var = variable_parts(bytes, fixed, &offsets, path)?.into_iter();
+    for (p, slot) in parts.iter().zip(out.iter_mut()) {
+        if matches!(p, Part::Header) {
+            *slot = var.next().unwrap_or_default();
+        }
+    }
+    Ok(out)
+}
+
+/// Writes a container: fixed fields in place, headers (variable from Capella on) by offset.
+fn join(fork: Fork, fields: &[Field<'_>]) -> Vec<u8> {
+    let mut out = Vec::new();
+    if !fork.has_execution() {
+        for f in fields {
+            f.write(&mut out);
+        }
+        return out;
+    }
+    let fixed: usize = fields
+        .iter()
+        .map(|f| match f {
+            Field::Header(_) => 4,
+            Field::Bytes(b) => b.len(),
         })
-    }
-
-    /// Reads the next field, named `name`.
-    fn read<T: FieldValue>(&mut self, name: &str) -> Result<T, DecodeError> {
-        let (kind, bytes) = self.parts.next().unwrap_or((Kind::Slot, &[]));
-        T::read(bytes, kind, self, &at(self.path, name))
-    }
-}
-
-/// A field's value: how it is read from its bytes in a container, and written and hashed as a
-/// [`Field`].
-trait FieldValue: Sized {
-    fn read(bytes: &[u8], kind: Kind, f: &Fields<'_, '_>, path: &str) -> Result<Self, DecodeError>;
-    fn field(&self) -> Field<'_>;
-}
-
-/// The [`FieldValue`] of each field type: its [`Field`], and how it is read (`bytes`, its
-/// `kind`, the container's [`Fields`] `f` and its `path`).
-macro_rules! field_values {
-    ($($ty:ty => $variant:ident, |$bytes:pat, $kind:pat, $f:pat, $path:ident| $read:expr;)+) => {
-        $(impl FieldValue for $ty {
-            fn read(
-                $bytes: &[u8],
-                $kind: Kind,
-                $f: &Fields<'_, '_>,
-                $path: &str,
-            ) -> Result<Self, DecodeError> {
-                $read
+        .sum();
+    let mut tail = Vec::new();
+    for f in fields {
+        match f {
+            Field::Header(h) => {
+                put_offset(&mut out, fixed + tail.len());
+                h.encode_to(&mut tail);
             }
-
-            fn field(&self) -> Field<'_> {
-                Field::$variant(self)
-            }
-        })+
-    };
+            Field::Bytes(b) => put(&mut out, b),
+        }
+    }
+    put(&mut out, &tail);
+    out
 }
 
-field_values! {
-    LightClientHeader => Header, |bytes, _, f, path| Self::decode(bytes, f.fork, path);
-    SyncCommittee => Committee, |bytes, _, f, path| Self::decode(bytes, f.preset, path);
-    SyncAggregate => Aggregate, |bytes, _, f, path| Self::decode(bytes, f.preset, path);
-    Vec<Root> => Branch, |bytes, kind, f, path| {
-        let depth = kind.depth(f.fork);
-        Ok(Fixed::exact(bytes, 32 * depth, path)?.branch(depth))
-    };
-    u64 => Slot, |bytes, _, _, path| Ok(Fixed::exact(bytes, 8, path)?.u64());
-}
-
-/// A field's value, for writing and hashing a container.
 enum Field<'a> {
     Header(&'a LightClientHeader),
-    Committee(&'a SyncCommittee),
-    Branch(&'a [Root]),
-    Aggregate(&'a SyncAggregate),
-    Slot(&'a u64),
+    Bytes(Vec<u8>),
 }
 
 impl Field<'_> {
     fn write(&self, out: &mut Vec<u8>) {
         match self {
             Field::Header(h) => h.encode_to(out),
-            Field::Committee(c) => c.encode_to(out),
-            Field::Branch(b) => put_branch(out, b),
-            Field::Aggregate(a) => a.encode_to(out),
-            Field::Slot(s) => put(out, &s.to_le_bytes()),
-        }
-    }
-
-    fn hash_tree_root(&self) -> Root {
-        match self {
-            Field::Header(h) => h.hash_tree_root(),
-            Field::Committee(c) => c.hash_tree_root(),
-            Field::Branch(b) => branch_root(b),
-            Field::Aggregate(a) => a.hash_tree_root(),
-            Field::Slot(s) => u64_root(**s),
+            Field::Bytes(b) => put(out, b),
         }
     }
 }
 
-/// Writes a container of `fields` in `fork`: fixed fields in place, headers (variable from
-/// Capella on) by offset.
-fn join(fork: Fork, fields: &[Field<'_>]) -> Vec<u8> {
-    let mut fixed = Vec::new();
-    if !LightClientHeader::is_variable(fork) {
-        for f in fields {
-            f.write(&mut fixed);
-        }
-        return fixed;
-    }
-    // Offsets are written as placeholders, then set once the fixed part's length is known.
-    let mut tail = Vec::new();
-    let mut offsets = Vec::new();
-    for f in fields {
-        if let Field::Header(h) = f {
-            offsets.push((fixed.len(), tail.len()));
-            put_offset(&mut fixed, 0);
-            h.encode_to(&mut tail);
-        } else {
-            f.write(&mut fixed);
-        }
-    }
-    let fixed_len = fixed.len();
-    for (at, offset) in offsets {
-        if let Some(dst) = fixed.get_mut(at..at + 4) {
-            dst.copy_from_slice(&((fixed_len + offset) as u32).to_le_bytes());
-        }
-    }
-    put(&mut fixed, &tail);
-    fixed
+/// The SSZ encoding `encode_to` appends.
+fn bytes_of(encode_to: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+    let mut v = Vec::new();
+    encode_to(&mut v);
+    v
 }
 
-/// `hash_tree_root` of a container of `fields`.
-fn container_root(fields: &[Field<'_>]) -> Root {
-    let roots: Vec<Root> = fields.iter().map(Field::hash_tree_root).collect();
-    merkleize(&roots, roots.len())
+fn read_branch(bytes: &[u8], depth: usize, path: &str) -> Result<Vec<Root>, DecodeError> {
+    Ok(Fixed::exact(bytes, 32 * depth, path)?.branch(depth))
 }
 
-/// The codec of a light-client container from its fields in order (each with its [`Kind`]):
-/// `decode` (errors name `path.field`), `encode` (in the fork of the header named by `fork`)
-/// and `hash_tree_root`.
+fn read_slot(bytes: &[u8], path: &str) -> Result<u64, DecodeError> {
+    Ok(Fixed::exact(bytes, 8, path)?.u64())
+}
+
+/// The codec of a light-client container from its fields in order, each with its kind:
+/// `decode` (errors name `path.field`), `encode` (in the fork of the header named by `fork`) and
+/// `hash_tree_root`. A kind says how its field is split off, read, written and hashed (`@part`,
+/// `@read`, `@write`, `@root`).
 macro_rules! container {
     ($name:ident, $path:literal, fork of $fork:ident { $($field:ident: $kind:ident,)+ }) => {
         impl $name {
             #[doc = concat!("Decodes `fork`'s `", stringify!($name), "`.")]
             pub fn decode(bytes: &[u8], fork: Fork, preset: &Preset) -> Result<Self, DecodeError> {
-                let kinds = [$(Kind::$kind),+];
-                let mut f = Fields::split(bytes, fork, preset, $path, &kinds)?;
+                let size = preset.sync_committee_size;
+                let parts = [$(container!(@part $kind, fork, size)),+];
+                let mut parts = split(bytes, fork, &parts, $path)?.into_iter();
                 Ok(Self {
-                    $($field: f.read(stringify!($field))?,)+
+                    $($field: {
+                        let bytes = parts.next().unwrap_or_default();
+                        let path = concat!($path, ".", stringify!($field));
+                        container!(@read $kind, bytes, fork, preset, path)?
+                    },)+
                 })
             }
 
             #[doc = concat!("The SSZ encoding (in the fork of its `", stringify!($fork), "`).")]
             pub fn encode(&self) -> Vec<u8> {
-                join(self.$fork.fork, &[$(self.$field.field()),+])
+                join(self.$fork.fork, &[$(container!(@write $kind, &self.$field)),+])
             }
 
             /// `hash_tree_root`.
             pub fn hash_tree_root(&self) -> Root {
-                container_root(&[$(self.$field.field()),+])
+                let roots = [$(container!(@root $kind, &self.$field)),+];
+                merkleize(&roots, roots.len())
             }
         }
     };
+    (@part Header, $fork:ident, $size:ident) => { Part::Header };
+    (@part Committee, $fork:ident, $size:ident) => { Part::Fixed(SyncCommittee::len($size)) };
+    (@part CommitteeBranch, $fork:ident, $size:ident) => {
+        Part::Fixed(32 * $fork.sync_committee_depth())
+    };
+    (@part FinalityBranch, $fork:ident, $size:ident) => { Part::Fixed(32 * $fork.finality_depth()) };
+    (@part Aggregate, $fork:ident, $size:ident) => { Part::Fixed(SyncAggregate::len($size)) };
+    (@part Slot, $fork:ident, $size:ident) => { Part::Fixed(8) };
+    (@read Header, $b:ident, $fork:ident, $preset:ident, $path:ident) => {
+        LightClientHeader::decode($b, $fork, $path)
+    };
+    (@read Committee, $b:ident, $fork:ident, $preset:ident, $path:ident) => {
+        SyncCommittee::decode($b, $preset, $path)
+    };
+    (@read CommitteeBranch, $b:ident, $fork:ident, $preset:ident, $path:ident) => {
+        read_branch($b, $fork.sync_committee_depth(), $path)
+    };
+    (@read FinalityBranch, $b:ident, $fork:ident, $preset:ident, $path:ident) => {
+        read_branch($b, $fork.finality_depth(), $path)
+    };
+    (@read Aggregate, $b:ident, $fork:ident, $preset:ident, $path:ident) => {
+        SyncAggregate::decode($b, $preset, $path)
+    };
+    (@read Slot, $b:ident, $fork:ident, $preset:ident, $path:ident) => { read_slot($b, $path) };
+    (@write Header, $v:expr) => { Field::Header($v) };
+    (@write Committee, $v:expr) => { Field::Bytes(bytes_of(|out| $v.encode_to(out))) };
+    (@write CommitteeBranch, $v:expr) => { Field::Bytes(bytes_of(|out| put_branch(out, $v))) };
+    (@write FinalityBranch, $v:expr) => { Field::Bytes(bytes_of(|out| put_branch(out, $v))) };
+    (@write Aggregate, $v:expr) => { Field::Bytes(bytes_of(|out| $v.encode_to(out))) };
+    (@write Slot, $v:expr) => { Field::Bytes($v.to_le_bytes().to_vec()) };
+    (@root CommitteeBranch, $v:expr) => { branch_root($v) };
+    (@root FinalityBranch, $v:expr) => { branch_root($v) };
+    (@root Slot, $v:expr) => { u64_root(*$v) };
+    (@root $kind:ident, $v:expr) => { $v.hash_tree_root() };
 }
 
 container!(LightClientBootstrap, "bootstrap", fork of header {

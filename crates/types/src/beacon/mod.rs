@@ -230,10 +230,34 @@ impl Default for ExecutionPayloadHeader {
     }
 }
 
+/// Whether every byte of `parts` is zero.
+fn zero(parts: &[&[u8]]) -> bool {
+    parts.iter().all(|p| p.iter().all(|b| *b == 0))
+}
+
 impl ExecutionPayloadHeader {
     /// Whether every field is zero (the spec's `ExecutionPayloadHeader()`).
     pub fn is_empty(&self) -> bool {
-        *self == Self::default()
+        self.extra_data.is_empty()
+            && (self.block_number
+                | self.gas_limit
+                | self.gas_used
+                | self.timestamp
+                | self.blob_gas_used
+                | self.excess_blob_gas)
+                == 0
+            && zero(&[
+                &self.parent_hash,
+                &self.fee_recipient,
+                &self.state_root,
+                &self.receipts_root,
+                &self.logs_bloom,
+                &self.prev_randao,
+                &self.base_fee_per_gas,
+                &self.block_hash,
+                &self.transactions_root,
+                &self.withdrawals_root,
+            ])
     }
 }
 
@@ -264,7 +288,12 @@ impl LightClientHeader {
 
     /// Whether every field is zero (the spec's `LightClientHeader()`, in any fork's container).
     pub fn is_empty(&self) -> bool {
-        *self == Self::empty(self.fork)
+        let b = &self.beacon;
+        b.slot == 0
+            && b.proposer_index == 0
+            && zero(&[&b.parent_root, &b.state_root, &b.body_root])
+            && self.execution.is_empty()
+            && zero(&self.execution_branch.each_ref().map(|r| &r[..]))
     }
 }
 
@@ -288,7 +317,7 @@ impl SyncCommittee {
 
     /// Whether every key is zero.
     pub fn is_empty(&self) -> bool {
-        self.aggregate_pubkey == [0; 48] && self.pubkeys.iter().all(|k| *k == [0; 48])
+        zero(&[&self.aggregate_pubkey]) && self.pubkeys.iter().all(|k| zero(&[k]))
     }
 }
 
