@@ -41,8 +41,7 @@ impl fmt::Display for DecodeError {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for DecodeError {}
+impl core::error::Error for DecodeError {}
 
 /// Where a decoded element sits in the input: `[from, to)` byte offsets, named by its field
 /// path (`parts[0].tree.1`, `levels[2].quotients[0]`, `storageProof[1].proof[3]`; each family's

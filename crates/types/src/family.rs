@@ -293,52 +293,41 @@ impl Rejection for crate::DecodeError {
 
 /// Declares a family's error enum, each variant tagged with the stable code it answers:
 /// `#[code(RootMismatch)]` (an [`ErrorCode`]), or `#[code(via field)]` (the `code()` of the
-/// variant's field `field`, `0` for a tuple variant: a nested rejection or a fault kind).
-/// `#[from]` on a one-field tuple variant (after its code) converts that field into the error.
+/// variant's field `field`, `0` for a tuple variant: a nested rejection or a fault kind). The
+/// attributes after the code are the variant's own: its message (`#[error(...)]`, as
+/// `thiserror` reads it, which also writes `Display`, `std::error::Error` and the `#[from]`
+/// conversions).
 ///
-/// Besides the enum (`Clone, Debug, PartialEq, Eq`) it writes what every family's error has
-/// in the same shape: `const fn code()` from the tags, the `From` conversions,
-/// `std::error::Error`, and the [`Rejection`] impl, whose evidence is the enum's own
-/// `fn evidence(&self) -> Evidence`. What differs — the messages (`Display`) and where each
-/// rejection points (`evidence`) — each family writes beside it.
+/// The enum derives `thiserror::Error` itself (the derive must come with the enum's tokens for
+/// `thiserror` to read `.field` arguments). Besides the enum the macro writes what every family's
+/// error has in the same shape: `const fn code()` from the tags and the [`Rejection`] impl, whose
+/// evidence is the enum's own `fn evidence(&self) -> Evidence`, written beside it (where each
+/// rejection points differs in every family).
 macro_rules! rejection {
-    ($(#[doc = $doc:literal])* pub enum $name:ident { $($body:tt)* }) => {
-        $crate::family::rejection!(@variant $name [$(#[doc = $doc])*] [] [] []; $($body)*);
+    ($(#[$($attr:tt)*])* pub enum $name:ident { $($body:tt)* }) => {
+        $crate::family::rejection!(@variant $name [$(#[$($attr)*])*] [] []; $($body)*);
     };
-    // A variant converted from its one field.
-    (@variant $name:ident $docs:tt [$($v:tt)*] $arms:tt [$($from:tt)*];
-        $(#[doc = $d:literal])* #[code($($code:tt)+)] #[from] $V:ident($inner:ty), $($rest:tt)*
-    ) => {
-        $crate::family::rejection!(@arm $name $docs [$($v)* $(#[doc = $d])* $V($inner),] $arms
-            [$($from)* impl From<$inner> for $name {
-                fn from(e: $inner) -> Self {
-                    Self::$V(e)
-                }
-            }]
-            ($($code)+) $V; $($rest)*);
-    };
-    // Any other variant: unit, tuple or struct.
-    (@variant $name:ident $docs:tt [$($v:tt)*] $arms:tt $from:tt;
-        $(#[doc = $d:literal])* #[code($($code:tt)+)]
+    // One variant: unit, tuple or struct, its code, its attributes.
+    (@variant $name:ident $docs:tt [$($v:tt)*] $arms:tt;
+        $(#[doc = $d:literal])* #[code($($code:tt)+)] $(#[$($attr:tt)*])*
         $V:ident $(($($t:tt)*))? $({$($f:tt)*})?, $($rest:tt)*
     ) => {
         $crate::family::rejection!(@arm $name $docs
-            [$($v)* $(#[doc = $d])* $V $(($($t)*))? $({$($f)*})?,] $arms $from
+            [$($v)* $(#[doc = $d])* $(#[$($attr)*])* $V $(($($t)*))? $({$($f)*})?,] $arms
             ($($code)+) $V; $($rest)*);
     };
     // The code of the variant just read: a field's own code, or an `ErrorCode`.
-    (@arm $name:ident $docs:tt $v:tt [$($arm:tt)*] $from:tt (via $field:tt) $V:ident; $($rest:tt)*) => {
+    (@arm $name:ident $docs:tt $v:tt [$($arm:tt)*] (via $field:tt) $V:ident; $($rest:tt)*) => {
         $crate::family::rejection!(@variant $name $docs $v
-            [$($arm)* Self::$V { $field: inner, .. } => inner.code(),] $from; $($rest)*);
+            [$($arm)* Self::$V { $field: inner, .. } => inner.code(),]; $($rest)*);
     };
-    (@arm $name:ident $docs:tt $v:tt [$($arm:tt)*] $from:tt ($code:ident) $V:ident; $($rest:tt)*) => {
+    (@arm $name:ident $docs:tt $v:tt [$($arm:tt)*] ($code:ident) $V:ident; $($rest:tt)*) => {
         $crate::family::rejection!(@variant $name $docs $v
-            [$($arm)* Self::$V { .. } => $crate::ErrorCode::$code,] $from; $($rest)*);
+            [$($arm)* Self::$V { .. } => $crate::ErrorCode::$code,]; $($rest)*);
     };
     // Every variant read.
-    (@variant $name:ident [$($doc:tt)*] [$($v:tt)*] [$($arm:tt)*] [$($from:tt)*];) => {
-        $($doc)*
-        #[derive(Clone, Debug, PartialEq, Eq)]
+    (@variant $name:ident [$($attr:tt)*] [$($v:tt)*] [$($arm:tt)*];) => {
+        $($attr)*
         pub enum $name {
             $($v)*
         }
@@ -351,11 +340,6 @@ macro_rules! rejection {
                 }
             }
         }
-
-        $($from)*
-
-        #[cfg(feature = "std")]
-        impl std::error::Error for $name {}
 
         impl $crate::family::Rejection for $name {
             fn code(&self) -> $crate::ErrorCode {

@@ -86,6 +86,12 @@ impl core::fmt::Display for Hex<'_> {
     }
 }
 
+/// [`Hex`] of anything that is bytes (a hash, a key, an address): what the families' error
+/// messages show.
+pub(crate) fn hex<T: AsRef<[u8]> + ?Sized>(b: &T) -> Hex<'_> {
+    Hex(b.as_ref())
+}
+
 /// Encodes bytes as lowercase `0x`-hex `DATA`.
 pub fn encode(b: &[u8]) -> alloc::string::String {
     let mut s = alloc::string::String::with_capacity(2 + 2 * b.len());

@@ -5,13 +5,11 @@
 //! `initialize_light_client_store`, `validate_light_client_update` and
 //! `is_valid_light_client_header`.
 
-use core::fmt;
-
 use super::{Root, Slot};
 use crate::{
     DecodeError, ErrorCode,
     family::{Evidence, rejection},
-    hex::Hex,
+    hex::hex,
 };
 
 /// Which Merkle branch failed.
@@ -52,13 +50,19 @@ impl Branch {
 
 rejection! {
     /// Why a bootstrap or an update was rejected.
+    #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
     pub enum BeaconError {
         /// The SSZ bytes are not the container's encoding.
         #[code(BadEncoding)]
-        #[from]
-        Decode(DecodeError),
+        #[error(transparent)]
+        Decode(#[from] DecodeError),
         /// The bootstrap's beacon header hashes to `found`, not to the trusted checkpoint.
         #[code(CheckpointMismatch)]
+        #[error(
+            "the bootstrap's header root is {}, not the checkpoint {}",
+            hex(.found),
+            hex(.expected),
+        )]
         CheckpointMismatch {
             /// The trusted block root.
             expected: Root,
@@ -67,6 +71,7 @@ rejection! {
         },
         /// Fewer members signed than the protocol's minimum.
         #[code(LowParticipation)]
+        #[error("{participants} sync committee members signed, fewer than {min}")]
         LowParticipation {
             /// Members who signed.
             participants: usize,
@@ -76,6 +81,7 @@ rejection! {
         /// The slots break `current ≥ signature > attested ≥ finalized`; `field` names the first
         /// slot out of order.
         #[code(SlotOrder)]
+        #[error("{field} is {slot}, out of order against {bound}")]
         SlotOrder {
             /// The field at fault.
             field: &'static str,
@@ -86,6 +92,11 @@ rejection! {
         },
         /// Signed, or finalizing, in a period the store has no committee for.
         #[code(PeriodMismatch)]
+        #[error(
+            "{field} is in period {found}; the store accepts {}..={}",
+            .accepted.0,
+            .accepted.1,
+        )]
         PeriodMismatch {
             /// The field whose period is wrong.
             field: &'static str,
@@ -96,6 +107,9 @@ rejection! {
         },
         /// The attested header is not newer than the finalized one, and no next committee is needed.
         #[code(StaleUpdate)]
+        #[error(
+            "the attested slot {attested_slot} is not after the finalized slot {finalized_slot} and no next sync committee is needed",
+        )]
         StaleUpdate {
             /// The store's finalized slot.
             finalized_slot: Slot,
@@ -104,6 +118,7 @@ rejection! {
         },
         /// A field that must be empty is set.
         #[code(UnexpectedField)]
+        #[error("{field} must be empty: {reason}")]
         UnexpectedField {
             /// The field.
             field: &'static str,
@@ -112,6 +127,12 @@ rejection! {
         },
         /// A Merkle branch leads to `found`, not to the root it must prove against.
         #[code(via branch)]
+        #[error(
+            "{field}: the {} leads to {}, not to {}",
+            .branch.about(),
+            hex(.found),
+            hex(.expected),
+        )]
         BranchMismatch {
             /// Which branch.
             branch: Branch,
@@ -124,6 +145,11 @@ rejection! {
         },
         /// The update's next sync committee differs from the one the store verified.
         #[code(SyncCommitteeMismatch)]
+        #[error(
+            "the next sync committee's root is {}, not the verified {}",
+            hex(.found),
+            hex(.expected),
+        )]
         SyncCommitteeMismatch {
             /// The root of the store's next committee.
             expected: Root,
@@ -132,69 +158,13 @@ rejection! {
         },
         /// The aggregate signature does not verify; `field` names what is at fault.
         #[code(BadSyncSignature)]
+        #[error("{field}: {reason}")]
         BadSyncSignature {
             /// The field (`…sync_committee_signature`, or a committee key).
             field: &'static str,
             /// What is wrong.
             reason: &'static str,
         },
-    }
-}
-
-impl fmt::Display for BeaconError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Decode(e) => e.fmt(f),
-            Self::CheckpointMismatch { expected, found } => write!(
-                f,
-                "the bootstrap's header root is {}, not the checkpoint {}",
-                Hex(found),
-                Hex(expected)
-            ),
-            Self::LowParticipation { participants, min } => write!(
-                f,
-                "{participants} sync committee members signed, fewer than {min}"
-            ),
-            Self::SlotOrder { field, bound, slot } => {
-                write!(f, "{field} is {slot}, out of order against {bound}")
-            }
-            Self::PeriodMismatch {
-                field,
-                accepted,
-                found,
-            } => write!(
-                f,
-                "{field} is in period {found}; the store accepts {}..={}",
-                accepted.0, accepted.1
-            ),
-            Self::StaleUpdate {
-                finalized_slot,
-                attested_slot,
-            } => write!(
-                f,
-                "the attested slot {attested_slot} is not after the finalized slot {finalized_slot} and no next sync committee is needed"
-            ),
-            Self::UnexpectedField { field, reason } => write!(f, "{field} must be empty: {reason}"),
-            Self::BranchMismatch {
-                branch,
-                field,
-                expected,
-                found,
-            } => write!(
-                f,
-                "{field}: the {} leads to {}, not to {}",
-                branch.about(),
-                Hex(found),
-                Hex(expected)
-            ),
-            Self::SyncCommitteeMismatch { expected, found } => write!(
-                f,
-                "the next sync committee's root is {}, not the verified {}",
-                Hex(found),
-                Hex(expected)
-            ),
-            Self::BadSyncSignature { field, reason } => write!(f, "{field}: {reason}"),
-        }
     }
 }
 

@@ -7,7 +7,7 @@ use core::fmt;
 use crate::{
     B256, DecodeError,
     family::{Evidence, Range, rejection},
-    hex::Hex,
+    hex::hex,
 };
 
 /// What is wrong with the shape of a structure's partial tree (`BAD_SHAPE`).
@@ -90,13 +90,15 @@ impl fmt::Display for Gap {
 
 rejection! {
     /// Why a provenance proof was rejected.
+    #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
     pub enum ColeError {
         /// The proof is not the one accepted encoding (the field names where).
         #[code(BadEncoding)]
-        #[from]
-        Decode(DecodeError),
+        #[error(transparent)]
+        Decode(#[from] DecodeError),
         /// The query itself is empty: `lo > hi`.
         #[code(RangeMismatch)]
+        #[error("the range's first block {lo} is after its last {hi}")]
         EmptyRange {
             /// First block asked.
             lo: u64,
@@ -105,6 +107,7 @@ rejection! {
         },
         /// The proof is for another state key.
         #[code(KeyMismatch)]
+        #[error("the proof is for state key {}, not {}", hex(.found), hex(.expected))]
         KeyMismatch {
             /// The key asked for.
             expected: B256,
@@ -113,6 +116,7 @@ rejection! {
         },
         /// The proof answers another block range.
         #[code(RangeMismatch)]
+        #[error("the proof answers blocks {}, not {}", Range(*.found), Range(*.expected))]
         RangeMismatch {
             /// The range asked for.
             expected: (u64, u64),
@@ -121,6 +125,7 @@ rejection! {
         },
         /// Structure `part` is given by its digest before the version in force at `lo` was found.
         #[code(WrongEarlyStop)]
+        #[error("structure {part} is skipped before the version in force at block {lo} was found")]
         StoppedEarly {
             /// The structure.
             part: usize,
@@ -129,6 +134,7 @@ rejection! {
         },
         /// Structure `part` is searched after the version in force at `lo` was found.
         #[code(WrongEarlyStop)]
+        #[error("structure {part} is searched after the version in force at block {lo} was found")]
         SearchedAfterStop {
             /// The structure.
             part: usize,
@@ -137,6 +143,10 @@ rejection! {
         },
         /// A run's height is not that of a complete tree over its entries.
         #[code(BadShape)]
+        #[error(
+            "structure {part}: a run of {entries} entries with fanout {fanout} has height \
+             {expected}, not {found}",
+        )]
         RunHeight {
             /// The structure.
             part: usize,
@@ -151,6 +161,7 @@ rejection! {
         },
         /// The partial tree of structure `part` has a shape the structure cannot have.
         #[code(BadShape)]
+        #[error("structure {part}: {fault}")]
         Shape {
             /// The structure.
             part: usize,
@@ -159,6 +170,7 @@ rejection! {
         },
         /// The revealed entries of structure `part` leave a gap.
         #[code(IncompleteRange)]
+        #[error("structure {part}: {gap}")]
         Incomplete {
             /// The structure.
             part: usize,
@@ -168,12 +180,17 @@ rejection! {
         /// The revealed entries of structure `part` are not strictly increasing by
         /// ⟨stateKey, block⟩.
         #[code(ResultsOutOfOrder)]
+        #[error("structure {part}: revealed entries are not strictly increasing")]
         EntriesOutOfOrder {
             /// The structure.
             part: usize,
         },
         /// Structure `part` reveals more than one neighbour entry on a side of the range.
         #[code(ExtraResults)]
+        #[error(
+            "structure {part}: {before} entries before and {after} after the range, at most \
+             one neighbour on each side",
+        )]
         ExtraNeighbours {
             /// The structure.
             part: usize,
@@ -184,6 +201,10 @@ rejection! {
         },
         /// An older structure holds a version not older than one of a newer structure.
         #[code(ResultsOutOfOrder)]
+        #[error(
+            "structure {part} holds block {block}, not older than block {newer} of a newer \
+             structure",
+        )]
         OlderStructureNewer {
             /// The older structure.
             part: usize,
@@ -194,82 +215,17 @@ rejection! {
         },
         /// The root recomputed from the proof differs from the trusted one.
         #[code(RootMismatch)]
+        #[error(
+            "the root recomputed from the proof is {}, not the trusted {}",
+            hex(.found),
+            hex(.expected),
+        )]
         RootMismatch {
             /// The trusted root (`coleRoot`, or `H_state` when checked alone).
             expected: B256,
             /// What the proof recomputes to.
             found: B256,
         },
-    }
-}
-
-impl fmt::Display for ColeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Decode(e) => e.fmt(f),
-            Self::EmptyRange { lo, hi } => {
-                write!(f, "the range's first block {lo} is after its last {hi}")
-            }
-            Self::KeyMismatch { expected, found } => {
-                write!(
-                    f,
-                    "the proof is for state key {}, not {}",
-                    Hex(found.as_slice()),
-                    Hex(expected.as_slice())
-                )
-            }
-            Self::RangeMismatch { expected, found } => write!(
-                f,
-                "the proof answers blocks {}, not {}",
-                Range(*found),
-                Range(*expected)
-            ),
-            Self::StoppedEarly { part, lo } => write!(
-                f,
-                "structure {part} is skipped before the version in force at block {lo} was found"
-            ),
-            Self::SearchedAfterStop { part, lo } => write!(
-                f,
-                "structure {part} is searched after the version in force at block {lo} was found"
-            ),
-            Self::RunHeight {
-                part,
-                entries,
-                fanout,
-                expected,
-                found,
-            } => write!(
-                f,
-                "structure {part}: a run of {entries} entries with fanout {fanout} has height \
-                 {expected}, not {found}"
-            ),
-            Self::Shape { part, fault } => write!(f, "structure {part}: {fault}"),
-            Self::Incomplete { part, gap } => write!(f, "structure {part}: {gap}"),
-            Self::EntriesOutOfOrder { part } => write!(
-                f,
-                "structure {part}: revealed entries are not strictly increasing"
-            ),
-            Self::ExtraNeighbours {
-                part,
-                before,
-                after,
-            } => write!(
-                f,
-                "structure {part}: {before} entries before and {after} after the range, at most \
-                 one neighbour on each side"
-            ),
-            Self::OlderStructureNewer { part, block, newer } => write!(
-                f,
-                "structure {part} holds block {block}, not older than block {newer} of a newer \
-                 structure"
-            ),
-            Self::RootMismatch { expected, found } => write!(
-                f,
-                "the root recomputed from the proof is {}, not the trusted {}",
-                Hex(found.as_slice()),
-                Hex(expected.as_slice())
-            ),
-        }
     }
 }
 

@@ -9,7 +9,7 @@ use super::{Component, ForklessKey};
 use crate::{
     B256, DecodeError,
     family::{Evidence, rejection},
-    hex::Hex,
+    hex::hex,
 };
 
 /// The opened file a fault is in: the key's reverse table, the bucket file, the value file or
@@ -40,13 +40,15 @@ impl Opened {
 
 rejection! {
     /// Why a forkless proof was rejected.
+    #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
     pub enum ForklessError {
         /// The proof is not the one accepted encoding (the field names where).
         #[code(BadEncoding)]
-        #[from]
-        Decode(DecodeError),
+        #[error(transparent)]
+        Decode(#[from] DecodeError),
         /// The proof is for another key.
         #[code(KeyMismatch)]
+        #[error("the proof is for {}, not {}", Key(.found), Key(.expected))]
         KeyMismatch {
             /// The key asked for.
             expected: ForklessKey,
@@ -55,6 +57,7 @@ rejection! {
         },
         /// The query itself is empty: `lo > hi`.
         #[code(RangeMismatch)]
+        #[error("the range {lo}..={hi} is empty")]
         EmptyRange {
             /// First block asked.
             lo: u64,
@@ -64,6 +67,7 @@ rejection! {
         /// The proof proves something else than asked: a value instead of a history, or a history
         /// over another range.
         #[code(RangeMismatch)]
+        #[error("the proof proves {found}, not {expected}")]
         ClaimMismatch {
             /// What was asked.
             expected: String,
@@ -72,6 +76,7 @@ rejection! {
         },
         /// The opened record lies at or beyond the number of records the file commits.
         #[code(RecordOutOfRange)]
+        #[error("{}: record {record} is beyond the file's {count} records", .opened.field())]
         RecordOutOfRange {
             /// The opening.
             opened: Opened,
@@ -82,6 +87,7 @@ rejection! {
         },
         /// The reverse table holds another key at the proof's record number.
         #[code(KeyMismatch)]
+        #[error("the reverse table holds {found} at record {record}, not {expected}")]
         RecordKeyMismatch {
             /// The record.
             record: u64,
@@ -92,6 +98,7 @@ rejection! {
         },
         /// An opening has not the number of sibling hashes its file's tree has.
         #[code(BadShape)]
+        #[error("{}: {found} sibling hashes, the file's tree needs {expected}", .opened.field())]
         Siblings {
             /// The opening.
             opened: Opened,
@@ -102,6 +109,13 @@ rejection! {
         },
         /// An opening's page and siblings hash to another tree root than the proof lists.
         #[code(NodeHashMismatch)]
+        #[error(
+            "{}: the {} file's tree recomputes to {}, not the listed {}",
+            .opened.field(),
+            .component.name(),
+            hex(.found),
+            hex(.expected),
+        )]
         TreeMismatch {
             /// The opening.
             opened: Opened,
@@ -114,12 +128,14 @@ rejection! {
         },
         /// An absence proof's bucket entries are not strictly increasing by key.
         #[code(ResultsOutOfOrder)]
+        #[error("bucket entry {entry} is not after the one before it")]
         BucketOutOfOrder {
             /// The first entry out of order.
             entry: usize,
         },
         /// An absence proof's bucket holds an entry of another bucket.
         #[code(WrongBucket)]
+        #[error("bucket entry {entry} belongs to bucket {found}, not {expected}")]
         WrongBucket {
             /// The entry.
             entry: usize,
@@ -130,12 +146,18 @@ rejection! {
         },
         /// An absence proof's bucket holds the key it claims absent.
         #[code(KeyPresent)]
+        #[error("bucket entry {entry} is the key the proof claims absent")]
         KeyPresent {
             /// The entry holding it.
             entry: usize,
         },
         /// The bucket's entries hash to another value than its record in the bucket file.
         #[code(NodeHashMismatch)]
+        #[error(
+            "bucket {bucket}'s entries hash to {}, not the bucket file's {}",
+            hex(.found),
+            hex(.expected),
+        )]
         BucketMismatch {
             /// The bucket.
             bucket: u64,
@@ -146,6 +168,7 @@ rejection! {
         },
         /// The chain's links are not strictly increasing by block.
         #[code(ResultsOutOfOrder)]
+        #[error("link {link} is not after the link before it")]
         LinksOutOfOrder {
             /// The first link out of order.
             link: usize,
@@ -153,6 +176,7 @@ rejection! {
         /// The chain starts after `lo` from a chain value: a change at or before `lo` (the value in
         /// force at the range's start) or between it and the first link is left out.
         #[code(IncompleteRange)]
+        #[error(fmt = chain_incomplete)]
         ChainIncomplete {
             /// The range's first block.
             lo: u64,
@@ -161,6 +185,10 @@ rejection! {
         },
         /// More than one link at or before `lo`: only the value in force at `lo` is needed.
         #[code(ExtraResults)]
+        #[error(
+            "link {link} is at or before the range's start like the one after it; only the \
+             value in force at the start is needed",
+        )]
         ExtraLinks {
             /// The first link not needed.
             link: usize,
@@ -168,6 +196,11 @@ rejection! {
         /// The links recompute to another chain head than the chain file commits (a link dropped,
         /// altered, of another key or of another block).
         #[code(ChainMismatch)]
+        #[error(
+            "the links recompute to chain head {}, not the committed {}",
+            hex(.found),
+            hex(.expected),
+        )]
         ChainMismatch {
             /// The head in the chain file.
             expected: B256,
@@ -176,6 +209,11 @@ rejection! {
         },
         /// The state root recomputed from the proof differs from the trusted one.
         #[code(RootMismatch)]
+        #[error(
+            "the state root recomputed from the proof is {}, not the trusted {}",
+            hex(.found),
+            hex(.expected),
+        )]
         RootMismatch {
             /// The trusted root (`forklessRoot`).
             expected: B256,
@@ -185,124 +223,28 @@ rejection! {
     }
 }
 
+/// [`ForklessError::ChainIncomplete`]'s message: where the chain resumes.
+fn chain_incomplete(lo: &u64, oldest: &Option<u64>, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    match oldest {
+        Some(b) => write!(
+            f,
+            "the chain resumes at block {b}, after block {lo}: the change in force at {lo} is \
+             left out"
+        ),
+        None => write!(f, "the chain resumes with no link"),
+    }
+}
+
 struct Key<'a>(&'a ForklessKey);
 
 impl fmt::Display for Key<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
-            ForklessKey::Balance(a) => write!(f, "balance({})", Hex(a.as_slice())),
-            ForklessKey::Nonce(a) => write!(f, "nonce({})", Hex(a.as_slice())),
+            ForklessKey::Balance(a) => write!(f, "balance({})", hex(a)),
+            ForklessKey::Nonce(a) => write!(f, "nonce({})", hex(a)),
             ForklessKey::Storage(a, s) => {
-                write!(f, "storage({}, {})", Hex(a.as_slice()), Hex(s.as_slice()))
+                write!(f, "storage({}, {})", hex(a), hex(s))
             }
-        }
-    }
-}
-
-impl fmt::Display for ForklessError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Decode(e) => e.fmt(f),
-            Self::KeyMismatch { expected, found } => {
-                write!(f, "the proof is for {}, not {}", Key(found), Key(expected))
-            }
-            Self::EmptyRange { lo, hi } => {
-                write!(f, "the range {lo}..={hi} is empty")
-            }
-            Self::ClaimMismatch { expected, found } => {
-                write!(f, "the proof proves {found}, not {expected}")
-            }
-            Self::RecordOutOfRange {
-                opened,
-                record,
-                count,
-            } => write!(
-                f,
-                "{}: record {record} is beyond the file's {count} records",
-                opened.field()
-            ),
-            Self::RecordKeyMismatch {
-                record,
-                expected,
-                found,
-            } => write!(
-                f,
-                "the reverse table holds {found} at record {record}, not {expected}"
-            ),
-            Self::Siblings {
-                opened,
-                expected,
-                found,
-            } => write!(
-                f,
-                "{}: {found} sibling hashes, the file's tree needs {expected}",
-                opened.field()
-            ),
-            Self::TreeMismatch {
-                opened,
-                component,
-                expected,
-                found,
-            } => write!(
-                f,
-                "{}: the {} file's tree recomputes to {}, not the listed {}",
-                opened.field(),
-                component.name(),
-                Hex(found.as_slice()),
-                Hex(expected.as_slice())
-            ),
-            Self::BucketOutOfOrder { entry } => {
-                write!(f, "bucket entry {entry} is not after the one before it")
-            }
-            Self::WrongBucket {
-                entry,
-                expected,
-                found,
-            } => write!(
-                f,
-                "bucket entry {entry} belongs to bucket {found}, not {expected}"
-            ),
-            Self::KeyPresent { entry } => {
-                write!(f, "bucket entry {entry} is the key the proof claims absent")
-            }
-            Self::BucketMismatch {
-                bucket,
-                expected,
-                found,
-            } => write!(
-                f,
-                "bucket {bucket}'s entries hash to {}, not the bucket file's {}",
-                Hex(found.as_slice()),
-                Hex(expected.as_slice())
-            ),
-            Self::LinksOutOfOrder { link } => {
-                write!(f, "link {link} is not after the link before it")
-            }
-            Self::ChainIncomplete { lo, oldest } => match oldest {
-                Some(b) => write!(
-                    f,
-                    "the chain resumes at block {b}, after block {lo}: the change in force at \
-                     {lo} is left out"
-                ),
-                None => write!(f, "the chain resumes with no link"),
-            },
-            Self::ExtraLinks { link } => write!(
-                f,
-                "link {link} is at or before the range's start like the one after it; only the \
-                 value in force at the start is needed"
-            ),
-            Self::ChainMismatch { expected, found } => write!(
-                f,
-                "the links recompute to chain head {}, not the committed {}",
-                Hex(found.as_slice()),
-                Hex(expected.as_slice())
-            ),
-            Self::RootMismatch { expected, found } => write!(
-                f,
-                "the state root recomputed from the proof is {}, not the trusted {}",
-                Hex(found.as_slice()),
-                Hex(expected.as_slice())
-            ),
         }
     }
 }

@@ -1,23 +1,23 @@
 //! Why a header is rejected: malformed, of no known layout, not hashing to the trusted hash, not
 //! linking to its parent, or sealed badly.
 
-use core::fmt;
-
 use crate::{
     B256, DecodeError,
     family::{Evidence, rejection},
-    hex::Hex,
+    hex::hex,
 };
 
 rejection! {
     /// Why a header could not be taken.
+    #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
     pub enum HeaderError {
         /// A field is missing or malformed.
         #[code(BadEncoding)]
-        #[from]
-        Decode(DecodeError),
+        #[error(transparent)]
+        Decode(#[from] DecodeError),
         /// Present optional fields do not form a known layout; `fields` is how many there are.
         #[code(BadHeaderLayout)]
+        #[error("no known header layout has {fields} fields in this combination")]
         Layout {
             /// Number of fields present.
             fields: usize,
@@ -39,27 +39,17 @@ impl HeaderError {
     }
 }
 
-impl fmt::Display for HeaderError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Decode(e) => e.fmt(f),
-            Self::Layout { fields } => write!(
-                f,
-                "no known header layout has {fields} fields in this combination"
-            ),
-        }
-    }
-}
-
 rejection! {
     /// Why a header was rejected.
+    #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
     pub enum HeaderVerifyError {
         /// The header is malformed or of no known layout.
         #[code(via 0)]
-        #[from]
-        Header(HeaderError),
+        #[error(transparent)]
+        Header(#[from] HeaderError),
         /// keccak256(RLP(header)) is `got`, not the trusted `expected`.
         #[code(HeaderHashMismatch)]
+        #[error("the header hashes to {}, not to {}", hex(.got), hex(.expected))]
         HashMismatch {
             /// The trusted hash.
             expected: B256,
@@ -68,6 +58,11 @@ rejection! {
         },
         /// The header's parentHash is not the verified parent's hash.
         #[code(ParentMismatch)]
+        #[error(
+            "the header's parentHash is {}, not the verified parent {}",
+            hex(.got),
+            hex(.expected),
+        )]
         ParentMismatch {
             /// The verified parent's hash.
             expected: B256,
@@ -76,48 +71,18 @@ rejection! {
         },
         /// The seal is malformed or does not recover.
         #[code(BadSeal)]
+        #[error("bad seal: {reason}")]
         BadSeal {
             /// What is wrong.
             reason: &'static str,
         },
         /// The seal recovers a key that is not trusted.
         #[code(UnknownSigner)]
+        #[error("sealed by {}, which is not a trusted signer", hex(.signer))]
         UnknownSigner {
             /// The address that signed.
             signer: crate::Address,
         },
-    }
-}
-
-impl fmt::Display for HeaderVerifyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Header(e) => e.fmt(f),
-            Self::HashMismatch { expected, got } => {
-                write!(
-                    f,
-                    "the header hashes to {}, not to {}",
-                    Hex(got.as_slice()),
-                    Hex(expected.as_slice())
-                )
-            }
-            Self::ParentMismatch { expected, got } => {
-                write!(
-                    f,
-                    "the header's parentHash is {}, not the verified parent {}",
-                    Hex(got.as_slice()),
-                    Hex(expected.as_slice())
-                )
-            }
-            Self::BadSeal { reason } => write!(f, "bad seal: {reason}"),
-            Self::UnknownSigner { signer } => {
-                write!(
-                    f,
-                    "sealed by {}, which is not a trusted signer",
-                    Hex(signer.as_slice())
-                )
-            }
-        }
     }
 }
 
@@ -132,7 +97,7 @@ impl HeaderVerifyError {
             }
             Self::BadSeal { reason } => Evidence::diff("extraData", "a valid seal", reason),
             Self::UnknownSigner { signer } => {
-                Evidence::diff("extraData", "a trusted signer", Hex(signer.as_slice()))
+                Evidence::diff("extraData", "a trusted signer", hex(signer))
             }
         }
     }

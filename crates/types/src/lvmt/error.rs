@@ -9,7 +9,7 @@ use core::fmt;
 use crate::{
     B256, DecodeError, ErrorCode,
     family::{Evidence, Range, rejection},
-    hex::Hex,
+    hex::hex,
 };
 
 /// How a proof's levels fail to follow the key's placement (`LEVEL_MISMATCH`).
@@ -97,14 +97,16 @@ impl fmt::Display for ListFault {
 
 rejection! {
     /// Why an LVMT proof or history was rejected.
+    #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
     pub enum LvmtError {
         /// An input is not the one accepted encoding (the field names where: a point off the curve,
         /// a version of 40 bits, a commitment where none belongs, a missing occupant…).
         #[code(BadEncoding)]
-        #[from]
-        Decode(DecodeError),
+        #[error(transparent)]
+        Decode(#[from] DecodeError),
         /// The proof is for AMTs of another depth than the parameters'.
         #[code(BadEncoding)]
+        #[error("depth: the proof is for AMTs of depth {found}, the parameters {expected}")]
         DepthMismatch {
             /// The parameters' depth.
             expected: u8,
@@ -113,6 +115,7 @@ rejection! {
         },
         /// The proof is for another key.
         #[code(KeyMismatch)]
+        #[error("the proof is for key {}, not {}", hex(.found), hex(.expected))]
         KeyMismatch {
             /// The key asked for.
             expected: B256,
@@ -121,12 +124,14 @@ rejection! {
         },
         /// An occupant of an absence proof's path is the key itself: it is present.
         #[code(KeyMismatch)]
+        #[error("{field}: an occupant of the path is the key itself: it is present")]
         OccupantIsKey {
             /// The field of the occupant.
             field: String,
         },
         /// The levels do not follow the key's placement.
         #[code(LevelMismatch)]
+        #[error("{field}: {fault}")]
         Level {
             /// The level's field.
             field: String,
@@ -135,6 +140,7 @@ rejection! {
         },
         /// A tuple's Merkle path does not lead to the trusted history root.
         #[code(HistoryMismatch)]
+        #[error("{field}: the tuple does not lead to the trusted history root")]
         HistoryMismatch {
             /// The field of the tuple (`proof.levels[1].commitment`, `proof.value`,
             /// `proof.others[0]`, `history.tuples[2]`).
@@ -142,9 +148,11 @@ rejection! {
         },
         /// The AMT openings do not satisfy the pairing equation.
         #[code(PairingCheckFailed)]
+        #[error("the AMT opening does not verify")]
         PairingCheckFailed,
         /// The history answers another block range.
         #[code(RangeMismatch)]
+        #[error("the proof answers blocks {}, not {}", Range(*.found), Range(*.expected))]
         RangeMismatch {
             /// The range asked for.
             expected: (u64, u64),
@@ -153,6 +161,7 @@ rejection! {
         },
         /// The range ends after the trusted header.
         #[code(RangeMismatch)]
+        #[error("block {hi} is after the trusted header (the history covers {blocks} blocks)")]
         AfterHeader {
             /// The range's last block.
             hi: u64,
@@ -161,55 +170,13 @@ rejection! {
         },
         /// The listed versions are not exactly those of the range and its two edges.
         #[code(via fault)]
+        #[error("{field}: {fault}")]
         List {
             /// The field (`history.tuples[i]`, or `history.tuples`).
             field: String,
             /// What is wrong.
             fault: ListFault,
         },
-    }
-}
-
-impl fmt::Display for LvmtError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Decode(e) => e.fmt(f),
-            Self::DepthMismatch { expected, found } => write!(
-                f,
-                "depth: the proof is for AMTs of depth {found}, the parameters {expected}"
-            ),
-            Self::KeyMismatch { expected, found } => {
-                write!(
-                    f,
-                    "the proof is for key {}, not {}",
-                    Hex(found.as_slice()),
-                    Hex(expected.as_slice())
-                )
-            }
-            Self::OccupantIsKey { field } => {
-                write!(
-                    f,
-                    "{field}: an occupant of the path is the key itself: it is present"
-                )
-            }
-            Self::Level { field, fault } => write!(f, "{field}: {fault}"),
-            Self::HistoryMismatch { field } => write!(
-                f,
-                "{field}: the tuple does not lead to the trusted history root"
-            ),
-            Self::PairingCheckFailed => f.write_str("the AMT opening does not verify"),
-            Self::RangeMismatch { expected, found } => write!(
-                f,
-                "the proof answers blocks {}, not {}",
-                Range(*found),
-                Range(*expected)
-            ),
-            Self::AfterHeader { hi, blocks } => write!(
-                f,
-                "block {hi} is after the trusted header (the history covers {blocks} blocks)"
-            ),
-            Self::List { field, fault } => write!(f, "{field}: {fault}"),
-        }
     }
 }
 

@@ -8,20 +8,26 @@ use core::fmt;
 use crate::{
     B256, DecodeError, Word,
     family::{Evidence, OrAbsent, Range, rejection},
-    hex::Hex,
+    hex::hex,
 };
 
 use super::MbtParams;
 
 rejection! {
     /// Why a Merkle Bucket Tree proof was rejected.
+    #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
     pub enum MbtError {
         /// The proof is not the one accepted encoding (the field names where).
         #[code(BadEncoding)]
-        #[from]
-        Decode(DecodeError),
+        #[error(transparent)]
+        Decode(#[from] DecodeError),
         /// The proof was made under other parameters than the trusted ones.
         #[code(ParamsMismatch)]
+        #[error(
+            "the proof is made under {}, not the trusted {}",
+            Params(*.found),
+            Params(*.expected),
+        )]
         ParamsMismatch {
             /// The trusted parameters.
             expected: MbtParams,
@@ -30,6 +36,7 @@ rejection! {
         },
         /// The proof is for another state key.
         #[code(KeyMismatch)]
+        #[error("the proof is for state key {}, not {}", hex(.found), hex(.expected))]
         KeyMismatch {
             /// The key asked for.
             expected: B256,
@@ -38,6 +45,7 @@ rejection! {
         },
         /// The proof answers another block range.
         #[code(RangeMismatch)]
+        #[error("the proof answers blocks {}, not {}", Range(*.found), Range(*.expected))]
         RangeMismatch {
             /// The range asked for (or the one the trusted roots cover).
             expected: (u64, u64),
@@ -46,6 +54,7 @@ rejection! {
         },
         /// The proof has fewer inner levels than the trusted parameters' depth.
         #[code(TruncatedProof)]
+        #[error("the proof has {found} inner levels, fewer than the tree's {expected}")]
         TooFewLevels {
             /// The depth.
             expected: u8,
@@ -54,6 +63,7 @@ rejection! {
         },
         /// The proof has more inner levels than the trusted parameters' depth.
         #[code(ExtraNodes)]
+        #[error("the proof has {found} inner levels, more than the tree's {expected}")]
         TooManyLevels {
             /// The depth.
             expected: u8,
@@ -62,12 +72,14 @@ rejection! {
         },
         /// The entries of a bucket are not strictly increasing by key (unsorted or repeated).
         #[code(ResultsOutOfOrder)]
+        #[error("{field}: bucket entries are not strictly increasing by key")]
         EntriesOutOfOrder {
             /// The entry at fault (`entries[i]`, `root.1.0.new[i]`, `buckets[j][i]`).
             field: String,
         },
         /// An entry's key belongs to another bucket than the one it is listed in.
         #[code(WrongBucket)]
+        #[error("{field}: an entry of bucket {found} listed in bucket {expected}")]
         ForeignEntry {
             /// The entry.
             field: String,
@@ -78,6 +90,7 @@ rejection! {
         },
         /// The value the proof proves differs from the claimed one (`None`: absent).
         #[code(ValueMismatch)]
+        #[error("the proof proves {}, not the claimed {}", OrAbsent(.found), OrAbsent(.expected))]
         ValueMismatch {
             /// The claimed value.
             expected: Option<Word>,
@@ -86,12 +99,14 @@ rejection! {
         },
         /// A node of a history proof's node set repeats the one before it.
         #[code(DuplicateNode)]
+        #[error("{field}: a node repeated")]
         DuplicateNode {
             /// The node.
             field: String,
         },
         /// The nodes of a history proof's level (or its buckets) are not in increasing hash order.
         #[code(NodesOutOfOrder)]
+        #[error("{field}: nodes are not in increasing hash order")]
         NodesOutOfOrder {
             /// The node.
             field: String,
@@ -99,6 +114,7 @@ rejection! {
         /// A block's path needs a node below the root that the node set lacks (a node of another
         /// version, an altered node, or one left out).
         #[code(NodeHashMismatch)]
+        #[error("block {block}: the node {} its path needs is not in {field}", hex(.hash))]
         NodeMissing {
             /// The block whose path breaks.
             block: u64,
@@ -109,6 +125,7 @@ rejection! {
         },
         /// A node of a history proof's node set is on no block's path.
         #[code(ExtraNodes)]
+        #[error("{field}: a node on no block's path")]
         UnusedNode {
             /// The node.
             field: String,
@@ -116,6 +133,11 @@ rejection! {
         /// The root recomputed from the proof (or, for a history, the root node a block needs)
         /// differs from the trusted root.
         #[code(RootMismatch)]
+        #[error(
+            "{field}: the proof gives root {}, not the trusted {}",
+            hex(.found),
+            hex(.expected),
+        )]
         RootMismatch {
             /// Which trusted root (`root`, `oldRoot`, `newRoot`, `roots[i]`).
             field: String,
@@ -132,80 +154,6 @@ struct Params(MbtParams);
 impl fmt::Display for Params {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "b={} m={}", self.0.bucket_bits(), self.0.fanout())
-    }
-}
-
-impl fmt::Display for MbtError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Decode(e) => e.fmt(f),
-            Self::ParamsMismatch { expected, found } => write!(
-                f,
-                "the proof is made under {}, not the trusted {}",
-                Params(*found),
-                Params(*expected)
-            ),
-            Self::KeyMismatch { expected, found } => write!(
-                f,
-                "the proof is for state key {}, not {}",
-                Hex(found.as_slice()),
-                Hex(expected.as_slice())
-            ),
-            Self::RangeMismatch { expected, found } => write!(
-                f,
-                "the proof answers blocks {}, not {}",
-                Range(*found),
-                Range(*expected)
-            ),
-            Self::TooFewLevels { expected, found } => write!(
-                f,
-                "the proof has {found} inner levels, fewer than the tree's {expected}"
-            ),
-            Self::TooManyLevels { expected, found } => write!(
-                f,
-                "the proof has {found} inner levels, more than the tree's {expected}"
-            ),
-            Self::EntriesOutOfOrder { field } => {
-                write!(
-                    f,
-                    "{field}: bucket entries are not strictly increasing by key"
-                )
-            }
-            Self::ForeignEntry {
-                field,
-                expected,
-                found,
-            } => write!(
-                f,
-                "{field}: an entry of bucket {found} listed in bucket {expected}"
-            ),
-            Self::ValueMismatch { expected, found } => write!(
-                f,
-                "the proof proves {}, not the claimed {}",
-                OrAbsent(found),
-                OrAbsent(expected)
-            ),
-            Self::DuplicateNode { field } => write!(f, "{field}: a node repeated"),
-            Self::NodesOutOfOrder { field } => {
-                write!(f, "{field}: nodes are not in increasing hash order")
-            }
-            Self::NodeMissing { block, field, hash } => write!(
-                f,
-                "block {block}: the node {} its path needs is not in {field}",
-                Hex(hash.as_slice())
-            ),
-            Self::UnusedNode { field } => write!(f, "{field}: a node on no block's path"),
-            Self::RootMismatch {
-                field,
-                expected,
-                found,
-            } => write!(
-                f,
-                "{field}: the proof gives root {}, not the trusted {}",
-                Hex(found.as_slice()),
-                Hex(expected.as_slice())
-            ),
-        }
     }
 }
 
@@ -241,7 +189,7 @@ impl MbtError {
             }
             Self::NodeMissing { block, field, hash } => Evidence::diff(
                 alloc::format!("proof.{field}"),
-                alloc::format!("the node {} of block {block}", Hex(hash.as_slice())),
+                alloc::format!("the node {} of block {block}", hex(hash)),
                 "none",
             ),
             Self::RootMismatch {

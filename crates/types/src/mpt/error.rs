@@ -6,18 +6,20 @@ use core::fmt;
 use crate::{
     B256, DecodeError,
     family::{Evidence, OrAbsent, rejection},
-    hex::Hex,
+    hex::hex,
 };
 
 rejection! {
     /// Why a trie proof was rejected. `index` is a position in the proof's node list.
+    #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
     pub enum MptError {
         /// The node list is not the one accepted encoding (the field names where).
         #[code(BadEncoding)]
-        #[from]
-        Decode(DecodeError),
+        #[error(transparent)]
+        Decode(#[from] DecodeError),
         /// Proof node `index` (or an inline node inside it) is not a canonical trie node.
         #[code(MalformedNode)]
+        #[error("node {index} is malformed: {reason}")]
         MalformedNode {
             /// The proof node, or the node that embeds the inline node.
             index: usize,
@@ -26,6 +28,7 @@ rejection! {
         },
         /// The first node does not hash to the trusted root.
         #[code(RootMismatch)]
+        #[error("the first node hashes to {}, not to the root {}", hex(.got), hex(.expected))]
         RootMismatch {
             /// The trusted root.
             expected: B256,
@@ -34,6 +37,11 @@ rejection! {
         },
         /// Node `index` does not hash to the reference its parent holds.
         #[code(NodeHashMismatch)]
+        #[error(
+            "node {index} hashes to {}, but its parent references {}",
+            hex(.got),
+            hex(.expected),
+        )]
         NodeHashMismatch {
             /// The node that does not link.
             index: usize,
@@ -44,6 +52,7 @@ rejection! {
         },
         /// Node `index` repeats node `first`.
         #[code(DuplicateNode)]
+        #[error("node {index} repeats node {first}")]
         DuplicateNode {
             /// The repeated node.
             index: usize,
@@ -52,12 +61,14 @@ rejection! {
         },
         /// Node `index` is not the child its parent references, but a later node is.
         #[code(NodesOutOfOrder)]
+        #[error("node {index} is out of order: the child its parent references comes later")]
         NodesOutOfOrder {
             /// Where the order breaks.
             index: usize,
         },
         /// `count` nodes from `index` on follow the node that ends the path.
         #[code(ExtraNodes)]
+        #[error("{count} node(s) from index {index} follow the node that ends the path")]
         ExtraNodes {
             /// The first extra node.
             index: usize,
@@ -66,6 +77,7 @@ rejection! {
         },
         /// The proof ends after `nodes` nodes, but the path goes on.
         #[code(TruncatedProof)]
+        #[error("the proof ends after {nodes} node(s) but the path goes on")]
         TruncatedProof {
             /// How many nodes the proof has.
             nodes: usize,
@@ -73,77 +85,20 @@ rejection! {
         /// The proof follows another key's path from node `index` on. (A path that ends at
         /// another key's leaf proves absence; a claim of presence then gives `ValueMismatch`.)
         #[code(KeyMismatch)]
+        #[error("from node {index} the proof follows another key's path")]
         KeyMismatch {
             /// The first node of the other key's path.
             index: usize,
         },
         /// The proven value differs from the claim (`None` = absent).
         #[code(ValueMismatch)]
+        #[error("claimed {}, but the proof proves {}", OrAbsent(.expected), OrAbsent(.got))]
         ValueMismatch {
             /// The claimed value.
             expected: Option<Vec<u8>>,
             /// The value the proof proves.
             got: Option<Vec<u8>>,
         },
-    }
-}
-
-impl fmt::Display for MptError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Decode(e) => e.fmt(f),
-            Self::MalformedNode { index, reason } => {
-                write!(f, "node {index} is malformed: {reason}")
-            }
-            Self::RootMismatch { expected, got } => {
-                write!(
-                    f,
-                    "the first node hashes to {}, not to the root {}",
-                    Hex(got.as_slice()),
-                    Hex(expected.as_slice())
-                )
-            }
-            Self::NodeHashMismatch {
-                index,
-                expected,
-                got,
-            } => {
-                write!(
-                    f,
-                    "node {index} hashes to {}, but its parent references {}",
-                    Hex(got.as_slice()),
-                    Hex(expected.as_slice())
-                )
-            }
-            Self::DuplicateNode { index, first } => write!(f, "node {index} repeats node {first}"),
-            Self::NodesOutOfOrder { index } => {
-                write!(
-                    f,
-                    "node {index} is out of order: the child its parent references comes later"
-                )
-            }
-            Self::ExtraNodes { index, count } => {
-                write!(
-                    f,
-                    "{count} node(s) from index {index} follow the node that ends the path"
-                )
-            }
-            Self::TruncatedProof { nodes } => write!(
-                f,
-                "the proof ends after {nodes} node(s) but the path goes on"
-            ),
-            Self::KeyMismatch { index } => {
-                write!(f, "from node {index} the proof follows another key's path")
-            }
-            Self::ValueMismatch { expected, got } => {
-                write!(
-                    f,
-                    "claimed {}, but the proof proves {}",
-                    OrAbsent(expected),
-                    OrAbsent(got)
-                )
-            }
-        }
     }
 }
 
@@ -174,16 +129,19 @@ impl AccountField {
 
 rejection! {
     /// Why an account proof was rejected.
+    #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
     pub enum AccountProofError {
         /// The proof is not the one accepted encoding (the field names where).
         #[code(BadEncoding)]
-        #[from]
-        Decode(DecodeError),
+        #[error(transparent)]
+        Decode(#[from] DecodeError),
         /// The account part failed.
         #[code(via 0)]
+        #[error("accountProof: {0}")]
         Account(MptError),
         /// A claimed account field differs from the proven account.
         #[code(ValueMismatch)]
+        #[error(fmt = field_mismatch)]
         Field {
             /// The field.
             field: AccountField,
@@ -192,6 +150,7 @@ rejection! {
         },
         /// Storage proof `index` failed.
         #[code(via error)]
+        #[error("storageProof[{index}]: {error}")]
         Storage {
             /// Position in `storageProof`.
             index: usize,
@@ -200,6 +159,9 @@ rejection! {
         },
         /// The proof answers for another address than the one asked.
         #[code(KeyMismatch)]
+        // Lowercase hex, not the checksummed `Display`: the checksum's string code would weigh
+        // on every wasm module that verifies accounts.
+        #[error("address: the proof is for {}, not {}", hex(.found), hex(.expected))]
         Address {
             /// The address asked for.
             expected: crate::Address,
@@ -218,46 +180,6 @@ impl AccountProofError {
             Self::Field { field, .. } => field.name().into(),
             Self::Storage { index, .. } => alloc::format!("storageProof[{index}]"),
             Self::Address { .. } => "address".into(),
-        }
-    }
-}
-
-impl fmt::Display for AccountProofError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Decode(e) => e.fmt(f),
-            Self::Account(e) => write!(f, "accountProof: {e}"),
-            Self::Field {
-                field,
-                absent: false,
-            } => {
-                write!(
-                    f,
-                    "{}: the claim differs from the proven account",
-                    field.name()
-                )
-            }
-            Self::Field {
-                field,
-                absent: true,
-            } => {
-                write!(
-                    f,
-                    "{}: the account is absent but the claim is not empty",
-                    field.name()
-                )
-            }
-            Self::Storage { index, error } => write!(f, "storageProof[{index}]: {error}"),
-            Self::Address { expected, found } => {
-                // Lowercase hex, not the checksummed `Display`: the checksum's string code
-                // would weigh on every wasm module that verifies accounts.
-                write!(
-                    f,
-                    "address: the proof is for {}, not {}",
-                    Hex(found.as_slice()),
-                    Hex(expected.as_slice())
-                )
-            }
         }
     }
 }
@@ -329,13 +251,17 @@ impl AccountProofError {
 rejection! {
     /// Why a transaction proof (the transaction and the receipt at one index of a block) was
     /// rejected.
+    #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
     pub enum TransactionProofError {
         /// The proof is not the one accepted encoding (the field names where).
         #[code(BadEncoding)]
-        #[from]
-        Decode(DecodeError),
+        #[error(transparent)]
+        Decode(#[from] DecodeError),
         /// The proof is for another index than the one asked.
         #[code(KeyMismatch)]
+        // No numbers: u64 formatting would weigh on the MPT wasm module alone (the field and the
+        // query name the indices).
+        #[error("index: the proof is for another index than asked")]
         Index {
             /// The index asked for.
             expected: u64,
@@ -344,12 +270,19 @@ rejection! {
         },
         /// The transaction's proof fails against `transactionsRoot`.
         #[code(via 0)]
+        #[error("transactionProof: {0}")]
         Transaction(MptError),
         /// The receipt's proof fails against `receiptsRoot`.
         #[code(via 0)]
+        #[error("receiptProof: {0}")]
         Receipt(MptError),
         /// keccak256 of the proven transaction is not the hash asked for.
         #[code(TransactionHashMismatch)]
+        #[error(
+            "transaction: the proven transaction hashes to {}, not to {}",
+            OrAbsent(.found),
+            hex(.expected),
+        )]
         Hash {
             /// The hash asked for.
             expected: B256,
@@ -358,6 +291,11 @@ rejection! {
         },
         /// One trie holds an entry at the index and the other does not.
         #[code(ReceiptMismatch)]
+        #[error(
+            "receiptProof: the transaction is {} at this index but the receipt {}",
+            present(*.transaction),
+            present(!*.transaction),
+        )]
         Presence {
             /// Whether the transactions trie holds one (the receipts trie then does not, and the
             /// other way round).
@@ -365,6 +303,7 @@ rejection! {
         },
         /// The receipt's EIP-2718 type differs from its transaction's.
         #[code(ReceiptMismatch)]
+        #[error("receiptProof: the receipt's type differs from its transaction's")]
         Type {
             /// The transaction's type (0: legacy).
             transaction: u8,
@@ -388,36 +327,26 @@ impl TransactionProofError {
     }
 }
 
-const fn present(yes: bool) -> &'static str {
-    if yes { "present" } else { "absent" }
+/// [`AccountProofError::Field`]'s message: whether the claim differs from the proven account or
+/// the account is absent.
+fn field_mismatch(field: &AccountField, absent: &bool, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    if *absent {
+        write!(
+            f,
+            "{}: the account is absent but the claim is not empty",
+            field.name()
+        )
+    } else {
+        write!(
+            f,
+            "{}: the claim differs from the proven account",
+            field.name()
+        )
+    }
 }
 
-impl fmt::Display for TransactionProofError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Decode(e) => e.fmt(f),
-            // No numbers: u64 formatting would weigh on the MPT wasm module alone (the field
-            // and the query name the indices).
-            Self::Index { .. } => f.write_str("index: the proof is for another index than asked"),
-            Self::Transaction(e) => write!(f, "transactionProof: {e}"),
-            Self::Receipt(e) => write!(f, "receiptProof: {e}"),
-            Self::Hash { expected, found } => write!(
-                f,
-                "transaction: the proven transaction hashes to {}, not to {}",
-                OrAbsent(found),
-                Hex(expected.as_slice())
-            ),
-            Self::Presence { transaction } => write!(
-                f,
-                "receiptProof: the transaction is {} at this index but the receipt {}",
-                present(*transaction),
-                present(!*transaction)
-            ),
-            Self::Type { .. } => {
-                f.write_str("receiptProof: the receipt's type differs from its transaction's")
-            }
-        }
-    }
+const fn present(yes: bool) -> &'static str {
+    if yes { "present" } else { "absent" }
 }
 
 impl TransactionProofError {
@@ -430,7 +359,7 @@ impl TransactionProofError {
             Self::Transaction(e) => e.evidence_in("transactionProof"),
             Self::Receipt(e) => e.evidence_in("receiptProof"),
             Self::Hash { expected, found } => {
-                Evidence::diff("transaction", Hex(expected.as_slice()), OrAbsent(found))
+                Evidence::diff("transaction", hex(expected), OrAbsent(found))
             }
             Self::Presence { transaction } => Evidence::diff(
                 "receiptProof",

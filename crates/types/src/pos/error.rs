@@ -10,7 +10,7 @@ use core::fmt;
 use crate::{
     B256, DecodeError, Word,
     family::{Evidence, OrAbsent, rejection},
-    hex::Hex,
+    hex::hex,
 };
 
 /// Which tree of a diff proof.
@@ -33,13 +33,15 @@ impl fmt::Display for Side {
 
 rejection! {
     /// Why a POS-Tree proof was rejected.
+    #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
     pub enum PosError {
         /// The proof is not the one accepted encoding (the field names where).
         #[code(BadEncoding)]
-        #[from]
-        Decode(DecodeError),
+        #[error(transparent)]
+        Decode(#[from] DecodeError),
         /// The proof's root does not hash to the trusted root.
         #[code(RootMismatch)]
+        #[error("the proof's root is {}, not the trusted {}", hex(.found), hex(.expected))]
         RootMismatch {
             /// The trusted root.
             expected: B256,
@@ -48,6 +50,7 @@ rejection! {
         },
         /// A node does not hash to the child hash its parent holds for the key's route.
         #[code(NodeHashMismatch)]
+        #[error("{at} hashes to {}, not the parent's child hash {}", hex(.found), hex(.expected))]
         NodeHashMismatch {
             /// The node.
             at: String,
@@ -58,6 +61,7 @@ rejection! {
         },
         /// The path goes on to a child the key does not route to (the prover chose the index).
         #[code(KeyMismatch)]
+        #[error("{at} is its parent's child {found}, but the key routes to child {expected}")]
         WrongChild {
             /// The node.
             at: String,
@@ -68,18 +72,21 @@ rejection! {
         },
         /// The path ends before a leaf, or a node a path needs is not in the proof.
         #[code(TruncatedProof)]
+        #[error("the proof lacks the node needed at {at}")]
         Truncated {
             /// Where the missing node was needed.
             at: String,
         },
         /// Nodes follow the leaf that ends the path.
         #[code(ExtraNodes)]
+        #[error("{at} follows the leaf that ends the path")]
         ExtraNodes {
             /// The first node after the leaf.
             at: String,
         },
         /// A node of a history proof's set repeats an earlier one.
         #[code(DuplicateNode)]
+        #[error("{at} repeats item {first}")]
         DuplicateNode {
             /// The repeated node.
             at: String,
@@ -88,6 +95,7 @@ rejection! {
         },
         /// A node is not one level below its parent (or a leaf is not at level 0).
         #[code(BadShape)]
+        #[error("{at} is at level {found}, not {expected}")]
         LevelMismatch {
             /// The node.
             at: String,
@@ -98,6 +106,7 @@ rejection! {
         },
         /// An inner node's separators are not strictly increasing.
         #[code(SeparatorsOutOfOrder)]
+        #[error("{at}: separator {index} is not above the one before it")]
         SeparatorsOutOfOrder {
             /// The node.
             at: String,
@@ -106,6 +115,7 @@ rejection! {
         },
         /// A leaf's entries are not strictly increasing by key.
         #[code(EntriesOutOfOrder)]
+        #[error("{at}: entry {index} is not above the one before it")]
         EntriesOutOfOrder {
             /// The leaf.
             at: String,
@@ -114,6 +124,7 @@ rejection! {
         },
         /// A node's largest key is not the separator its parent holds for it.
         #[code(SeparatorMismatch)]
+        #[error(fmt = separator_mismatch)]
         SeparatorMismatch {
             /// The node.
             at: String,
@@ -124,6 +135,11 @@ rejection! {
         },
         /// A node's smallest key is not above the separator before it in its parent.
         #[code(ChildOutOfRange)]
+        #[error(
+            "{at}'s smallest key {} is not above the separator before it, {}",
+            hex(.found),
+            hex(.bound),
+        )]
         ChildOutOfRange {
             /// The node.
             at: String,
@@ -134,6 +150,11 @@ rejection! {
         },
         /// The value proven differs from the value claimed (`None`: absent).
         #[code(ValueMismatch)]
+        #[error(
+            "{at}: the proof proves {}, not the claimed {}",
+            OrAbsent(.proven),
+            OrAbsent(.claimed),
+        )]
         ValueMismatch {
             /// The field claimed.
             at: String,
@@ -145,6 +166,7 @@ rejection! {
         /// A range proof prunes a subtree whose keys can be in the range, or a claimed answer
         /// lacks a proven entry.
         #[code(IncompleteRange)]
+        #[error("{at}: keys of the range can be in what the proof leaves out")]
         Incomplete {
             /// The pruned subtree or the answer.
             at: String,
@@ -152,12 +174,14 @@ rejection! {
         /// A range proof reveals a subtree no key of the range can be in, or a claimed answer holds
         /// an entry the proof does not prove.
         #[code(ExtraResults)]
+        #[error("{at}: beyond what the range needs or the proof proves")]
         ExtraResults {
             /// The needless subtree or the extra answer.
             at: String,
         },
         /// The asked key range is empty (`lo > hi`), or a history proof answers another block range.
         #[code(RangeMismatch)]
+        #[error("the proof answers {found}, not {expected}")]
         RangeMismatch {
             /// What was asked.
             expected: String,
@@ -166,6 +190,7 @@ rejection! {
         },
         /// A subtree a diff proof prunes in one tree is not pruned in the other.
         #[code(UnmatchedSubtree)]
+        #[error("{at}: subtree {} is pruned in the {side} tree but not in the other", hex(.hash))]
         UnmatchedSubtree {
             /// The tree it is pruned in.
             side: Side,
@@ -176,6 +201,7 @@ rejection! {
         },
         /// A history proof's node set holds a node no block's path uses.
         #[code(UnusedNode)]
+        #[error("{at} is on no block's path")]
         UnusedNode {
             /// The item.
             at: String,
@@ -183,98 +209,25 @@ rejection! {
     }
 }
 
-impl fmt::Display for PosError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Decode(e) => e.fmt(f),
-            Self::RootMismatch { expected, found } => write!(
-                f,
-                "the proof's root is {}, not the trusted {}",
-                Hex(found.as_slice()),
-                Hex(expected.as_slice())
-            ),
-            Self::NodeHashMismatch {
-                at,
-                expected,
-                found,
-            } => write!(
-                f,
-                "{at} hashes to {}, not the parent's child hash {}",
-                Hex(found.as_slice()),
-                Hex(expected.as_slice())
-            ),
-            Self::WrongChild {
-                at,
-                expected,
-                found,
-            } => write!(
-                f,
-                "{at} is its parent's child {found}, but the key routes to child {expected}"
-            ),
-            Self::Truncated { at } => write!(f, "the proof lacks the node needed at {at}"),
-            Self::ExtraNodes { at } => write!(f, "{at} follows the leaf that ends the path"),
-            Self::DuplicateNode { at, first } => write!(f, "{at} repeats item {first}"),
-            Self::LevelMismatch {
-                at,
-                expected,
-                found,
-            } => write!(f, "{at} is at level {found}, not {expected}"),
-            Self::SeparatorsOutOfOrder { at, index } => {
-                write!(f, "{at}: separator {index} is not above the one before it")
-            }
-            Self::EntriesOutOfOrder { at, index } => {
-                write!(f, "{at}: entry {index} is not above the one before it")
-            }
-            Self::SeparatorMismatch {
-                at,
-                expected,
-                found,
-            } => match found {
-                Some(k) => write!(
-                    f,
-                    "{at}'s largest key is {}, not its parent's separator {}",
-                    Hex(k.as_slice()),
-                    Hex(expected.as_slice())
-                ),
-                None => write!(
-                    f,
-                    "{at} is empty, but its parent's separator is {}",
-                    Hex(expected.as_slice())
-                ),
-            },
-            Self::ChildOutOfRange { at, bound, found } => write!(
-                f,
-                "{at}'s smallest key {} is not above the separator before it, {}",
-                Hex(found.as_slice()),
-                Hex(bound.as_slice())
-            ),
-            Self::ValueMismatch {
-                at,
-                proven,
-                claimed,
-            } => write!(
-                f,
-                "{at}: the proof proves {}, not the claimed {}",
-                OrAbsent(proven),
-                OrAbsent(claimed)
-            ),
-            Self::Incomplete { at } => write!(
-                f,
-                "{at}: keys of the range can be in what the proof leaves out"
-            ),
-            Self::ExtraResults { at } => {
-                write!(f, "{at}: beyond what the range needs or the proof proves")
-            }
-            Self::RangeMismatch { expected, found } => {
-                write!(f, "the proof answers {found}, not {expected}")
-            }
-            Self::UnmatchedSubtree { side, at, hash } => write!(
-                f,
-                "{at}: subtree {} is pruned in the {side} tree but not in the other",
-                Hex(hash.as_slice())
-            ),
-            Self::UnusedNode { at } => write!(f, "{at} is on no block's path"),
-        }
+/// [`PosError::SeparatorMismatch`]'s message: the node's largest key, or that it is empty.
+fn separator_mismatch(
+    at: &String,
+    expected: &B256,
+    found: &Option<B256>,
+    f: &mut fmt::Formatter<'_>,
+) -> fmt::Result {
+    match found {
+        Some(k) => write!(
+            f,
+            "{at}'s largest key is {}, not its parent's separator {}",
+            hex(k),
+            hex(expected)
+        ),
+        None => write!(
+            f,
+            "{at} is empty, but its parent's separator is {}",
+            hex(expected)
+        ),
     }
 }
 
@@ -306,17 +259,12 @@ impl PosError {
                 found,
             } => Evidence::diff(
                 p(at),
-                Hex(expected.as_slice()),
-                found.map_or_else(
-                    || "none".into(),
-                    |k| alloc::format!("{}", Hex(k.as_slice())),
-                ),
+                hex(expected),
+                found.map_or_else(|| "none".into(), |k| alloc::format!("{}", hex(&k))),
             ),
-            Self::ChildOutOfRange { at, bound, found } => Evidence::diff(
-                p(at),
-                alloc::format!("above {}", Hex(bound.as_slice())),
-                Hex(found.as_slice()),
-            ),
+            Self::ChildOutOfRange { at, bound, found } => {
+                Evidence::diff(p(at), alloc::format!("above {}", hex(bound)), hex(found))
+            }
             Self::ValueMismatch {
                 at,
                 proven,
