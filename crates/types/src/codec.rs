@@ -9,7 +9,7 @@
 use alloc::{string::String, vec::Vec};
 use core::fmt;
 
-use crate::ErrorCode;
+use crate::{B256, ErrorCode};
 
 /// An input that is not the one accepted encoding; `field` names where.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -211,8 +211,24 @@ impl<'a, K: SpanSink> Reader<'a, K> {
         Ok(u64::from_be_bytes(self.array(field)?))
     }
 
+    /// Takes a 32-byte hash, key or root.
+    pub fn b256(&mut self, field: &str) -> Result<B256, DecodeError> {
+        self.array::<32>(field).map(B256::from)
+    }
+
+    /// Takes `n` 32-byte hashes (the count read before, or fixed by the format), reserving no
+    /// more than the input can hold.
+    pub fn b256s(&mut self, n: usize, field: &str) -> Result<Vec<B256>, DecodeError> {
+        let mut out = Vec::with_capacity(n.min(self.remaining() / 32));
+        for _ in 0..n {
+            out.push(self.b256(field)?);
+        }
+        Ok(out)
+    }
+
     /// Takes the version byte every wire format starts with: fails on any other version than
     /// `expected`, naming the field `version` with `reason`.
+    #[inline]
     pub fn version(&mut self, expected: u8, reason: &'static str) -> Result<(), DecodeError> {
         if self.u8("version")? != expected {
             return Err(DecodeError::new("version", reason));
@@ -290,6 +306,13 @@ impl Writer {
         self.raw(&v.to_be_bytes());
     }
 
+    /// Appends 32-byte hashes, keys or roots (their count is the caller's).
+    pub fn b256s(&mut self, hashes: &[B256]) {
+        for h in hashes {
+            self.raw(h.as_slice());
+        }
+    }
+
     /// Appends the count of a list as a `u8`, [`u8::MAX`] if it has more items (which its
     /// decoder rejects).
     pub fn count_u8(&mut self, n: usize) {
@@ -320,8 +343,8 @@ impl Writer {
     }
 }
 
-/// A finished SHA-256 as a [`B256`](crate::B256): where every family's hashing rules end.
-pub fn digest(h: sha2::Sha256) -> crate::B256 {
+/// A finished SHA-256 as a [`B256`]: where every family's hashing rules end.
+pub fn digest(h: sha2::Sha256) -> B256 {
     use sha2::Digest;
-    crate::B256::from(<[u8; 32]>::from(h.finalize()))
+    B256::from(<[u8; 32]>::from(h.finalize()))
 }

@@ -149,7 +149,7 @@ impl HistoryProof {
     fn read<K: SpanSink>(r: &mut Reader<'_, K>) -> Result<Self, DecodeError> {
         let buf_len = r.pos() + r.remaining();
         r.version(VERSION, "unsupported version")?;
-        let key = B256::from(r.array::<32>("stateKey")?);
+        let key = r.b256("stateKey")?;
         let lo = r.u64("lo")?;
         let hi = r.u64("hi")?;
         let fanout = r.u8("fanout")?;
@@ -181,7 +181,7 @@ impl HistoryProof {
                         StructureKind::MbTree
                     } else {
                         StructureKind::Run {
-                            bloom: B256::from(r.array::<32>(&field("bloom"))?),
+                            bloom: r.b256(&field("bloom"))?,
                         }
                     };
                     let path = if r.recording() {
@@ -197,7 +197,7 @@ impl HistoryProof {
                         tree,
                     })
                 }
-                2 => Part::Skipped(B256::from(r.array::<32>(&field("digest"))?)),
+                2 => Part::Skipped(r.b256(&field("digest"))?),
                 _ => return Err(DecodeError::new(field("kind"), "unknown part kind")),
             };
             r.span(start, || alloc::format!("parts[{i}]"));
@@ -254,7 +254,7 @@ fn decode_tree<K: SpanSink>(
     let start = r.pos();
     let tree = match r.u8(field)? {
         0 => {
-            let k = B256::from(r.array::<32>(field)?);
+            let k = r.b256(field)?;
             if k == *key {
                 return Err(DecodeError::new(
                     field,
@@ -272,7 +272,7 @@ fn decode_tree<K: SpanSink>(
             block: r.u64(field)?,
             value: r.array::<32>(field)?,
         }),
-        2 => Tree::Hash(B256::from(r.array::<32>(field)?)),
+        2 => Tree::Hash(r.b256(field)?),
         3 => {
             let Some(budget) = budget.checked_sub(1) else {
                 return Err(DecodeError::new(field, "tree is higher than its height"));

@@ -279,7 +279,7 @@ impl ForklessKey {
         match kind {
             1 => Ok(Self::Balance(a)),
             2 => Ok(Self::Nonce(a)),
-            3 => Ok(Self::Storage(a, B256::from(r.array::<32>("key.slot")?))),
+            3 => Ok(Self::Storage(a, r.b256("key.slot")?)),
             _ => Err(DecodeError::new(
                 "key.kind",
                 "not 1 (balance), 2 (nonce) or 3 (storage)",
@@ -383,9 +383,7 @@ impl Proof {
         w.u32(self.params.page_size);
         w.u8(self.params.fanout);
         w.u8(self.params.bucket_load);
-        for r in &self.roots {
-            w.raw(r.as_slice());
-        }
+        w.b256s(&self.roots);
         match &self.claim {
             Claim::Value(_) => w.u8(0),
             Claim::History { lo, hi, .. } => {
@@ -468,7 +466,7 @@ impl Proof {
         let mut roots = [B256::ZERO; 10];
         for (c, root) in Component::ALL.iter().zip(roots.iter_mut()) {
             let start = r.pos();
-            *root = B256::from(r.array::<32>("roots")?);
+            *root = r.b256("roots")?;
             r.span(start, || alloc::format!("roots.{}", c.name()));
         }
         let range = match r.u8("claim")? {
@@ -525,7 +523,7 @@ impl Proof {
                     let head = read_opening(r, &params, key.chain_component(), "claim.head")?;
                     let base = match r.u8("claim.base")? {
                         0 => None,
-                        1 => Some(B256::from(r.array::<32>("claim.base")?)),
+                        1 => Some(r.b256("claim.base")?),
                         _ => {
                             return Err(DecodeError::new(
                                 "claim.base",
@@ -569,9 +567,7 @@ fn encode_opening(w: &mut Writer, o: &Opening) {
     w.u64(o.count);
     w.raw(&o.page);
     w.count_u16(o.siblings.len());
-    for s in &o.siblings {
-        w.raw(s.as_slice());
-    }
+    w.b256s(&o.siblings);
 }
 
 fn read_opening<K: SpanSink>(
@@ -589,10 +585,7 @@ fn read_opening<K: SpanSink>(
         return Err(DecodeError::new(field, "more siblings than any tree has"));
     }
     let start = r.pos();
-    let mut siblings = Vec::with_capacity(n.min(r.remaining() / 32));
-    for _ in 0..n {
-        siblings.push(B256::from(r.array::<32>(field)?));
-    }
+    let siblings = r.b256s(n, field)?;
     r.span(start, || alloc::format!("{field}.siblings"));
     Ok(Opening {
         count,

@@ -467,13 +467,9 @@ pub mod proof {
         w.u32(p.size);
         w.u32(p.index);
         w.count_u8(p.path.len());
-        for h in &p.path {
-            w.raw(h.as_slice());
-        }
+        w.b256s(&p.path);
         w.count_u8(p.history.len());
-        for h in &p.history {
-            w.raw(h.as_slice());
-        }
+        w.b256s(&p.history);
     }
 
     /// Reads an audit path: a count and that many hashes (spans `{field}.{name}[k]`).
@@ -492,7 +488,7 @@ pub mod proof {
         (0..n)
             .map(|k| {
                 let at = r.pos();
-                let h = r.array::<32>(&format!("{field}.{name}")).map(B256::from);
+                let h = r.b256(&format!("{field}.{name}"));
                 r.span(at, || format!("{field}.{name}[{k}]"));
                 h
             })
@@ -593,7 +589,7 @@ pub mod proof {
             if depth == 0 || depth > 28 {
                 return Err(DecodeError::new("depth", "out of range 1..=28"));
             }
-            let key = B256::from(r.array::<32>("stateKey")?);
+            let key = r.b256("stateKey")?;
             let kind = r.u8("kind")?;
             if kind > 1 {
                 return Err(DecodeError::new(
@@ -668,7 +664,7 @@ pub mod proof {
                         let f = format!("others[{i}]");
                         let at = r.pos();
                         let o = OtherKey {
-                            key: B256::from(r.array::<32>(&format!("{f}.key"))?),
+                            key: r.b256(&format!("{f}.key"))?,
                             value: r.array::<32>(&format!("{f}.value"))?,
                             path: get_path(r, &f)?,
                         };

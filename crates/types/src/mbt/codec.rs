@@ -243,7 +243,7 @@ fn read_entries(r: &mut Reader<'_>, field: &str) -> Result<Vec<Entry>, DecodeErr
     let mut out = Vec::with_capacity((n as usize).min(r.remaining() / 64));
     for i in 0..n {
         let f = || alloc::format!("{field}[{i}]");
-        let key = B256::from(r.array::<32>(&f())?);
+        let key = r.b256(&f())?;
         let value = r.array::<32>(&f())?;
         if value == [0; 32] {
             return Err(DecodeError::new(
@@ -252,14 +252,6 @@ fn read_entries(r: &mut Reader<'_>, field: &str) -> Result<Vec<Entry>, DecodeErr
             ));
         }
         out.push(Entry { key, value });
-    }
-    Ok(out)
-}
-
-fn read_hashes(r: &mut Reader<'_>, n: usize, field: &str) -> Result<Vec<B256>, DecodeError> {
-    let mut out = Vec::with_capacity(n.min(r.remaining() / 32));
-    for _ in 0..n {
-        out.push(B256::from(r.array::<32>(field)?));
     }
     Ok(out)
 }
@@ -273,9 +265,7 @@ impl MbtProof {
         write_entries(&mut w, &self.entries);
         w.count_u8(self.levels.len());
         for level in &self.levels {
-            for h in level {
-                w.raw(h.as_slice());
-            }
+            w.b256s(level);
         }
         w.out
     }
@@ -285,17 +275,13 @@ impl MbtProof {
     pub fn decode(buf: &[u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(buf);
         let params = MbtParams::read(&mut r)?;
-        let key = B256::from(r.array::<32>("stateKey")?);
+        let key = r.b256("stateKey")?;
         let entries = read_entries(&mut r, "entries")?;
         let depth = read_depth(&mut r)?;
         let siblings = usize::from(params.fanout) - 1;
         let mut levels = Vec::with_capacity(usize::from(depth));
         for l in 0..depth {
-            levels.push(read_hashes(
-                &mut r,
-                siblings,
-                &alloc::format!("levels[{l}]"),
-            )?);
+            levels.push(r.b256s(siblings, &alloc::format!("levels[{l}]"))?);
         }
         r.finish("proof")?;
         Ok(Self {
@@ -369,7 +355,7 @@ fn decode_diff(
 ) -> Result<DiffNode, DecodeError> {
     let at_buckets = level >= params.depth();
     match r.u8(field)? {
-        0 => Ok(DiffNode::Same(B256::from(r.array::<32>(field)?))),
+        0 => Ok(DiffNode::Same(r.b256(field)?)),
         1 if !at_buckets => {
             let mut children = Vec::with_capacity(usize::from(params.fanout));
             for j in 0..params.fanout {
@@ -420,9 +406,7 @@ impl HistoryProof {
         for level in &self.levels {
             w.count_u16(level.len());
             for node in level {
-                for h in node {
-                    w.raw(h.as_slice());
-                }
+                w.b256s(node);
             }
         }
         w.count_u16(self.buckets.len());
@@ -437,7 +421,7 @@ impl HistoryProof {
     pub fn decode(buf: &[u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(buf);
         let params = MbtParams::read(&mut r)?;
-        let key = B256::from(r.array::<32>("stateKey")?);
+        let key = r.b256("stateKey")?;
         let lo = r.u64("lo")?;
         let hi = r.u64("hi")?;
         let Some(blocks) = hi.checked_sub(lo).and_then(|d| d.checked_add(1)) else {
@@ -457,11 +441,7 @@ impl HistoryProof {
             }
             let mut nodes = Vec::with_capacity(usize::from(n).min(r.remaining() / 32));
             for i in 0..n {
-                nodes.push(read_hashes(
-                    &mut r,
-                    fanout,
-                    &alloc::format!("levels[{l}][{i}]"),
-                )?);
+                nodes.push(r.b256s(fanout, &alloc::format!("levels[{l}][{i}]"))?);
             }
             levels.push(nodes);
         }

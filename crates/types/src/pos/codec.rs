@@ -226,7 +226,7 @@ fn read_entries<K: SpanSink>(
     check_count(r, n, ENTRY_LEN, field)?;
     let mut entries = Vec::with_capacity(n);
     for _ in 0..n {
-        let k = B256::from(r.array::<32>(field)?);
+        let k = r.b256(field)?;
         entries.push((k, r.array::<32>(field)?));
     }
     check_entries(level, &entries, field)?;
@@ -339,7 +339,7 @@ impl Tree {
         field: &str,
     ) -> Result<Self, DecodeError> {
         match r.u8(field)? {
-            TREE_PRUNED => Ok(Self::Pruned(B256::from(r.array::<32>(field)?))),
+            TREE_PRUNED => Ok(Self::Pruned(r.b256(field)?)),
             TREE_LEAF => Ok(Self::Leaf(read_entries(r, 0, field)?)),
             TREE_INNER => {
                 let level = r.u8(field)?;
@@ -357,7 +357,7 @@ impl Tree {
                 }
                 let mut children = Vec::with_capacity(n);
                 for i in 0..n {
-                    let sep = B256::from(r.array::<32>(field)?);
+                    let sep = r.b256(field)?;
                     let child = Self::decode_from(r, level - 1, &format!("{field}.{i}"))?;
                     children.push((sep, child));
                 }
@@ -596,7 +596,7 @@ impl HistoryProof {
                         check_count(r, n, ENTRY_LEN, &field)?;
                         let mut insert = Vec::with_capacity(n);
                         for _ in 0..n {
-                            let k = B256::from(r.array::<32>(&field)?);
+                            let k = r.b256(&field)?;
                             insert.push((k, r.array::<32>(&field)?));
                         }
                         splices.push(Splice { at, delete, insert });
