@@ -1,10 +1,15 @@
 //! The compact binary codec: fixed-width big-endian integers, length-prefixed byte strings,
 //! no trailing bytes. One value has exactly one encoding.
+//!
+//! Every family's decoders read through [`Reader`] (the version byte, fixed-width integers and
+//! arrays, byte strings, the end of the input, and the spans a decoder reports, see
+//! [`spanned`]) and every encoder writes through [`Writer`]; the families' hashes end in
+//! [`digest`].
 
 use alloc::{string::String, vec::Vec};
 use core::fmt;
 
-use crate::ErrorCode;
+use crate::{B256, ErrorCode};
 
 /// An input that is not the one accepted encoding; `field` names where.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,8 +41,7 @@ impl fmt::Display for DecodeError {
     }
 }
 
-#[cfg(feature = "std")]
-impl std::error::Error for DecodeError {}
+impl core::error::Error for DecodeError {}
 
 /// Where a decoded element sits in the input: `[from, to)` byte offsets, named by its field
 /// path (`parts[0].tree.1`, `levels[2].quotients[0]`, `storageProof[1].proof[3]`; each family's
@@ -207,6 +211,31 @@ impl<'a, K: SpanSink> Reader<'a, K> {
         Ok(u64::from_be_bytes(self.array(field)?))
     }
 
+    /// Takes a 32-byte hash, key or root.
+    pub fn b256(&mut self, field: &str) -> Result<B256, DecodeError> {
+        self.array::<32>(field).map(B256::from)
+    }
+
+    /// Takes `n` 32-byte hashes (the count read before, or fixed by the format), reserving no
+    /// more than the input can hold.
+    pub fn b256s(&mut self, n: usize, field: &str) -> Result<Vec<B256>, DecodeError> {
+        let mut out = Vec::with_capacity(n.min(self.remaining() / 32));
+        for _ in 0..n {
+            out.push(self.b256(field)?);
+        }
+        Ok(out)
+    }
+
+    /// Takes the version byte every wire format starts with: fails on any other version than
+    /// `expected`, naming the field `version` with `reason`.
+    #[inline]
+    pub fn version(&mut self, expected: u8, reason: &'static str) -> Result<(), DecodeError> {
+        if self.u8("version")? != expected {
+            return Err(DecodeError::new("version", reason));
+        }
+        Ok(())
+    }
+
     /// Takes a `u32`-length-prefixed byte string.
     pub fn bytes(&mut self, field: &str) -> Result<&'a [u8], DecodeError> {
         let len = self.u32(field)? as usize;
@@ -229,12 +258,19 @@ impl<'a, K: SpanSink> Reader<'a, K> {
 
     /// Fails unless every byte was read.
     pub fn finish(self, field: &str) -> Result<(), DecodeError> {
-        if self.buf.is_empty() {
-            Ok(())
-        } else {
-            Err(DecodeError::new(field, "trailing bytes"))
-        }
+        self.check_end(field)
     }
+}
+
+/// Runs a decoder over `buf` with a reader that records spans, and returns them with what it
+/// decoded: the body of every family's `decode_with_spans`.
+pub fn spanned<'a, T>(
+    buf: &'a [u8],
+    read: impl FnOnce(&mut Reader<'a, Spans>) -> Result<T, DecodeError>,
+) -> Result<(T, Spans), DecodeError> {
+    let mut r = Reader::with_spans(buf);
+    let t = read(&mut r)?;
+    Ok((t, r.into_spans()))
 }
 
 /// The writing half of [`Reader`].
@@ -250,6 +286,51 @@ impl Writer {
         self.out.extend_from_slice(b);
     }
 
+    /// Appends a `u8`.
+    pub fn u8(&mut self, v: u8) {
+        self.out.push(v);
+    }
+
+    /// Appends a big-endian `u16`.
+    pub fn u16(&mut self, v: u16) {
+        self.raw(&v.to_be_bytes());
+    }
+
+    /// Appends a big-endian `u32`.
+    pub fn u32(&mut self, v: u32) {
+        self.raw(&v.to_be_bytes());
+    }
+
+    /// Appends a big-endian `u64`.
+    pub fn u64(&mut self, v: u64) {
+        self.raw(&v.to_be_bytes());
+    }
+
+    /// Appends 32-byte hashes, keys or roots (their count is the caller's).
+    pub fn b256s(&mut self, hashes: &[B256]) {
+        for h in hashes {
+            self.raw(h.as_slice());
+        }
+    }
+
+    /// Appends the count of a list as a `u8`, [`u8::MAX`] if it has more items (which its
+    /// decoder rejects).
+    pub fn count_u8(&mut self, n: usize) {
+        self.u8(u8::try_from(n).unwrap_or(u8::MAX));
+    }
+
+    /// Appends the count of a list as a big-endian `u16`, [`u16::MAX`] if it has more items
+    /// (which its decoder rejects).
+    pub fn count_u16(&mut self, n: usize) {
+        self.u16(u16::try_from(n).unwrap_or(u16::MAX));
+    }
+
+    /// Appends the count of a list as a big-endian `u32`, [`u32::MAX`] if it has more items
+    /// (which its decoder rejects).
+    pub fn count_u32(&mut self, n: usize) {
+        self.u32(u32::try_from(n).unwrap_or(u32::MAX));
+    }
+
     /// Appends a `u32`-length-prefixed byte string.
     ///
     /// # Panics
@@ -260,4 +341,10 @@ impl Writer {
         self.raw(&len.to_be_bytes());
         self.raw(b);
     }
+}
+
+/// A finished SHA-256 as a [`B256`]: where every family's hashing rules end.
+pub fn digest(h: sha2::Sha256) -> B256 {
+    use sha2::Digest;
+    B256::from(<[u8; 32]>::from(h.finalize()))
 }

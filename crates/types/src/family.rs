@@ -15,7 +15,7 @@
 use alloc::string::String;
 use core::fmt;
 
-use crate::{ErrorCode, FAMILIES};
+use crate::{ErrorCode, FAMILIES, hex::Hex};
 
 /// One proof family.
 #[derive(Debug)]
@@ -48,6 +48,29 @@ impl Tamper {
             about,
         }
     }
+
+    /// The class answered by `alt` instead where the forgery meets an edge case.
+    pub const fn or(self, alt: ErrorCode) -> Self {
+        Self {
+            alt: Some(alt),
+            ..self
+        }
+    }
+
+    /// The proof's encoding cut short: a class of every family with a byte wire format.
+    pub const TRUNCATED: Tamper =
+        Tamper::new("truncated", ErrorCode::BadEncoding, "the proof cut short");
+
+    /// A byte appended to the proof's encoding.
+    pub const TRAILING_BYTE: Tamper =
+        Tamper::new("trailing-byte", ErrorCode::BadEncoding, "a byte appended");
+
+    /// A history proof checked for another block range than it answers.
+    pub const OTHER_RANGE: Tamper = Tamper::new(
+        "other-range",
+        ErrorCode::RangeMismatch,
+        "checked for another block range",
+    );
 
     /// Whether `code` is an answer of this class.
     pub fn answers(&self, code: ErrorCode) -> bool {
@@ -237,6 +260,15 @@ impl Evidence {
             found: Some(alloc::format!("{found}")),
         }
     }
+
+    /// Evidence with the expected and found bytes (hashes, keys, roots), as lowercase `0x`-hex.
+    pub fn diff_hex(
+        field: impl Into<String>,
+        expected: impl AsRef<[u8]>,
+        found: impl AsRef<[u8]>,
+    ) -> Self {
+        Self::diff(field, Hex(expected.as_ref()), Hex(found.as_ref()))
+    }
 }
 
 /// What every family's error enum offers: a stable code and the evidence. The wasm glue turns
@@ -256,6 +288,91 @@ impl Rejection for crate::DecodeError {
 
     fn evidence(&self) -> Evidence {
         Evidence::at(self.field.clone())
+    }
+}
+
+/// Declares a family's error enum, each variant tagged with the stable code it answers:
+/// `#[code(RootMismatch)]` (an [`ErrorCode`]), or `#[code(via field)]` (the `code()` of the
+/// variant's field `field`, `0` for a tuple variant: a nested rejection or a fault kind). The
+/// attributes after the code are the variant's own: its message (`#[error(...)]`, as
+/// `thiserror` reads it, which also writes `Display`, `std::error::Error` and the `#[from]`
+/// conversions).
+///
+/// The enum derives `thiserror::Error` itself (the derive must come with the enum's tokens for
+/// `thiserror` to read `.field` arguments). Besides the enum the macro writes what every family's
+/// error has in the same shape: `const fn code()` from the tags and the [`Rejection`] impl, whose
+/// evidence is the enum's own `fn evidence(&self) -> Evidence`, written beside it (where each
+/// rejection points differs in every family).
+macro_rules! rejection {
+    ($(#[$($attr:tt)*])* pub enum $name:ident { $($body:tt)* }) => {
+        $crate::family::rejection!(@variant $name [$(#[$($attr)*])*] [] []; $($body)*);
+    };
+    // One variant: unit, tuple or struct, its code, its attributes.
+    (@variant $name:ident $docs:tt [$($v:tt)*] $arms:tt;
+        $(#[doc = $d:literal])* #[code($($code:tt)+)] $(#[$($attr:tt)*])*
+        $V:ident $(($($t:tt)*))? $({$($f:tt)*})?, $($rest:tt)*
+    ) => {
+        $crate::family::rejection!(@arm $name $docs
+            [$($v)* $(#[doc = $d])* $(#[$($attr)*])* $V $(($($t)*))? $({$($f)*})?,] $arms
+            ($($code)+) $V; $($rest)*);
+    };
+    // The code of the variant just read: a field's own code, or an `ErrorCode`.
+    (@arm $name:ident $docs:tt $v:tt [$($arm:tt)*] (via $field:tt) $V:ident; $($rest:tt)*) => {
+        $crate::family::rejection!(@variant $name $docs $v
+            [$($arm)* Self::$V { $field: inner, .. } => inner.code(),]; $($rest)*);
+    };
+    (@arm $name:ident $docs:tt $v:tt [$($arm:tt)*] ($code:ident) $V:ident; $($rest:tt)*) => {
+        $crate::family::rejection!(@variant $name $docs $v
+            [$($arm)* Self::$V { .. } => $crate::ErrorCode::$code,]; $($rest)*);
+    };
+    // Every variant read.
+    (@variant $name:ident [$($attr:tt)*] [$($v:tt)*] [$($arm:tt)*];) => {
+        $($attr)*
+        pub enum $name {
+            $($v)*
+        }
+
+        impl $name {
+            /// The stable code.
+            pub const fn code(&self) -> $crate::ErrorCode {
+                match self {
+                    $($arm)*
+                }
+            }
+        }
+
+        impl $crate::family::Rejection for $name {
+            fn code(&self) -> $crate::ErrorCode {
+                $name::code(self)
+            }
+
+            fn evidence(&self) -> $crate::family::Evidence {
+                $name::evidence(self)
+            }
+        }
+    };
+}
+
+pub(crate) use rejection;
+
+/// A block range as rejections show it: `lo..=hi`.
+pub(crate) struct Range(pub(crate) (u64, u64));
+
+impl fmt::Display for Range {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}..={}", self.0.0, self.0.1)
+    }
+}
+
+/// A value, key or hash that may be absent, as rejections show it: `0x`-hex, or `absent`.
+pub(crate) struct OrAbsent<'a, T>(pub(crate) &'a Option<T>);
+
+impl<T: AsRef<[u8]>> fmt::Display for OrAbsent<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(v) => Hex(v.as_ref()).fmt(f),
+            None => f.write_str("absent"),
+        }
     }
 }
 

@@ -75,15 +75,21 @@ pub struct Hex<'a>(pub &'a [u8]);
 
 impl core::fmt::Display for Hex<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        use core::fmt::Write;
         let digit = |n: u8| char::from(if n < 10 { b'0' + n } else { b'a' + n - 10 });
-        let mut s = alloc::string::String::with_capacity(2 + 2 * self.0.len());
-        s.push_str("0x");
+        f.write_str("0x")?;
         for b in self.0 {
-            s.push(digit(b >> 4));
-            s.push(digit(b & 15));
+            f.write_char(digit(b >> 4))?;
+            f.write_char(digit(b & 15))?;
         }
-        f.write_str(&s)
+        Ok(())
     }
+}
+
+/// [`Hex`] of anything that is bytes (a hash, a key, an address): what the families' error
+/// messages show.
+pub(crate) fn hex<T: AsRef<[u8]> + ?Sized>(b: &T) -> Hex<'_> {
+    Hex(b.as_ref())
 }
 
 /// Encodes bytes as lowercase `0x`-hex `DATA`.

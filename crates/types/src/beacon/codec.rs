@@ -136,6 +136,12 @@ impl<'a> Fixed<'a> {
         Ok(Self { bytes, pos: 0 })
     }
 
+    /// A reader of `bytes`, which must be exactly `len` bytes long.
+    fn exact(bytes: &'a [u8], len: usize, path: &str) -> Result<Self, DecodeError> {
+        expect_len(bytes, len, path)?;
+        Self::new(bytes, len, path)
+    }
+
     fn take(&mut self, n: usize) -> &'a [u8] {
         let end = self.pos.saturating_add(n);
         let out = self.bytes.get(self.pos..end).unwrap_or_default();
@@ -217,8 +223,7 @@ fn put_branch(out: &mut Vec<u8>, branch: &[Root]) {
 impl BeaconBlockHeader {
     /// Decodes the 112 SSZ bytes of a header.
     pub fn decode(bytes: &[u8], path: &str) -> Result<Self, DecodeError> {
-        expect_len(bytes, BEACON_BLOCK_HEADER_LEN, path)?;
-        let mut r = Fixed::new(bytes, BEACON_BLOCK_HEADER_LEN, path)?;
+        let mut r = Fixed::exact(bytes, BEACON_BLOCK_HEADER_LEN, path)?;
         Ok(Self {
             slot: r.u64(),
             proposer_index: r.u64(),
@@ -475,8 +480,7 @@ impl SyncCommittee {
     /// Decodes a committee of `preset.sync_committee_size` members.
     pub fn decode(bytes: &[u8], preset: &Preset, path: &str) -> Result<Self, DecodeError> {
         let size = preset.sync_committee_size;
-        expect_len(bytes, Self::len(size), path)?;
-        let mut r = Fixed::new(bytes, Self::len(size), path)?;
+        let mut r = Fixed::exact(bytes, Self::len(size), path)?;
         let pubkeys = (0..size).map(|_| r.array::<48>()).collect();
         Ok(Self {
             pubkeys,
@@ -514,8 +518,7 @@ impl SyncAggregate {
     /// Decodes the aggregate of a committee of `preset.sync_committee_size` members.
     pub fn decode(bytes: &[u8], preset: &Preset, path: &str) -> Result<Self, DecodeError> {
         let size = preset.sync_committee_size;
-        expect_len(bytes, Self::len(size), path)?;
-        let mut r = Fixed::new(bytes, Self::len(size), path)?;
+        let mut r = Fixed::exact(bytes, Self::len(size), path)?;
         let bits = r.take(size.div_ceil(8));
         Ok(Self {
             sync_committee_bits: bits.to_vec(),
@@ -633,297 +636,119 @@ impl Field<'_> {
     }
 }
 
-fn committee_bytes(c: &SyncCommittee) -> Vec<u8> {
-    let mut v = Vec::with_capacity(48 * (c.pubkeys.len() + 1));
-    c.encode_to(&mut v);
-    v
-}
-
-fn aggregate_bytes(a: &SyncAggregate) -> Vec<u8> {
+/// The SSZ encoding `encode_to` appends.
+fn bytes_of(encode_to: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
     let mut v = Vec::new();
-    a.encode_to(&mut v);
-    v
-}
-
-fn branch_bytes(b: &[Root]) -> Vec<u8> {
-    let mut v = Vec::with_capacity(32 * b.len());
-    put_branch(&mut v, b);
+    encode_to(&mut v);
     v
 }
 
 fn read_branch(bytes: &[u8], depth: usize, path: &str) -> Result<Vec<Root>, DecodeError> {
-    expect_len(bytes, 32 * depth, path)?;
-    Ok(Fixed::new(bytes, 32 * depth, path)?.branch(depth))
+    Ok(Fixed::exact(bytes, 32 * depth, path)?.branch(depth))
 }
 
 fn read_slot(bytes: &[u8], path: &str) -> Result<u64, DecodeError> {
-    expect_len(bytes, 8, path)?;
-    Ok(Fixed::new(bytes, 8, path)?.u64())
+    Ok(Fixed::exact(bytes, 8, path)?.u64())
 }
 
-/// The field at `i` of a split container (present by construction).
-fn nth<'a>(parts: &[&'a [u8]], i: usize) -> &'a [u8] {
-    parts.get(i).copied().unwrap_or_default()
+/// The codec of a light-client container from its fields in order, each with its kind:
+/// `decode` (errors name `path.field`), `encode` (in the fork of the header named by `fork`) and
+/// `hash_tree_root`. A kind says how its field is split off, read, written and hashed (`@part`,
+/// `@read`, `@write`, `@root`).
+macro_rules! container {
+    ($name:ident, $path:literal, fork of $fork:ident { $($field:ident: $kind:ident,)+ }) => {
+        impl $name {
+            #[doc = concat!("Decodes `fork`'s `", stringify!($name), "`.")]
+            pub fn decode(bytes: &[u8], fork: Fork, preset: &Preset) -> Result<Self, DecodeError> {
+                let size = preset.sync_committee_size;
+                let parts = [$(container!(@part $kind, fork, size)),+];
+                let mut parts = split(bytes, fork, &parts, $path)?.into_iter();
+                Ok(Self {
+                    $($field: {
+                        let bytes = parts.next().unwrap_or_default();
+                        let path = concat!($path, ".", stringify!($field));
+                        container!(@read $kind, bytes, fork, preset, path)?
+                    },)+
+                })
+            }
+
+            #[doc = concat!("The SSZ encoding (in the fork of its `", stringify!($fork), "`).")]
+            pub fn encode(&self) -> Vec<u8> {
+                join(self.$fork.fork, &[$(container!(@write $kind, &self.$field)),+])
+            }
+
+            /// `hash_tree_root`.
+            pub fn hash_tree_root(&self) -> Root {
+                let roots = [$(container!(@root $kind, &self.$field)),+];
+                merkleize(&roots, roots.len())
+            }
+        }
+    };
+    (@part Header, $fork:ident, $size:ident) => { Part::Header };
+    (@part Committee, $fork:ident, $size:ident) => { Part::Fixed(SyncCommittee::len($size)) };
+    (@part CommitteeBranch, $fork:ident, $size:ident) => {
+        Part::Fixed(32 * $fork.sync_committee_depth())
+    };
+    (@part FinalityBranch, $fork:ident, $size:ident) => { Part::Fixed(32 * $fork.finality_depth()) };
+    (@part Aggregate, $fork:ident, $size:ident) => { Part::Fixed(SyncAggregate::len($size)) };
+    (@part Slot, $fork:ident, $size:ident) => { Part::Fixed(8) };
+    (@read Header, $b:ident, $fork:ident, $preset:ident, $path:ident) => {
+        LightClientHeader::decode($b, $fork, $path)
+    };
+    (@read Committee, $b:ident, $fork:ident, $preset:ident, $path:ident) => {
+        SyncCommittee::decode($b, $preset, $path)
+    };
+    (@read CommitteeBranch, $b:ident, $fork:ident, $preset:ident, $path:ident) => {
+        read_branch($b, $fork.sync_committee_depth(), $path)
+    };
+    (@read FinalityBranch, $b:ident, $fork:ident, $preset:ident, $path:ident) => {
+        read_branch($b, $fork.finality_depth(), $path)
+    };
+    (@read Aggregate, $b:ident, $fork:ident, $preset:ident, $path:ident) => {
+        SyncAggregate::decode($b, $preset, $path)
+    };
+    (@read Slot, $b:ident, $fork:ident, $preset:ident, $path:ident) => { read_slot($b, $path) };
+    (@write Header, $v:expr) => { Field::Header($v) };
+    (@write Committee, $v:expr) => { Field::Bytes(bytes_of(|out| $v.encode_to(out))) };
+    (@write CommitteeBranch, $v:expr) => { Field::Bytes(bytes_of(|out| put_branch(out, $v))) };
+    (@write FinalityBranch, $v:expr) => { Field::Bytes(bytes_of(|out| put_branch(out, $v))) };
+    (@write Aggregate, $v:expr) => { Field::Bytes(bytes_of(|out| $v.encode_to(out))) };
+    (@write Slot, $v:expr) => { Field::Bytes($v.to_le_bytes().to_vec()) };
+    (@root CommitteeBranch, $v:expr) => { branch_root($v) };
+    (@root FinalityBranch, $v:expr) => { branch_root($v) };
+    (@root Slot, $v:expr) => { u64_root(*$v) };
+    (@root $kind:ident, $v:expr) => { $v.hash_tree_root() };
 }
 
-impl LightClientBootstrap {
-    /// Decodes `fork`'s `LightClientBootstrap`.
-    pub fn decode(bytes: &[u8], fork: Fork, preset: &Preset) -> Result<Self, DecodeError> {
-        let path = "bootstrap";
-        let depth = fork.sync_committee_depth();
-        let parts = split(
-            bytes,
-            fork,
-            &[
-                Part::Header,
-                Part::Fixed(SyncCommittee::len(preset.sync_committee_size)),
-                Part::Fixed(32 * depth),
-            ],
-            path,
-        )?;
-        Ok(Self {
-            header: LightClientHeader::decode(nth(&parts, 0), fork, "bootstrap.header")?,
-            current_sync_committee: SyncCommittee::decode(
-                nth(&parts, 1),
-                preset,
-                "bootstrap.current_sync_committee",
-            )?,
-            current_sync_committee_branch: read_branch(
-                nth(&parts, 2),
-                depth,
-                "bootstrap.current_sync_committee_branch",
-            )?,
-        })
-    }
+container!(LightClientBootstrap, "bootstrap", fork of header {
+    header: Header,
+    current_sync_committee: Committee,
+    current_sync_committee_branch: CommitteeBranch,
+});
 
-    /// The SSZ encoding (of its header's fork).
-    pub fn encode(&self) -> Vec<u8> {
-        join(
-            self.header.fork,
-            &[
-                Field::Header(&self.header),
-                Field::Bytes(committee_bytes(&self.current_sync_committee)),
-                Field::Bytes(branch_bytes(&self.current_sync_committee_branch)),
-            ],
-        )
-    }
+container!(LightClientUpdate, "update", fork of attested_header {
+    attested_header: Header,
+    next_sync_committee: Committee,
+    next_sync_committee_branch: CommitteeBranch,
+    finalized_header: Header,
+    finality_branch: FinalityBranch,
+    sync_aggregate: Aggregate,
+    signature_slot: Slot,
+});
 
-    /// `hash_tree_root`.
-    pub fn hash_tree_root(&self) -> Root {
-        merkleize(
-            &[
-                self.header.hash_tree_root(),
-                self.current_sync_committee.hash_tree_root(),
-                branch_root(&self.current_sync_committee_branch),
-            ],
-            4,
-        )
-    }
-}
+container!(LightClientFinalityUpdate, "finality_update", fork of attested_header {
+    attested_header: Header,
+    finalized_header: Header,
+    finality_branch: FinalityBranch,
+    sync_aggregate: Aggregate,
+    signature_slot: Slot,
+});
 
-impl LightClientUpdate {
-    /// Decodes `fork`'s `LightClientUpdate`.
-    pub fn decode(bytes: &[u8], fork: Fork, preset: &Preset) -> Result<Self, DecodeError> {
-        let size = preset.sync_committee_size;
-        let parts = split(
-            bytes,
-            fork,
-            &[
-                Part::Header,
-                Part::Fixed(SyncCommittee::len(size)),
-                Part::Fixed(32 * fork.sync_committee_depth()),
-                Part::Header,
-                Part::Fixed(32 * fork.finality_depth()),
-                Part::Fixed(SyncAggregate::len(size)),
-                Part::Fixed(8),
-            ],
-            "update",
-        )?;
-        Ok(Self {
-            attested_header: LightClientHeader::decode(
-                nth(&parts, 0),
-                fork,
-                "update.attested_header",
-            )?,
-            next_sync_committee: SyncCommittee::decode(
-                nth(&parts, 1),
-                preset,
-                "update.next_sync_committee",
-            )?,
-            next_sync_committee_branch: read_branch(
-                nth(&parts, 2),
-                fork.sync_committee_depth(),
-                "update.next_sync_committee_branch",
-            )?,
-            finalized_header: LightClientHeader::decode(
-                nth(&parts, 3),
-                fork,
-                "update.finalized_header",
-            )?,
-            finality_branch: read_branch(
-                nth(&parts, 4),
-                fork.finality_depth(),
-                "update.finality_branch",
-            )?,
-            sync_aggregate: SyncAggregate::decode(nth(&parts, 5), preset, "update.sync_aggregate")?,
-            signature_slot: read_slot(nth(&parts, 6), "update.signature_slot")?,
-        })
-    }
-
-    /// The SSZ encoding (of its attested header's fork).
-    pub fn encode(&self) -> Vec<u8> {
-        join(
-            self.attested_header.fork,
-            &[
-                Field::Header(&self.attested_header),
-                Field::Bytes(committee_bytes(&self.next_sync_committee)),
-                Field::Bytes(branch_bytes(&self.next_sync_committee_branch)),
-                Field::Header(&self.finalized_header),
-                Field::Bytes(branch_bytes(&self.finality_branch)),
-                Field::Bytes(aggregate_bytes(&self.sync_aggregate)),
-                Field::Bytes(self.signature_slot.to_le_bytes().to_vec()),
-            ],
-        )
-    }
-
-    /// `hash_tree_root`.
-    pub fn hash_tree_root(&self) -> Root {
-        merkleize(
-            &[
-                self.attested_header.hash_tree_root(),
-                self.next_sync_committee.hash_tree_root(),
-                branch_root(&self.next_sync_committee_branch),
-                self.finalized_header.hash_tree_root(),
-                branch_root(&self.finality_branch),
-                self.sync_aggregate.hash_tree_root(),
-                u64_root(self.signature_slot),
-            ],
-            8,
-        )
-    }
-}
-
-impl LightClientFinalityUpdate {
-    /// Decodes `fork`'s `LightClientFinalityUpdate`.
-    pub fn decode(bytes: &[u8], fork: Fork, preset: &Preset) -> Result<Self, DecodeError> {
-        let parts = split(
-            bytes,
-            fork,
-            &[
-                Part::Header,
-                Part::Header,
-                Part::Fixed(32 * fork.finality_depth()),
-                Part::Fixed(SyncAggregate::len(preset.sync_committee_size)),
-                Part::Fixed(8),
-            ],
-            "finality_update",
-        )?;
-        Ok(Self {
-            attested_header: LightClientHeader::decode(
-                nth(&parts, 0),
-                fork,
-                "finality_update.attested_header",
-            )?,
-            finalized_header: LightClientHeader::decode(
-                nth(&parts, 1),
-                fork,
-                "finality_update.finalized_header",
-            )?,
-            finality_branch: read_branch(
-                nth(&parts, 2),
-                fork.finality_depth(),
-                "finality_update.finality_branch",
-            )?,
-            sync_aggregate: SyncAggregate::decode(
-                nth(&parts, 3),
-                preset,
-                "finality_update.sync_aggregate",
-            )?,
-            signature_slot: read_slot(nth(&parts, 4), "finality_update.signature_slot")?,
-        })
-    }
-
-    /// The SSZ encoding.
-    pub fn encode(&self) -> Vec<u8> {
-        join(
-            self.attested_header.fork,
-            &[
-                Field::Header(&self.attested_header),
-                Field::Header(&self.finalized_header),
-                Field::Bytes(branch_bytes(&self.finality_branch)),
-                Field::Bytes(aggregate_bytes(&self.sync_aggregate)),
-                Field::Bytes(self.signature_slot.to_le_bytes().to_vec()),
-            ],
-        )
-    }
-
-    /// `hash_tree_root`.
-    pub fn hash_tree_root(&self) -> Root {
-        merkleize(
-            &[
-                self.attested_header.hash_tree_root(),
-                self.finalized_header.hash_tree_root(),
-                branch_root(&self.finality_branch),
-                self.sync_aggregate.hash_tree_root(),
-                u64_root(self.signature_slot),
-            ],
-            8,
-        )
-    }
-}
-
-impl LightClientOptimisticUpdate {
-    /// Decodes `fork`'s `LightClientOptimisticUpdate`.
-    pub fn decode(bytes: &[u8], fork: Fork, preset: &Preset) -> Result<Self, DecodeError> {
-        let parts = split(
-            bytes,
-            fork,
-            &[
-                Part::Header,
-                Part::Fixed(SyncAggregate::len(preset.sync_committee_size)),
-                Part::Fixed(8),
-            ],
-            "optimistic_update",
-        )?;
-        Ok(Self {
-            attested_header: LightClientHeader::decode(
-                nth(&parts, 0),
-                fork,
-                "optimistic_update.attested_header",
-            )?,
-            sync_aggregate: SyncAggregate::decode(
-                nth(&parts, 1),
-                preset,
-                "optimistic_update.sync_aggregate",
-            )?,
-            signature_slot: read_slot(nth(&parts, 2), "optimistic_update.signature_slot")?,
-        })
-    }
-
-    /// The SSZ encoding.
-    pub fn encode(&self) -> Vec<u8> {
-        join(
-            self.attested_header.fork,
-            &[
-                Field::Header(&self.attested_header),
-                Field::Bytes(aggregate_bytes(&self.sync_aggregate)),
-                Field::Bytes(self.signature_slot.to_le_bytes().to_vec()),
-            ],
-        )
-    }
-
-    /// `hash_tree_root`.
-    pub fn hash_tree_root(&self) -> Root {
-        merkleize(
-            &[
-                self.attested_header.hash_tree_root(),
-                self.sync_aggregate.hash_tree_root(),
-                u64_root(self.signature_slot),
-            ],
-            4,
-        )
-    }
-}
+container!(LightClientOptimisticUpdate, "optimistic_update", fork of attested_header {
+    attested_header: Header,
+    sync_aggregate: Aggregate,
+    signature_slot: Slot,
+});
 
 #[cfg(test)]
 mod tests {

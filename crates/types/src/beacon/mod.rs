@@ -457,10 +457,6 @@ impl LightClientOptimisticUpdate {
     }
 }
 
-const fn t(name: &'static str, code: E, about: &'static str) -> Tamper {
-    Tamper::new(name, code, about)
-}
-
 /// The beacon family's registry entry (in [`crate::FAMILIES`]). It has no header commitment:
 /// what it trusts is a checkpoint block root the application gives, not a field of a header.
 pub const FAMILY: Family = Family {
@@ -483,87 +479,87 @@ pub const FAMILY: Family = Family {
         E::BadSyncSignature,
     ],
     tampers: &[
-        t(
+        Tamper::new(
             "bootstrap-wrong-checkpoint",
             E::CheckpointMismatch,
             "a bootstrap checked against another block root",
         ),
-        t(
+        Tamper::new(
             "bootstrap-committee-branch",
             E::SyncCommitteeBranchMismatch,
             "one node of the bootstrap's current sync committee branch changed",
         ),
-        t(
+        Tamper::new(
             "no-participants",
             E::LowParticipation,
             "every participation bit cleared",
         ),
-        t(
+        Tamper::new(
             "signature-slot-not-after-attested",
             E::SlotOrder,
             "the signature slot moved to the attested header's slot",
         ),
-        t(
+        Tamper::new(
             "signature-period-too-far",
             E::PeriodMismatch,
             "the signature slot moved two periods ahead",
         ),
-        t(
+        Tamper::new(
             "attested-not-newer",
             E::StaleUpdate,
             "a signed update over a header older than the finalized one, bringing no committee",
         ),
-        t(
+        Tamper::new(
             "finalized-header-without-branch",
             E::UnexpectedField,
             "a finalized header with a zero finality branch",
         ),
-        t(
+        Tamper::new(
             "finality-branch",
             E::FinalityBranchMismatch,
             "one node of the finality branch changed",
         ),
-        t(
+        Tamper::new(
             "next-committee-branch",
             E::SyncCommitteeBranchMismatch,
             "one node of the next sync committee branch changed",
         ),
-        t(
+        Tamper::new(
             "execution-branch",
             E::ExecutionBranchMismatch,
             "one node of the attested header's execution branch changed",
         ),
-        t(
+        Tamper::new(
             "execution-state-root",
             E::ExecutionBranchMismatch,
             "the execution payload header's state root changed",
         ),
-        t(
+        Tamper::new(
             "next-committee-differs",
             E::SyncCommitteeMismatch,
             "a next sync committee other than the one the store verified",
         ),
-        t(
+        Tamper::new(
             "signature-bit-flipped",
             E::BadSyncSignature,
             "one bit of the aggregate signature flipped",
         ),
-        t(
+        Tamper::new(
             "participation-bit-flipped",
             E::BadSyncSignature,
             "one participation bit flipped",
         ),
-        t(
+        Tamper::new(
             "other-period-committee",
             E::BadSyncSignature,
             "signed by the sync committee of another period",
         ),
-        t(
+        Tamper::new(
             "other-network",
             E::BadSyncSignature,
             "checked with another network's genesis validators root",
         ),
-        t(
+        Tamper::new(
             "truncated",
             E::BadEncoding,
             "the last byte of the SSZ encoding removed",

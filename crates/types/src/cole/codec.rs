@@ -4,7 +4,7 @@ use alloc::{string::String, vec::Vec};
 
 use crate::{
     B256, DecodeError, Word,
-    codec::{Reader, SpanSink, Spans, Writer},
+    codec::{Reader, SpanSink, Spans, Writer, spanned},
 };
 
 /// The wire format version this module reads and writes.
@@ -101,33 +101,32 @@ impl HistoryProof {
     /// The wire encoding.
     pub fn encode(&self) -> Vec<u8> {
         let mut w = Writer::default();
-        w.raw(&[VERSION]);
+        w.u8(VERSION);
         w.raw(self.key.as_slice());
-        w.raw(&self.lo.to_be_bytes());
-        w.raw(&self.hi.to_be_bytes());
-        w.raw(&[self.fanout]);
-        let count = u16::try_from(self.parts.len()).unwrap_or(u16::MAX);
-        w.raw(&count.to_be_bytes());
+        w.u64(self.lo);
+        w.u64(self.hi);
+        w.u8(self.fanout);
+        w.count_u16(self.parts.len());
         for part in &self.parts {
             match part {
                 Part::Searched(s) => {
                     match s.kind {
                         StructureKind::MbTree => {
-                            w.raw(&[0]);
-                            w.raw(&s.n.to_be_bytes());
-                            w.raw(&[s.height]);
+                            w.u8(0);
+                            w.u64(s.n);
+                            w.u8(s.height);
                         }
                         StructureKind::Run { bloom } => {
-                            w.raw(&[1]);
-                            w.raw(&s.n.to_be_bytes());
-                            w.raw(&[s.height]);
+                            w.u8(1);
+                            w.u64(s.n);
+                            w.u8(s.height);
                             w.raw(bloom.as_slice());
                         }
                     }
                     encode_tree(&mut w, &s.tree, &self.key);
                 }
                 Part::Skipped(d) => {
-                    w.raw(&[2]);
+                    w.u8(2);
                     w.raw(d.as_slice());
                 }
             }
@@ -144,17 +143,13 @@ impl HistoryProof {
     /// part), `parts[i].tree` (a searched structure's tree) and its subtrees `parts[i].tree.j`,
     /// `parts[i].tree.j.k`, … (child `j`, then its child `k`).
     pub fn decode_with_spans(buf: &[u8]) -> Result<(Self, Spans), DecodeError> {
-        let mut r = Reader::with_spans(buf);
-        let p = Self::read(&mut r)?;
-        Ok((p, r.into_spans()))
+        spanned(buf, Self::read)
     }
 
     fn read<K: SpanSink>(r: &mut Reader<'_, K>) -> Result<Self, DecodeError> {
         let buf_len = r.pos() + r.remaining();
-        if r.u8("version")? != VERSION {
-            return Err(DecodeError::new("version", "unsupported version"));
-        }
-        let key = B256::from(r.array::<32>("stateKey")?);
+        r.version(VERSION, "unsupported version")?;
+        let key = r.b256("stateKey")?;
         let lo = r.u64("lo")?;
         let hi = r.u64("hi")?;
         let fanout = r.u8("fanout")?;
@@ -186,7 +181,7 @@ impl HistoryProof {
                         StructureKind::MbTree
                     } else {
                         StructureKind::Run {
-                            bloom: B256::from(r.array::<32>(&field("bloom"))?),
+                            bloom: r.b256(&field("bloom"))?,
                         }
                     };
                     let path = if r.recording() {
@@ -202,7 +197,7 @@ impl HistoryProof {
                         tree,
                     })
                 }
-                2 => Part::Skipped(B256::from(r.array::<32>(&field("digest"))?)),
+                2 => Part::Skipped(r.b256(&field("digest"))?),
                 _ => return Err(DecodeError::new(field("kind"), "unknown part kind")),
             };
             r.span(start, || alloc::format!("parts[{i}]"));
@@ -222,22 +217,23 @@ impl HistoryProof {
 fn encode_tree(w: &mut Writer, t: &Tree, key: &B256) {
     match t {
         Tree::Leaf(e) if e.key == *key => {
-            w.raw(&[1]);
-            w.raw(&e.block.to_be_bytes());
+            w.u8(1);
+            w.u64(e.block);
             w.raw(&e.value);
         }
         Tree::Leaf(e) => {
-            w.raw(&[0]);
+            w.u8(0);
             w.raw(e.key.as_slice());
-            w.raw(&e.block.to_be_bytes());
+            w.u64(e.block);
             w.raw(&e.value);
         }
         Tree::Hash(h) => {
-            w.raw(&[2]);
+            w.u8(2);
             w.raw(h.as_slice());
         }
         Tree::Node(children) => {
-            w.raw(&[3, u8::try_from(children.len()).unwrap_or(u8::MAX)]);
+            w.u8(3);
+            w.count_u8(children.len());
             for c in children {
                 encode_tree(w, c, key);
             }
@@ -258,7 +254,7 @@ fn decode_tree<K: SpanSink>(
     let start = r.pos();
     let tree = match r.u8(field)? {
         0 => {
-            let k = B256::from(r.array::<32>(field)?);
+            let k = r.b256(field)?;
             if k == *key {
                 return Err(DecodeError::new(
                     field,
@@ -276,7 +272,7 @@ fn decode_tree<K: SpanSink>(
             block: r.u64(field)?,
             value: r.array::<32>(field)?,
         }),
-        2 => Tree::Hash(B256::from(r.array::<32>(field)?)),
+        2 => Tree::Hash(r.b256(field)?),
         3 => {
             let Some(budget) = budget.checked_sub(1) else {
                 return Err(DecodeError::new(field, "tree is higher than its height"));
@@ -305,6 +301,7 @@ fn decode_tree<K: SpanSink>(
 /// Hashing rules shared by the engine and the verifier (see the module docs).
 pub mod hash {
     use super::{B256, Entry};
+    use crate::codec::digest;
     use sha2::{Digest, Sha256};
 
     /// Domain byte of an entry.
@@ -322,10 +319,6 @@ pub mod hash {
     /// Domain byte of the header's `coleRoot`.
     pub const HEADER: u8 = 0x06;
 
-    fn out(h: Sha256) -> B256 {
-        B256::from(<[u8; 32]>::from(h.finalize()))
-    }
-
     /// The hash of an entry.
     pub fn leaf(e: &Entry) -> B256 {
         let mut h = Sha256::new();
@@ -333,7 +326,7 @@ pub mod hash {
         h.update(e.key);
         h.update(e.block.to_be_bytes());
         h.update(e.value);
-        out(h)
+        digest(h)
     }
 
     /// The hash of an inner node over its children's hashes.
@@ -343,7 +336,7 @@ pub mod hash {
         for c in children {
             h.update(c);
         }
-        out(h)
+        digest(h)
     }
 
     /// The digest of an MB-tree of `n` entries.
@@ -353,7 +346,7 @@ pub mod hash {
         h.update(n.to_be_bytes());
         h.update([height]);
         h.update(root);
-        out(h)
+        digest(h)
     }
 
     /// The digest of a run of `n` entries.
@@ -364,7 +357,7 @@ pub mod hash {
         h.update([height]);
         h.update(root);
         h.update(bloom);
-        out(h)
+        digest(h)
     }
 
     /// The commitment to a Bloom filter's parameters and bits.
@@ -373,7 +366,7 @@ pub mod hash {
         h.update([BLOOM, hashes]);
         h.update((bits.len() as u64).to_be_bytes());
         h.update(bits);
-        out(h)
+        digest(h)
     }
 
     /// `H_state` over the digests of every structure, newest first.
@@ -388,7 +381,7 @@ pub mod hash {
         for d in digests {
             h.update(d);
         }
-        out(h)
+        digest(h)
     }
 
     /// The header's `coleRoot`: one commitment to the `H_state` of COLE and of COLE* (a node
@@ -398,7 +391,7 @@ pub mod hash {
         h.update([HEADER]);
         h.update(cole);
         h.update(cole_star);
-        out(h)
+        digest(h)
     }
 
     /// The height of an `m`-ary complete Merkle tree over `n` entries (Alg. 4): the least `h`

@@ -5,9 +5,9 @@
 use core::fmt;
 
 use crate::{
-    B256, DecodeError, ErrorCode,
-    family::{Evidence, Rejection},
-    hex::Hex,
+    B256, DecodeError,
+    family::{Evidence, Range, rejection},
+    hex::hex,
 };
 
 /// What is wrong with the shape of a structure's partial tree (`BAD_SHAPE`).
@@ -88,217 +88,149 @@ impl fmt::Display for Gap {
     }
 }
 
-/// Why a provenance proof was rejected.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ColeError {
-    /// The proof is not the one accepted encoding (the field names where).
-    Decode(DecodeError),
-    /// The query itself is empty: `lo > hi`.
-    EmptyRange {
-        /// First block asked.
-        lo: u64,
-        /// Last block asked.
-        hi: u64,
-    },
-    /// The proof is for another state key.
-    KeyMismatch {
-        /// The key asked for.
-        expected: B256,
-        /// The proof's key.
-        found: B256,
-    },
-    /// The proof answers another block range.
-    RangeMismatch {
-        /// The range asked for.
-        expected: (u64, u64),
-        /// The proof's range.
-        found: (u64, u64),
-    },
-    /// Structure `part` is given by its digest before the version in force at `lo` was found.
-    StoppedEarly {
-        /// The structure.
-        part: usize,
-        /// The range's first block.
-        lo: u64,
-    },
-    /// Structure `part` is searched after the version in force at `lo` was found.
-    SearchedAfterStop {
-        /// The structure.
-        part: usize,
-        /// The range's first block.
-        lo: u64,
-    },
-    /// A run's height is not that of a complete tree over its entries.
-    RunHeight {
-        /// The structure.
-        part: usize,
-        /// Its entries.
-        entries: u64,
-        /// The fanout.
-        fanout: u8,
-        /// The height of a complete `fanout`-ary tree over `entries`.
-        expected: u8,
-        /// The height the proof gives.
-        found: u8,
-    },
-    /// The partial tree of structure `part` has a shape the structure cannot have.
-    Shape {
-        /// The structure.
-        part: usize,
-        /// What is wrong.
-        fault: ShapeFault,
-    },
-    /// The revealed entries of structure `part` leave a gap.
-    Incomplete {
-        /// The structure.
-        part: usize,
-        /// Where.
-        gap: Gap,
-    },
-    /// The revealed entries of structure `part` are not strictly increasing by
-    /// ⟨stateKey, block⟩.
-    EntriesOutOfOrder {
-        /// The structure.
-        part: usize,
-    },
-    /// Structure `part` reveals more than one neighbour entry on a side of the range.
-    ExtraNeighbours {
-        /// The structure.
-        part: usize,
-        /// Entries revealed before the range.
-        before: usize,
-        /// Entries revealed after it.
-        after: usize,
-    },
-    /// An older structure holds a version not older than one of a newer structure.
-    OlderStructureNewer {
-        /// The older structure.
-        part: usize,
-        /// The block of its newest version.
-        block: u64,
-        /// The oldest block found in a newer structure.
-        newer: u64,
-    },
-    /// The root recomputed from the proof differs from the trusted one.
-    RootMismatch {
-        /// The trusted root (`coleRoot`, or `H_state` when checked alone).
-        expected: B256,
-        /// What the proof recomputes to.
-        found: B256,
-    },
+rejection! {
+    /// Why a provenance proof was rejected.
+    #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+    pub enum ColeError {
+        /// The proof is not the one accepted encoding (the field names where).
+        #[code(BadEncoding)]
+        #[error(transparent)]
+        Decode(#[from] DecodeError),
+        /// The query itself is empty: `lo > hi`.
+        #[code(RangeMismatch)]
+        #[error("the range's first block {lo} is after its last {hi}")]
+        EmptyRange {
+            /// First block asked.
+            lo: u64,
+            /// Last block asked.
+            hi: u64,
+        },
+        /// The proof is for another state key.
+        #[code(KeyMismatch)]
+        #[error("the proof is for state key {}, not {}", hex(.found), hex(.expected))]
+        KeyMismatch {
+            /// The key asked for.
+            expected: B256,
+            /// The proof's key.
+            found: B256,
+        },
+        /// The proof answers another block range.
+        #[code(RangeMismatch)]
+        #[error("the proof answers blocks {}, not {}", Range(*.found), Range(*.expected))]
+        RangeMismatch {
+            /// The range asked for.
+            expected: (u64, u64),
+            /// The proof's range.
+            found: (u64, u64),
+        },
+        /// Structure `part` is given by its digest before the version in force at `lo` was found.
+        #[code(WrongEarlyStop)]
+        #[error("structure {part} is skipped before the version in force at block {lo} was found")]
+        StoppedEarly {
+            /// The structure.
+            part: usize,
+            /// The range's first block.
+            lo: u64,
+        },
+        /// Structure `part` is searched after the version in force at `lo` was found.
+        #[code(WrongEarlyStop)]
+        #[error("structure {part} is searched after the version in force at block {lo} was found")]
+        SearchedAfterStop {
+            /// The structure.
+            part: usize,
+            /// The range's first block.
+            lo: u64,
+        },
+        /// A run's height is not that of a complete tree over its entries.
+        #[code(BadShape)]
+        #[error(
+            "structure {part}: a run of {entries} entries with fanout {fanout} has height \
+             {expected}, not {found}",
+        )]
+        RunHeight {
+            /// The structure.
+            part: usize,
+            /// Its entries.
+            entries: u64,
+            /// The fanout.
+            fanout: u8,
+            /// The height of a complete `fanout`-ary tree over `entries`.
+            expected: u8,
+            /// The height the proof gives.
+            found: u8,
+        },
+        /// The partial tree of structure `part` has a shape the structure cannot have.
+        #[code(BadShape)]
+        #[error("structure {part}: {fault}")]
+        Shape {
+            /// The structure.
+            part: usize,
+            /// What is wrong.
+            fault: ShapeFault,
+        },
+        /// The revealed entries of structure `part` leave a gap.
+        #[code(IncompleteRange)]
+        #[error("structure {part}: {gap}")]
+        Incomplete {
+            /// The structure.
+            part: usize,
+            /// Where.
+            gap: Gap,
+        },
+        /// The revealed entries of structure `part` are not strictly increasing by
+        /// ⟨stateKey, block⟩.
+        #[code(ResultsOutOfOrder)]
+        #[error("structure {part}: revealed entries are not strictly increasing")]
+        EntriesOutOfOrder {
+            /// The structure.
+            part: usize,
+        },
+        /// Structure `part` reveals more than one neighbour entry on a side of the range.
+        #[code(ExtraResults)]
+        #[error(
+            "structure {part}: {before} entries before and {after} after the range, at most \
+             one neighbour on each side",
+        )]
+        ExtraNeighbours {
+            /// The structure.
+            part: usize,
+            /// Entries revealed before the range.
+            before: usize,
+            /// Entries revealed after it.
+            after: usize,
+        },
+        /// An older structure holds a version not older than one of a newer structure.
+        #[code(ResultsOutOfOrder)]
+        #[error(
+            "structure {part} holds block {block}, not older than block {newer} of a newer \
+             structure",
+        )]
+        OlderStructureNewer {
+            /// The older structure.
+            part: usize,
+            /// The block of its newest version.
+            block: u64,
+            /// The oldest block found in a newer structure.
+            newer: u64,
+        },
+        /// The root recomputed from the proof differs from the trusted one.
+        #[code(RootMismatch)]
+        #[error(
+            "the root recomputed from the proof is {}, not the trusted {}",
+            hex(.found),
+            hex(.expected),
+        )]
+        RootMismatch {
+            /// The trusted root (`coleRoot`, or `H_state` when checked alone).
+            expected: B256,
+            /// What the proof recomputes to.
+            found: B256,
+        },
+    }
 }
 
 impl ColeError {
-    /// The stable code.
-    pub const fn code(&self) -> ErrorCode {
-        match self {
-            Self::Decode(_) => ErrorCode::BadEncoding,
-            Self::EmptyRange { .. } | Self::RangeMismatch { .. } => ErrorCode::RangeMismatch,
-            Self::KeyMismatch { .. } => ErrorCode::KeyMismatch,
-            Self::StoppedEarly { .. } | Self::SearchedAfterStop { .. } => ErrorCode::WrongEarlyStop,
-            Self::RunHeight { .. } | Self::Shape { .. } => ErrorCode::BadShape,
-            Self::Incomplete { .. } => ErrorCode::IncompleteRange,
-            Self::EntriesOutOfOrder { .. } | Self::OlderStructureNewer { .. } => {
-                ErrorCode::ResultsOutOfOrder
-            }
-            Self::ExtraNeighbours { .. } => ErrorCode::ExtraResults,
-            Self::RootMismatch { .. } => ErrorCode::RootMismatch,
-        }
-    }
-}
-
-impl From<DecodeError> for ColeError {
-    fn from(e: DecodeError) -> Self {
-        Self::Decode(e)
-    }
-}
-
-struct Range((u64, u64));
-
-impl fmt::Display for Range {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}..={}", self.0.0, self.0.1)
-    }
-}
-
-impl fmt::Display for ColeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Decode(e) => e.fmt(f),
-            Self::EmptyRange { lo, hi } => {
-                write!(f, "the range's first block {lo} is after its last {hi}")
-            }
-            Self::KeyMismatch { expected, found } => {
-                write!(
-                    f,
-                    "the proof is for state key {}, not {}",
-                    Hex(found.as_slice()),
-                    Hex(expected.as_slice())
-                )
-            }
-            Self::RangeMismatch { expected, found } => write!(
-                f,
-                "the proof answers blocks {}, not {}",
-                Range(*found),
-                Range(*expected)
-            ),
-            Self::StoppedEarly { part, lo } => write!(
-                f,
-                "structure {part} is skipped before the version in force at block {lo} was found"
-            ),
-            Self::SearchedAfterStop { part, lo } => write!(
-                f,
-                "structure {part} is searched after the version in force at block {lo} was found"
-            ),
-            Self::RunHeight {
-                part,
-                entries,
-                fanout,
-                expected,
-                found,
-            } => write!(
-                f,
-                "structure {part}: a run of {entries} entries with fanout {fanout} has height \
-                 {expected}, not {found}"
-            ),
-            Self::Shape { part, fault } => write!(f, "structure {part}: {fault}"),
-            Self::Incomplete { part, gap } => write!(f, "structure {part}: {gap}"),
-            Self::EntriesOutOfOrder { part } => write!(
-                f,
-                "structure {part}: revealed entries are not strictly increasing"
-            ),
-            Self::ExtraNeighbours {
-                part,
-                before,
-                after,
-            } => write!(
-                f,
-                "structure {part}: {before} entries before and {after} after the range, at most \
-                 one neighbour on each side"
-            ),
-            Self::OlderStructureNewer { part, block, newer } => write!(
-                f,
-                "structure {part} holds block {block}, not older than block {newer} of a newer \
-                 structure"
-            ),
-            Self::RootMismatch { expected, found } => write!(
-                f,
-                "the root recomputed from the proof is {}, not the trusted {}",
-                Hex(found.as_slice()),
-                Hex(expected.as_slice())
-            ),
-        }
-    }
-}
-
-#[cfg(feature = "std")]
-impl std::error::Error for ColeError {}
-
-impl Rejection for ColeError {
-    fn code(&self) -> ErrorCode {
-        ColeError::code(self)
-    }
-
+    /// Where the rejection points: the field at fault, and what was expected and found there.
     fn evidence(&self) -> Evidence {
         let part = |i: &usize, rest: &str| alloc::format!("proof.parts[{i}]{rest}");
         match self {
@@ -306,11 +238,9 @@ impl Rejection for ColeError {
             Self::EmptyRange { lo, hi } => {
                 Evidence::diff("range", "fromBlock ≤ toBlock", Range((*lo, *hi)))
             }
-            Self::KeyMismatch { expected, found } => Evidence::diff(
-                "proof.stateKey",
-                Hex(expected.as_slice()),
-                Hex(found.as_slice()),
-            ),
+            Self::KeyMismatch { expected, found } => {
+                Evidence::diff_hex("proof.stateKey", expected, found)
+            }
             Self::RangeMismatch { expected, found } => {
                 Evidence::diff("proof.range", Range(*expected), Range(*found))
             }
@@ -360,9 +290,7 @@ impl Rejection for ColeError {
                 alloc::format!("blocks before {newer}"),
                 block,
             ),
-            Self::RootMismatch { expected, found } => {
-                Evidence::diff("root", Hex(expected.as_slice()), Hex(found.as_slice()))
-            }
+            Self::RootMismatch { expected, found } => Evidence::diff_hex("root", expected, found),
         }
     }
 }

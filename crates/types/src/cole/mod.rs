@@ -50,10 +50,6 @@ use crate::{
     family::{Commitment, Family, HeaderField, Tamper},
 };
 
-const fn t(name: &'static str, code: E, about: &'static str) -> Tamper {
-    Tamper::new(name, code, about)
-}
-
 /// `SHA-256(0x06 ‖ H_state(COLE) ‖ H_state(COLE*))`: extraData bytes 0..32 of a lightprov chain.
 pub const COLE_ROOT: Commitment = Commitment::at("coleRoot", HeaderField::ExtraData, 0);
 
@@ -75,71 +71,67 @@ pub const FAMILY: Family = Family {
         E::RootMismatch,
     ],
     tampers: &[
-        t("value-changed", E::RootMismatch, "a revealed value changed"),
-        t(
+        Tamper::new("value-changed", E::RootMismatch, "a revealed value changed"),
+        Tamper::new(
             "bloom-changed",
             E::RootMismatch,
             "a run's Bloom filter hash changed",
         ),
-        t(
+        Tamper::new(
             "structure-dropped",
             E::RootMismatch,
             "a structure left out of the list",
         ),
-        t(
+        Tamper::new(
             "other-engine",
             E::RootMismatch,
             "checked as the other COLE engine's proof",
         ),
-        t(
+        Tamper::new(
             "wrong-sibling",
             E::RootMismatch,
             "the other engine's H_state changed",
         ),
-        t("other-key", E::KeyMismatch, "checked for another state key"),
-        t(
-            "other-range",
-            E::RangeMismatch,
-            "checked for another block range",
-        ),
-        t("fanout-wrong", E::BadShape, "the fanout changed"),
-        t("run-height-wrong", E::BadShape, "a run's height changed"),
-        t(
+        Tamper::new("other-key", E::KeyMismatch, "checked for another state key"),
+        Tamper::OTHER_RANGE,
+        Tamper::new("fanout-wrong", E::BadShape, "the fanout changed"),
+        Tamper::new("run-height-wrong", E::BadShape, "a run's height changed"),
+        Tamper::new(
             "result-hidden",
             E::IncompleteRange,
             "a version in the range pruned to a hash",
         ),
-        t(
+        Tamper::new(
             "left-neighbour-hidden",
             E::IncompleteRange,
             "the neighbour before the range pruned",
         ),
-        t(
+        Tamper::new(
             "result-duplicated",
             E::ResultsOutOfOrder,
             "a revealed entry repeated",
         ),
-        t(
+        Tamper::new(
             "results-swapped",
             E::ResultsOutOfOrder,
             "two revealed entries swapped",
         ),
-        t(
+        Tamper::new(
             "extra-neighbours",
             E::ExtraResults,
             "a second neighbour revealed beside the range",
         ),
-        t(
+        Tamper::new(
             "stopped-early",
             E::WrongEarlyStop,
             "a structure skipped before the version at lo",
         ),
-        t(
+        Tamper::new(
             "searched-after-stop",
             E::WrongEarlyStop,
             "a structure searched after the version at lo",
         ),
-        t("truncated", E::BadEncoding, "the proof cut short"),
-        t("trailing-byte", E::BadEncoding, "a byte appended"),
+        Tamper::TRUNCATED,
+        Tamper::TRAILING_BYTE,
     ],
 };

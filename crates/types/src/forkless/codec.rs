@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 
 use crate::{
     Address, B256, DecodeError, Word,
-    codec::{Reader, SpanSink, Spans, Writer},
+    codec::{Reader, SpanSink, Spans, Writer, spanned},
 };
 
 /// The wire format version this module reads and writes.
@@ -266,7 +266,7 @@ impl ForklessKey {
     }
 
     fn encode(&self, w: &mut Writer) {
-        w.raw(&[self.kind()]);
+        w.u8(self.kind());
         w.raw(self.address().as_slice());
         if let Self::Storage(_, s) = self {
             w.raw(s.as_slice());
@@ -279,7 +279,7 @@ impl ForklessKey {
         match kind {
             1 => Ok(Self::Balance(a)),
             2 => Ok(Self::Nonce(a)),
-            3 => Ok(Self::Storage(a, B256::from(r.array::<32>("key.slot")?))),
+            3 => Ok(Self::Storage(a, r.b256("key.slot")?)),
             _ => Err(DecodeError::new(
                 "key.kind",
                 "not 1 (balance), 2 (nonce) or 3 (storage)",
@@ -378,34 +378,32 @@ impl Proof {
     /// The wire encoding.
     pub fn encode(&self) -> Vec<u8> {
         let mut w = Writer::default();
-        w.raw(&[VERSION]);
+        w.u8(VERSION);
         self.key.encode(&mut w);
-        w.raw(&self.params.page_size.to_be_bytes());
-        w.raw(&[self.params.fanout, self.params.bucket_load]);
-        for r in &self.roots {
-            w.raw(r.as_slice());
-        }
+        w.u32(self.params.page_size);
+        w.u8(self.params.fanout);
+        w.u8(self.params.bucket_load);
+        w.b256s(&self.roots);
         match &self.claim {
-            Claim::Value(_) => w.raw(&[0]),
+            Claim::Value(_) => w.u8(0),
             Claim::History { lo, hi, .. } => {
-                w.raw(&[1]);
-                w.raw(&lo.to_be_bytes());
-                w.raw(&hi.to_be_bytes());
+                w.u8(1);
+                w.u64(*lo);
+                w.u64(*hi);
             }
         }
         match &self.located {
             Located::Present { record, keys } => {
-                w.raw(&[1]);
-                w.raw(&record.to_be_bytes());
+                w.u8(1);
+                w.u64(*record);
                 encode_opening(&mut w, keys);
             }
             Located::Absent { entries, buckets } => {
-                w.raw(&[0]);
-                let n = u32::try_from(entries.len()).unwrap_or(u32::MAX);
-                w.raw(&n.to_be_bytes());
+                w.u8(0);
+                w.count_u32(entries.len());
                 for (k, r) in entries {
                     w.raw(k);
-                    w.raw(&r.to_be_bytes());
+                    w.u64(*r);
                 }
                 encode_opening(&mut w, buckets);
             }
@@ -418,16 +416,15 @@ impl Proof {
             } => {
                 encode_opening(&mut w, o);
                 match &c.base {
-                    None => w.raw(&[0]),
+                    None => w.u8(0),
                     Some(b) => {
-                        w.raw(&[1]);
+                        w.u8(1);
                         w.raw(b.as_slice());
                     }
                 }
-                let n = u32::try_from(c.links.len()).unwrap_or(u32::MAX);
-                w.raw(&n.to_be_bytes());
+                w.count_u32(c.links.len());
                 for l in &c.links {
-                    w.raw(&l.block.to_be_bytes());
+                    w.u64(l.block);
                     w.raw(&l.value);
                 }
             }
@@ -446,16 +443,15 @@ impl Proof {
 
     /// Decodes and records where each field sits (for the inspector).
     pub fn decode_with_spans(buf: &[u8]) -> Result<(Self, Spans), DecodeError> {
-        let mut r = Reader::with_spans(buf);
-        let p = Self::read(&mut r)?;
-        r.check_end("proof")?;
-        Ok((p, r.into_spans()))
+        spanned(buf, |r| {
+            let p = Self::read(r)?;
+            r.check_end("proof")?;
+            Ok(p)
+        })
     }
 
     fn read<K: SpanSink>(r: &mut Reader<'_, K>) -> Result<Self, DecodeError> {
-        if r.u8("version")? != VERSION {
-            return Err(DecodeError::new("version", "not 1"));
-        }
+        r.version(VERSION, "not 1")?;
         let start = r.pos();
         let key = ForklessKey::read(r)?;
         r.span(start, || "key".into());
@@ -470,7 +466,7 @@ impl Proof {
         let mut roots = [B256::ZERO; 10];
         for (c, root) in Component::ALL.iter().zip(roots.iter_mut()) {
             let start = r.pos();
-            *root = B256::from(r.array::<32>("roots")?);
+            *root = r.b256("roots")?;
             r.span(start, || alloc::format!("roots.{}", c.name()));
         }
         let range = match r.u8("claim")? {
@@ -527,7 +523,7 @@ impl Proof {
                     let head = read_opening(r, &params, key.chain_component(), "claim.head")?;
                     let base = match r.u8("claim.base")? {
                         0 => None,
-                        1 => Some(B256::from(r.array::<32>("claim.base")?)),
+                        1 => Some(r.b256("claim.base")?),
                         _ => {
                             return Err(DecodeError::new(
                                 "claim.base",
@@ -568,13 +564,10 @@ impl Proof {
 }
 
 fn encode_opening(w: &mut Writer, o: &Opening) {
-    w.raw(&o.count.to_be_bytes());
+    w.u64(o.count);
     w.raw(&o.page);
-    let n = u16::try_from(o.siblings.len()).unwrap_or(u16::MAX);
-    w.raw(&n.to_be_bytes());
-    for s in &o.siblings {
-        w.raw(s.as_slice());
-    }
+    w.count_u16(o.siblings.len());
+    w.b256s(&o.siblings);
 }
 
 fn read_opening<K: SpanSink>(
@@ -592,10 +585,7 @@ fn read_opening<K: SpanSink>(
         return Err(DecodeError::new(field, "more siblings than any tree has"));
     }
     let start = r.pos();
-    let mut siblings = Vec::with_capacity(n.min(r.remaining() / 32));
-    for _ in 0..n {
-        siblings.push(B256::from(r.array::<32>(field)?));
-    }
+    let siblings = r.b256s(n, field)?;
     r.span(start, || alloc::format!("{field}.siblings"));
     Ok(Opening {
         count,
@@ -607,6 +597,7 @@ fn read_opening<K: SpanSink>(
 /// Hashing rules shared by the engine, the verifier and the inspector (see the module docs).
 pub mod hash {
     use super::{B256, Component, ForklessKey, Link, Opening, Params};
+    use crate::codec::digest;
     use sha2::{Digest, Sha256};
 
     /// Domain byte of a page.
@@ -628,16 +619,12 @@ pub mod hash {
     /// Domain byte of the empty history chain `c₀`.
     pub const CHAIN_START: u8 = 0x68;
 
-    fn out(h: Sha256) -> B256 {
-        B256::from(<[u8; 32]>::from(h.finalize()))
-    }
-
     /// A page of `component`: `0x60 ‖ component(u8) ‖ page bytes`.
     pub fn page(component: Component, bytes: &[u8]) -> B256 {
         let mut h = Sha256::new();
         h.update([PAGE, component as u8]);
         h.update(bytes);
-        out(h)
+        digest(h)
     }
 
     /// An inner node at `level` (≥ 1) over its children: `0x61 ‖ level(u8) ‖ child × fanout`.
@@ -647,12 +634,12 @@ pub mod hash {
         for c in children {
             h.update(c);
         }
-        out(h)
+        digest(h)
     }
 
     /// The hash standing for an absent subtree at `level` (0 = an absent page): `0x62 ‖ level(u8)`.
     pub fn empty(level: u32) -> B256 {
-        out(Sha256::new().chain_update([EMPTY, level as u8]))
+        digest(Sha256::new().chain_update([EMPTY, level as u8]))
     }
 
     /// A file's tree root: `0x63 ‖ component(u8) ‖ height(u8) ‖ count(u64) ‖ top`.
@@ -661,7 +648,7 @@ pub mod hash {
         h.update([TREE, component as u8, height as u8]);
         h.update(count.to_be_bytes());
         h.update(top);
-        out(h)
+        digest(h)
     }
 
     /// The state root: `0x64 ‖ pageSize(u32) ‖ fanout(u8) ‖ bucketLoad(u8) ‖ tree root × 10`.
@@ -673,7 +660,7 @@ pub mod hash {
         for r in roots {
             h.update(r);
         }
-        out(h)
+        digest(h)
     }
 
     /// The 64-bit selector a record key is bucketed by: the first 8 bytes of
@@ -725,7 +712,7 @@ pub mod hash {
             h.update(k);
             h.update(r.to_be_bytes());
         }
-        out(h)
+        digest(h)
     }
 
     /// The tree root an opening of `record` of `component` recomputes: its page placed at the
@@ -762,7 +749,7 @@ pub mod hash {
 
     /// `c₀`, the chain before a key's first change: `0x68`.
     pub fn chain_start() -> B256 {
-        out(Sha256::new().chain_update([CHAIN_START]))
+        digest(Sha256::new().chain_update([CHAIN_START]))
     }
 
     /// The next chain value: `0x67 ‖ kind(u8) ‖ address(20) ‖ [slot(32)] ‖ block(u64) ‖
@@ -777,7 +764,7 @@ pub mod hash {
         h.update(link.block.to_be_bytes());
         h.update(link.value);
         h.update(previous);
-        out(h)
+        digest(h)
     }
 }
 

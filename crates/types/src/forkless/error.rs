@@ -7,9 +7,9 @@ use core::fmt;
 
 use super::{Component, ForklessKey};
 use crate::{
-    B256, DecodeError, ErrorCode,
-    family::{Evidence, Rejection},
-    hex::Hex,
+    B256, DecodeError,
+    family::{Evidence, rejection},
+    hex::hex,
 };
 
 /// The opened file a fault is in: the key's reverse table, the bucket file, the value file or
@@ -38,160 +38,200 @@ impl Opened {
     }
 }
 
-/// Why a forkless proof was rejected.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ForklessError {
-    /// The proof is not the one accepted encoding (the field names where).
-    Decode(DecodeError),
-    /// The proof is for another key.
-    KeyMismatch {
-        /// The key asked for.
-        expected: ForklessKey,
-        /// The proof's key.
-        found: ForklessKey,
-    },
-    /// The query itself is empty: `lo > hi`.
-    EmptyRange {
-        /// First block asked.
-        lo: u64,
-        /// Last block asked.
-        hi: u64,
-    },
-    /// The proof proves something else than asked: a value instead of a history, or a history
-    /// over another range.
-    ClaimMismatch {
-        /// What was asked.
-        expected: String,
-        /// What the proof proves.
-        found: String,
-    },
-    /// The opened record lies at or beyond the number of records the file commits.
-    RecordOutOfRange {
-        /// The opening.
-        opened: Opened,
-        /// The record.
-        record: u64,
-        /// Records in the file.
-        count: u64,
-    },
-    /// The reverse table holds another key at the proof's record number.
-    RecordKeyMismatch {
-        /// The record.
-        record: u64,
-        /// The key asked for, as the table stores it.
-        expected: String,
-        /// What the table holds there.
-        found: String,
-    },
-    /// An opening has not the number of sibling hashes its file's tree has.
-    Siblings {
-        /// The opening.
-        opened: Opened,
-        /// `height × (fanout − 1)` for the committed record count.
-        expected: usize,
-        /// What the proof gives.
-        found: usize,
-    },
-    /// An opening's page and siblings hash to another tree root than the proof lists.
-    TreeMismatch {
-        /// The opening.
-        opened: Opened,
-        /// The file.
-        component: Component,
-        /// The root the proof lists (bound into the state root).
-        expected: B256,
-        /// What the opening recomputes to.
-        found: B256,
-    },
-    /// An absence proof's bucket entries are not strictly increasing by key.
-    BucketOutOfOrder {
-        /// The first entry out of order.
-        entry: usize,
-    },
-    /// An absence proof's bucket holds an entry of another bucket.
-    WrongBucket {
-        /// The entry.
-        entry: usize,
-        /// The bucket the proof's key is in.
-        expected: u64,
-        /// The bucket the entry's key is in.
-        found: u64,
-    },
-    /// An absence proof's bucket holds the key it claims absent.
-    KeyPresent {
-        /// The entry holding it.
-        entry: usize,
-    },
-    /// The bucket's entries hash to another value than its record in the bucket file.
-    BucketMismatch {
-        /// The bucket.
-        bucket: u64,
-        /// The bucket file's record.
-        expected: B256,
-        /// The hash of the entries given.
-        found: B256,
-    },
-    /// The chain's links are not strictly increasing by block.
-    LinksOutOfOrder {
-        /// The first link out of order.
-        link: usize,
-    },
-    /// The chain starts after `lo` from a chain value: a change at or before `lo` (the value in
-    /// force at the range's start) or between it and the first link is left out.
-    ChainIncomplete {
-        /// The range's first block.
-        lo: u64,
-        /// The block of the oldest link given (`None`: no link).
-        oldest: Option<u64>,
-    },
-    /// More than one link at or before `lo`: only the value in force at `lo` is needed.
-    ExtraLinks {
-        /// The first link not needed.
-        link: usize,
-    },
-    /// The links recompute to another chain head than the chain file commits (a link dropped,
-    /// altered, of another key or of another block).
-    ChainMismatch {
-        /// The head in the chain file.
-        expected: B256,
-        /// What the links recompute to.
-        found: B256,
-    },
-    /// The state root recomputed from the proof differs from the trusted one.
-    RootMismatch {
-        /// The trusted root (`forklessRoot`).
-        expected: B256,
-        /// What the proof recomputes to.
-        found: B256,
-    },
-}
-
-impl ForklessError {
-    /// The stable code.
-    pub const fn code(&self) -> ErrorCode {
-        match self {
-            Self::Decode(_) => ErrorCode::BadEncoding,
-            Self::KeyMismatch { .. } | Self::RecordKeyMismatch { .. } => ErrorCode::KeyMismatch,
-            Self::EmptyRange { .. } | Self::ClaimMismatch { .. } => ErrorCode::RangeMismatch,
-            Self::RecordOutOfRange { .. } => ErrorCode::RecordOutOfRange,
-            Self::Siblings { .. } => ErrorCode::BadShape,
-            Self::TreeMismatch { .. } | Self::BucketMismatch { .. } => ErrorCode::NodeHashMismatch,
-            Self::BucketOutOfOrder { .. } | Self::LinksOutOfOrder { .. } => {
-                ErrorCode::ResultsOutOfOrder
-            }
-            Self::WrongBucket { .. } => ErrorCode::WrongBucket,
-            Self::KeyPresent { .. } => ErrorCode::KeyPresent,
-            Self::ChainIncomplete { .. } => ErrorCode::IncompleteRange,
-            Self::ExtraLinks { .. } => ErrorCode::ExtraResults,
-            Self::ChainMismatch { .. } => ErrorCode::ChainMismatch,
-            Self::RootMismatch { .. } => ErrorCode::RootMismatch,
-        }
+rejection! {
+    /// Why a forkless proof was rejected.
+    #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+    pub enum ForklessError {
+        /// The proof is not the one accepted encoding (the field names where).
+        #[code(BadEncoding)]
+        #[error(transparent)]
+        Decode(#[from] DecodeError),
+        /// The proof is for another key.
+        #[code(KeyMismatch)]
+        #[error("the proof is for {}, not {}", Key(.found), Key(.expected))]
+        KeyMismatch {
+            /// The key asked for.
+            expected: ForklessKey,
+            /// The proof's key.
+            found: ForklessKey,
+        },
+        /// The query itself is empty: `lo > hi`.
+        #[code(RangeMismatch)]
+        #[error("the range {lo}..={hi} is empty")]
+        EmptyRange {
+            /// First block asked.
+            lo: u64,
+            /// Last block asked.
+            hi: u64,
+        },
+        /// The proof proves something else than asked: a value instead of a history, or a history
+        /// over another range.
+        #[code(RangeMismatch)]
+        #[error("the proof proves {found}, not {expected}")]
+        ClaimMismatch {
+            /// What was asked.
+            expected: String,
+            /// What the proof proves.
+            found: String,
+        },
+        /// The opened record lies at or beyond the number of records the file commits.
+        #[code(RecordOutOfRange)]
+        #[error("{}: record {record} is beyond the file's {count} records", .opened.field())]
+        RecordOutOfRange {
+            /// The opening.
+            opened: Opened,
+            /// The record.
+            record: u64,
+            /// Records in the file.
+            count: u64,
+        },
+        /// The reverse table holds another key at the proof's record number.
+        #[code(KeyMismatch)]
+        #[error("the reverse table holds {found} at record {record}, not {expected}")]
+        RecordKeyMismatch {
+            /// The record.
+            record: u64,
+            /// The key asked for, as the table stores it.
+            expected: String,
+            /// What the table holds there.
+            found: String,
+        },
+        /// An opening has not the number of sibling hashes its file's tree has.
+        #[code(BadShape)]
+        #[error("{}: {found} sibling hashes, the file's tree needs {expected}", .opened.field())]
+        Siblings {
+            /// The opening.
+            opened: Opened,
+            /// `height × (fanout − 1)` for the committed record count.
+            expected: usize,
+            /// What the proof gives.
+            found: usize,
+        },
+        /// An opening's page and siblings hash to another tree root than the proof lists.
+        #[code(NodeHashMismatch)]
+        #[error(
+            "{}: the {} file's tree recomputes to {}, not the listed {}",
+            .opened.field(),
+            .component.name(),
+            hex(.found),
+            hex(.expected),
+        )]
+        TreeMismatch {
+            /// The opening.
+            opened: Opened,
+            /// The file.
+            component: Component,
+            /// The root the proof lists (bound into the state root).
+            expected: B256,
+            /// What the opening recomputes to.
+            found: B256,
+        },
+        /// An absence proof's bucket entries are not strictly increasing by key.
+        #[code(ResultsOutOfOrder)]
+        #[error("bucket entry {entry} is not after the one before it")]
+        BucketOutOfOrder {
+            /// The first entry out of order.
+            entry: usize,
+        },
+        /// An absence proof's bucket holds an entry of another bucket.
+        #[code(WrongBucket)]
+        #[error("bucket entry {entry} belongs to bucket {found}, not {expected}")]
+        WrongBucket {
+            /// The entry.
+            entry: usize,
+            /// The bucket the proof's key is in.
+            expected: u64,
+            /// The bucket the entry's key is in.
+            found: u64,
+        },
+        /// An absence proof's bucket holds the key it claims absent.
+        #[code(KeyPresent)]
+        #[error("bucket entry {entry} is the key the proof claims absent")]
+        KeyPresent {
+            /// The entry holding it.
+            entry: usize,
+        },
+        /// The bucket's entries hash to another value than its record in the bucket file.
+        #[code(NodeHashMismatch)]
+        #[error(
+            "bucket {bucket}'s entries hash to {}, not the bucket file's {}",
+            hex(.found),
+            hex(.expected),
+        )]
+        BucketMismatch {
+            /// The bucket.
+            bucket: u64,
+            /// The bucket file's record.
+            expected: B256,
+            /// The hash of the entries given.
+            found: B256,
+        },
+        /// The chain's links are not strictly increasing by block.
+        #[code(ResultsOutOfOrder)]
+        #[error("link {link} is not after the link before it")]
+        LinksOutOfOrder {
+            /// The first link out of order.
+            link: usize,
+        },
+        /// The chain starts after `lo` from a chain value: a change at or before `lo` (the value in
+        /// force at the range's start) or between it and the first link is left out.
+        #[code(IncompleteRange)]
+        #[error(fmt = chain_incomplete)]
+        ChainIncomplete {
+            /// The range's first block.
+            lo: u64,
+            /// The block of the oldest link given (`None`: no link).
+            oldest: Option<u64>,
+        },
+        /// More than one link at or before `lo`: only the value in force at `lo` is needed.
+        #[code(ExtraResults)]
+        #[error(
+            "link {link} is at or before the range's start like the one after it; only the \
+             value in force at the start is needed",
+        )]
+        ExtraLinks {
+            /// The first link not needed.
+            link: usize,
+        },
+        /// The links recompute to another chain head than the chain file commits (a link dropped,
+        /// altered, of another key or of another block).
+        #[code(ChainMismatch)]
+        #[error(
+            "the links recompute to chain head {}, not the committed {}",
+            hex(.found),
+            hex(.expected),
+        )]
+        ChainMismatch {
+            /// The head in the chain file.
+            expected: B256,
+            /// What the links recompute to.
+            found: B256,
+        },
+        /// The state root recomputed from the proof differs from the trusted one.
+        #[code(RootMismatch)]
+        #[error(
+            "the state root recomputed from the proof is {}, not the trusted {}",
+            hex(.found),
+            hex(.expected),
+        )]
+        RootMismatch {
+            /// The trusted root (`forklessRoot`).
+            expected: B256,
+            /// What the proof recomputes to.
+            found: B256,
+        },
     }
 }
 
-impl From<DecodeError> for ForklessError {
-    fn from(e: DecodeError) -> Self {
-        Self::Decode(e)
+/// [`ForklessError::ChainIncomplete`]'s message: where the chain resumes.
+fn chain_incomplete(lo: &u64, oldest: &Option<u64>, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    match oldest {
+        Some(b) => write!(
+            f,
+            "the chain resumes at block {b}, after block {lo}: the change in force at {lo} is \
+             left out"
+        ),
+        None => write!(f, "the chain resumes with no link"),
     }
 }
 
@@ -200,131 +240,17 @@ struct Key<'a>(&'a ForklessKey);
 impl fmt::Display for Key<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
-            ForklessKey::Balance(a) => write!(f, "balance({})", Hex(a.as_slice())),
-            ForklessKey::Nonce(a) => write!(f, "nonce({})", Hex(a.as_slice())),
+            ForklessKey::Balance(a) => write!(f, "balance({})", hex(a)),
+            ForklessKey::Nonce(a) => write!(f, "nonce({})", hex(a)),
             ForklessKey::Storage(a, s) => {
-                write!(f, "storage({}, {})", Hex(a.as_slice()), Hex(s.as_slice()))
+                write!(f, "storage({}, {})", hex(a), hex(s))
             }
         }
     }
 }
 
-impl fmt::Display for ForklessError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Decode(e) => e.fmt(f),
-            Self::KeyMismatch { expected, found } => {
-                write!(f, "the proof is for {}, not {}", Key(found), Key(expected))
-            }
-            Self::EmptyRange { lo, hi } => {
-                write!(f, "the range {lo}..={hi} is empty")
-            }
-            Self::ClaimMismatch { expected, found } => {
-                write!(f, "the proof proves {found}, not {expected}")
-            }
-            Self::RecordOutOfRange {
-                opened,
-                record,
-                count,
-            } => write!(
-                f,
-                "{}: record {record} is beyond the file's {count} records",
-                opened.field()
-            ),
-            Self::RecordKeyMismatch {
-                record,
-                expected,
-                found,
-            } => write!(
-                f,
-                "the reverse table holds {found} at record {record}, not {expected}"
-            ),
-            Self::Siblings {
-                opened,
-                expected,
-                found,
-            } => write!(
-                f,
-                "{}: {found} sibling hashes, the file's tree needs {expected}",
-                opened.field()
-            ),
-            Self::TreeMismatch {
-                opened,
-                component,
-                expected,
-                found,
-            } => write!(
-                f,
-                "{}: the {} file's tree recomputes to {}, not the listed {}",
-                opened.field(),
-                component.name(),
-                Hex(found.as_slice()),
-                Hex(expected.as_slice())
-            ),
-            Self::BucketOutOfOrder { entry } => {
-                write!(f, "bucket entry {entry} is not after the one before it")
-            }
-            Self::WrongBucket {
-                entry,
-                expected,
-                found,
-            } => write!(
-                f,
-                "bucket entry {entry} belongs to bucket {found}, not {expected}"
-            ),
-            Self::KeyPresent { entry } => {
-                write!(f, "bucket entry {entry} is the key the proof claims absent")
-            }
-            Self::BucketMismatch {
-                bucket,
-                expected,
-                found,
-            } => write!(
-                f,
-                "bucket {bucket}'s entries hash to {}, not the bucket file's {}",
-                Hex(found.as_slice()),
-                Hex(expected.as_slice())
-            ),
-            Self::LinksOutOfOrder { link } => {
-                write!(f, "link {link} is not after the link before it")
-            }
-            Self::ChainIncomplete { lo, oldest } => match oldest {
-                Some(b) => write!(
-                    f,
-                    "the chain resumes at block {b}, after block {lo}: the change in force at \
-                     {lo} is left out"
-                ),
-                None => write!(f, "the chain resumes with no link"),
-            },
-            Self::ExtraLinks { link } => write!(
-                f,
-                "link {link} is at or before the range's start like the one after it; only the \
-                 value in force at the start is needed"
-            ),
-            Self::ChainMismatch { expected, found } => write!(
-                f,
-                "the links recompute to chain head {}, not the committed {}",
-                Hex(found.as_slice()),
-                Hex(expected.as_slice())
-            ),
-            Self::RootMismatch { expected, found } => write!(
-                f,
-                "the state root recomputed from the proof is {}, not the trusted {}",
-                Hex(found.as_slice()),
-                Hex(expected.as_slice())
-            ),
-        }
-    }
-}
-
-#[cfg(feature = "std")]
-impl std::error::Error for ForklessError {}
-
-impl Rejection for ForklessError {
-    fn code(&self) -> ErrorCode {
-        ForklessError::code(self)
-    }
-
+impl ForklessError {
+    /// Where the rejection points: the field at fault, and what was expected and found there.
     fn evidence(&self) -> Evidence {
         match self {
             Self::Decode(e) => Evidence::at(format!("proof.{}", e.field)),
@@ -359,11 +285,7 @@ impl Rejection for ForklessError {
                 expected,
                 found,
                 ..
-            } => Evidence::diff(
-                opened.field(),
-                Hex(expected.as_slice()),
-                Hex(found.as_slice()),
-            ),
+            } => Evidence::diff_hex(opened.field(), expected, found),
             Self::BucketOutOfOrder { entry } | Self::KeyPresent { entry } => {
                 Evidence::at(format!("proof.located.entries[{entry}]"))
             }
@@ -378,11 +300,7 @@ impl Rejection for ForklessError {
             ),
             Self::BucketMismatch {
                 expected, found, ..
-            } => Evidence::diff(
-                "proof.located.entries",
-                Hex(expected.as_slice()),
-                Hex(found.as_slice()),
-            ),
+            } => Evidence::diff_hex("proof.located.entries", expected, found),
             Self::LinksOutOfOrder { link } | Self::ExtraLinks { link } => {
                 Evidence::at(format!("proof.claim.links[{link}]"))
             }
@@ -394,14 +312,10 @@ impl Rejection for ForklessError {
                     None => String::from("no link"),
                 },
             ),
-            Self::ChainMismatch { expected, found } => Evidence::diff(
-                "proof.claim.links",
-                Hex(expected.as_slice()),
-                Hex(found.as_slice()),
-            ),
-            Self::RootMismatch { expected, found } => {
-                Evidence::diff("root", Hex(expected.as_slice()), Hex(found.as_slice()))
+            Self::ChainMismatch { expected, found } => {
+                Evidence::diff_hex("proof.claim.links", expected, found)
             }
+            Self::RootMismatch { expected, found } => Evidence::diff_hex("root", expected, found),
         }
     }
 }

@@ -73,10 +73,6 @@ use crate::{
     family::{Commitment, Family, HeaderField, Tamper},
 };
 
-const fn t(name: &'static str, code: E, about: &'static str) -> Tamper {
-    Tamper::new(name, code, about)
-}
-
 /// The LiveDB's state root: extraData bytes 96..128 of a lightprov chain.
 pub const FORKLESS_ROOT: Commitment = Commitment::at("forklessRoot", HeaderField::ExtraData, 96);
 
@@ -103,105 +99,101 @@ pub const FAMILY: Family = Family {
         E::RootMismatch,
     ],
     tampers: &[
-        t(
+        Tamper::new(
             "value-changed",
             E::NodeHashMismatch,
             "a record of the opened value page changed",
         ),
-        t(
+        Tamper::new(
             "wrong-record",
             E::KeyMismatch,
             "the record number of another key",
         ),
-        t(
+        Tamper::new(
             "record-beyond-count",
             E::RecordOutOfRange,
             "a record at or past the file's count",
         ),
-        t(
+        Tamper::new(
             "page-moved",
             E::NodeHashMismatch,
             "the same page opened at another position",
         ),
-        t(
+        Tamper::new(
             "count-changed",
             E::NodeHashMismatch,
             "the file's record count changed within its height",
         ),
-        t(
+        Tamper::new(
             "siblings-dropped",
             E::BadShape,
             "a level of sibling hashes left out",
         ),
-        t(
+        Tamper::new(
             "untagged-page",
             E::NodeHashMismatch,
             "an inner node's children passed off as a page",
         ),
-        t(
+        Tamper::new(
             "link-dropped",
             E::ChainMismatch,
             "a change left out of the chain",
         ),
-        t("links-reordered", E::ResultsOutOfOrder, "two links swapped"),
-        t("link-duplicated", E::ResultsOutOfOrder, "a link repeated"),
-        t(
+        Tamper::new("links-reordered", E::ResultsOutOfOrder, "two links swapped"),
+        Tamper::new("link-duplicated", E::ResultsOutOfOrder, "a link repeated"),
+        Tamper::new(
             "link-block-shifted",
             E::ChainMismatch,
             "a change moved to another block",
         ),
-        t(
+        Tamper::new(
             "chain-of-other-key",
             E::ChainMismatch,
             "the links of another key with the same changes",
         ),
-        t(
+        Tamper::new(
             "chain-cut",
             E::IncompleteRange,
             "the links resumed after the range's start",
         ),
-        t(
+        Tamper::new(
             "extra-link",
             E::ExtraResults,
             "a link before the one in force at the range's start",
         ),
-        t(
+        Tamper::new(
             "bucket-entry-dropped",
             E::NodeHashMismatch,
             "an entry left out of the bucket",
         ),
-        t(
+        Tamper::new(
             "bucket-unsorted",
             E::ResultsOutOfOrder,
             "two bucket entries swapped",
         ),
-        t(
+        Tamper::new(
             "foreign-bucket-entry",
             E::WrongBucket,
             "an entry of another bucket",
         ),
-        t(
+        Tamper::new(
             "absent-but-present",
             E::KeyPresent,
             "absence claimed with the key in its bucket",
         ),
-        t(
+        Tamper::new(
             "listed-root-changed",
             E::RootMismatch,
             "a file's listed tree root changed",
         ),
-        t(
+        Tamper::new(
             "other-block",
             E::RootMismatch,
             "checked against another block's root",
         ),
-        t("other-key", E::KeyMismatch, "checked for another key"),
-        t(
-            "other-range",
-            E::RangeMismatch,
-            "checked for another block range",
-        ),
-        t("truncated", E::BadEncoding, "the proof cut short"),
-        t("trailing-byte", E::BadEncoding, "a byte appended"),
+        Tamper::new("other-key", E::KeyMismatch, "checked for another key"),
+        Tamper::OTHER_RANGE,
+        Tamper::TRUNCATED,
+        Tamper::TRAILING_BYTE,
     ],
 };

@@ -26,10 +26,6 @@ use crate::{
     family::{Family, Tamper},
 };
 
-const fn t(name: &'static str, code: E, about: &'static str) -> Tamper {
-    Tamper::new(name, code, about)
-}
-
 /// The header family's registry entry.
 pub const FAMILY: Family = Family {
     name: "header",
@@ -47,38 +43,38 @@ pub const FAMILY: Family = Family {
         E::UnsupportedScheme,
     ],
     tampers: &[
-        t(
+        Tamper::new(
             "wrong-hash",
             E::HeaderHashMismatch,
             "checked against another block hash",
         ),
-        t(
+        Tamper::new(
             "tampered-state-root",
             E::HeaderHashMismatch,
             "the stateRoot changed",
         ),
-        t(
+        Tamper::new(
             "tampered-timestamp",
             E::HeaderHashMismatch,
             "the timestamp changed",
         ),
-        t(
+        Tamper::new(
             "layout-gap",
             E::BadHeaderLayout,
             "a later fork's field without an earlier one",
         ),
-        t(
+        Tamper::new(
             "layout-18-fields",
             E::BadHeaderLayout,
             "a field combination of no fork",
         ),
-        t(
+        Tamper::new(
             "bad-hex-gas-used",
             E::BadEncoding,
             "gasUsed that is not hex",
         ),
-        t("long-nonce", E::BadEncoding, "a nonce of 9 bytes"),
-        t("missing-state-root", E::BadEncoding, "no stateRoot"),
-        t("short-miner", E::BadEncoding, "a miner of 19 bytes"),
+        Tamper::new("long-nonce", E::BadEncoding, "a nonce of 9 bytes"),
+        Tamper::new("missing-state-root", E::BadEncoding, "no stateRoot"),
+        Tamper::new("short-miner", E::BadEncoding, "a miner of 19 bytes"),
     ],
 };

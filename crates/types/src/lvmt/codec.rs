@@ -4,7 +4,10 @@ use alloc::vec::Vec;
 
 use sha2::{Digest, Sha256};
 
-use crate::{B256, Word};
+use crate::{
+    B256, DecodeError, Word,
+    codec::{Reader, SpanSink, Spans, Writer, digest, spanned},
+};
 
 /// Domain byte of a key tuple.
 pub const KEY_TUPLE: u8 = 0x20;
@@ -16,10 +19,6 @@ pub const NODE: u8 = 0x22;
 pub const HISTORY_LEAF: u8 = 0x23;
 /// Domain byte of an empty tree.
 pub const EMPTY: u8 = 0x24;
-
-fn out(h: Sha256) -> B256 {
-    B256::from(<[u8; 32]>::from(h.finalize()))
-}
 
 /// The entry index of a key hash at `level` for AMTs of depth `depth`.
 pub fn index_at(hash: &B256, level: u8, depth: u8) -> Option<u32> {
@@ -61,7 +60,7 @@ pub fn key_tuple(key: &B256, version: u64, value: &Word, level: u8, slot: u8) ->
     h.update(version.to_be_bytes());
     h.update(value);
     h.update([level, slot]);
-    out(h)
+    digest(h)
 }
 
 /// The leaf hash of a sub-AMT tuple.
@@ -71,7 +70,7 @@ pub fn amt_tuple(level: u8, prefix: &B256, version: u64, commitment: &[u8; 32]) 
     h.update(prefix);
     h.update(version.to_be_bytes());
     h.update(commitment);
-    out(h)
+    digest(h)
 }
 
 /// An inner node.
@@ -80,7 +79,7 @@ pub fn node(left: &B256, right: &B256) -> B256 {
     h.update([NODE]);
     h.update(left);
     h.update(right);
-    out(h)
+    digest(h)
 }
 
 /// The leaf of block `block` in the history tree.
@@ -89,12 +88,12 @@ pub fn history_leaf(block: u64, block_root: &B256) -> B256 {
     h.update([HISTORY_LEAF]);
     h.update(block.to_be_bytes());
     h.update(block_root);
-    out(h)
+    digest(h)
 }
 
 /// The root of an empty tree (a block that wrote nothing).
 pub fn empty() -> B256 {
-    out(Sha256::new().chain_update([EMPTY]))
+    digest(Sha256::new().chain_update([EMPTY]))
 }
 
 /// The RFC 9162 root over leaf hashes.
@@ -385,7 +384,7 @@ pub mod proof {
 
     use crate::{
         B256, DecodeError, Word,
-        codec::{Reader, SpanSink, Spans, Writer},
+        codec::{Reader, SpanSink, Spans, Writer, spanned},
     };
 
     /// Wire format version.
@@ -464,17 +463,13 @@ pub mod proof {
     }
 
     pub(super) fn put_path(w: &mut Writer, p: &TuplePath) {
-        w.raw(&p.block.to_be_bytes());
-        w.raw(&p.size.to_be_bytes());
-        w.raw(&p.index.to_be_bytes());
-        w.raw(&[u8::try_from(p.path.len()).unwrap_or(u8::MAX)]);
-        for h in &p.path {
-            w.raw(h.as_slice());
-        }
-        w.raw(&[u8::try_from(p.history.len()).unwrap_or(u8::MAX)]);
-        for h in &p.history {
-            w.raw(h.as_slice());
-        }
+        w.u64(p.block);
+        w.u32(p.size);
+        w.u32(p.index);
+        w.count_u8(p.path.len());
+        w.b256s(&p.path);
+        w.count_u8(p.history.len());
+        w.b256s(&p.history);
     }
 
     /// Reads an audit path: a count and that many hashes (spans `{field}.{name}[k]`).
@@ -493,7 +488,7 @@ pub mod proof {
         (0..n)
             .map(|k| {
                 let at = r.pos();
-                let h = r.array::<32>(&format!("{field}.{name}")).map(B256::from);
+                let h = r.b256(&format!("{field}.{name}"));
                 r.span(at, || format!("{field}.{name}[{k}]"));
                 h
             })
@@ -535,16 +530,17 @@ pub mod proof {
         /// The wire encoding.
         pub fn encode(&self) -> Vec<u8> {
             let mut w = Writer::default();
-            w.raw(&[VERSION, self.depth]);
+            w.u8(VERSION);
+            w.u8(self.depth);
             w.raw(self.key.as_slice());
-            w.raw(&[match self.kind {
+            w.u8(match self.kind {
                 Kind::Presence { .. } => 0,
                 Kind::Absence { .. } => 1,
-            }]);
-            w.raw(&[u8::try_from(self.levels.len()).unwrap_or(u8::MAX)]);
+            });
+            w.count_u8(self.levels.len());
             for l in &self.levels {
                 for v in l.versions {
-                    w.raw(&v.to_be_bytes());
+                    w.u64(v);
                 }
                 for q in &l.quotients {
                     w.raw(q);
@@ -556,7 +552,7 @@ pub mod proof {
             }
             match &self.kind {
                 Kind::Presence { slot, value, path } => {
-                    w.raw(&[*slot]);
+                    w.u8(*slot);
                     w.raw(value);
                     put_path(&mut w, path);
                 }
@@ -584,20 +580,16 @@ pub mod proof {
         /// `others[i]`, `levels[l].commitmentTuple`) the spans of `P.path` and `P.history`
         /// with their hashes `P.path[k]`, `P.history[k]`.
         pub fn decode_with_spans(buf: &[u8]) -> Result<(Self, Spans), DecodeError> {
-            let mut r = Reader::with_spans(buf);
-            let p = Self::read(&mut r)?;
-            Ok((p, r.into_spans()))
+            spanned(buf, Self::read)
         }
 
         fn read<K: SpanSink>(r: &mut Reader<'_, K>) -> Result<Self, DecodeError> {
-            if r.u8("version")? != VERSION {
-                return Err(DecodeError::new("version", "unsupported version"));
-            }
+            r.version(VERSION, "unsupported version")?;
             let depth = r.u8("depth")?;
             if depth == 0 || depth > 28 {
                 return Err(DecodeError::new("depth", "out of range 1..=28"));
             }
-            let key = B256::from(r.array::<32>("stateKey")?);
+            let key = r.b256("stateKey")?;
             let kind = r.u8("kind")?;
             if kind > 1 {
                 return Err(DecodeError::new(
@@ -672,7 +664,7 @@ pub mod proof {
                         let f = format!("others[{i}]");
                         let at = r.pos();
                         let o = OtherKey {
-                            key: B256::from(r.array::<32>(&format!("{f}.key"))?),
+                            key: r.b256(&format!("{f}.key"))?,
                             value: r.array::<32>(&format!("{f}.value"))?,
                             path: get_path(r, &f)?,
                         };
@@ -721,17 +713,13 @@ impl LvmtHistory {
     /// The wire encoding.
     pub fn encode(&self) -> Vec<u8> {
         let latest = self.latest.encode();
-        let mut w = crate::codec::Writer::default();
-        w.raw(&[proof::VERSION]);
-        w.raw(&self.lo.to_be_bytes());
-        w.raw(&self.hi.to_be_bytes());
+        let mut w = Writer::default();
+        w.u8(proof::VERSION);
+        w.u64(self.lo);
+        w.u64(self.hi);
         w.bytes(&latest);
-        w.raw(&self.first.to_be_bytes());
-        w.raw(
-            &u32::try_from(self.tuples.len())
-                .unwrap_or(u32::MAX)
-                .to_be_bytes(),
-        );
+        w.u64(self.first);
+        w.count_u32(self.tuples.len());
         for (value, path) in &self.tuples {
             w.raw(value);
             proof::put_path(&mut w, path);
@@ -740,28 +728,20 @@ impl LvmtHistory {
     }
 
     /// Decodes the one accepted encoding.
-    pub fn decode(buf: &[u8]) -> Result<Self, crate::DecodeError> {
-        Self::read(&mut crate::codec::Reader::new(buf))
+    pub fn decode(buf: &[u8]) -> Result<Self, DecodeError> {
+        Self::read(&mut Reader::new(buf))
     }
 
     /// [`LvmtHistory::decode`], also reporting where each element sits: `latest` (the
     /// latest-version proof, without its length) and its spans prefixed `latest.` (see
     /// [`LvmtProof::decode_with_spans`]), `tuples[i]` (value and path) and, for each,
     /// `tuples[i].path`, `tuples[i].history` and their hashes.
-    pub fn decode_with_spans(
-        buf: &[u8],
-    ) -> Result<(Self, crate::codec::Spans), crate::DecodeError> {
-        let mut r = crate::codec::Reader::with_spans(buf);
-        let h = Self::read(&mut r)?;
-        Ok((h, r.into_spans()))
+    pub fn decode_with_spans(buf: &[u8]) -> Result<(Self, Spans), DecodeError> {
+        spanned(buf, Self::read)
     }
 
-    fn read<K: crate::codec::SpanSink>(
-        r: &mut crate::codec::Reader<'_, K>,
-    ) -> Result<Self, crate::DecodeError> {
-        if r.u8("version")? != proof::VERSION {
-            return Err(crate::DecodeError::new("version", "unsupported version"));
-        }
+    fn read<K: SpanSink>(r: &mut Reader<'_, K>) -> Result<Self, DecodeError> {
+        r.version(proof::VERSION, "unsupported version")?;
         let lo = r.u64("lo")?;
         let hi = r.u64("hi")?;
         let inner = r.bytes("latest")?;

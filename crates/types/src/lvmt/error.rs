@@ -8,8 +8,8 @@ use core::fmt;
 
 use crate::{
     B256, DecodeError, ErrorCode,
-    family::{Evidence, Rejection},
-    hex::Hex,
+    family::{Evidence, Range, rejection},
+    hex::hex,
 };
 
 /// How a proof's levels fail to follow the key's placement (`LEVEL_MISMATCH`).
@@ -95,149 +95,93 @@ impl fmt::Display for ListFault {
     }
 }
 
-/// Why an LVMT proof or history was rejected.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum LvmtError {
-    /// An input is not the one accepted encoding (the field names where: a point off the curve,
-    /// a version of 40 bits, a commitment where none belongs, a missing occupant…).
-    Decode(DecodeError),
-    /// The proof is for AMTs of another depth than the parameters'.
-    DepthMismatch {
-        /// The parameters' depth.
-        expected: u8,
-        /// The proof's.
-        found: u8,
-    },
-    /// The proof is for another key.
-    KeyMismatch {
-        /// The key asked for.
-        expected: B256,
-        /// The proof's key.
-        found: B256,
-    },
-    /// An occupant of an absence proof's path is the key itself: it is present.
-    OccupantIsKey {
-        /// The field of the occupant.
-        field: String,
-    },
-    /// The levels do not follow the key's placement.
-    Level {
-        /// The level's field.
-        field: String,
-        /// What is wrong.
-        fault: LevelFault,
-    },
-    /// A tuple's Merkle path does not lead to the trusted history root.
-    HistoryMismatch {
-        /// The field of the tuple (`proof.levels[1].commitment`, `proof.value`,
-        /// `proof.others[0]`, `history.tuples[2]`).
-        field: String,
-    },
-    /// The AMT openings do not satisfy the pairing equation.
-    PairingCheckFailed,
-    /// The history answers another block range.
-    RangeMismatch {
-        /// The range asked for.
-        expected: (u64, u64),
-        /// The proof's range.
-        found: (u64, u64),
-    },
-    /// The range ends after the trusted header.
-    AfterHeader {
-        /// The range's last block.
-        hi: u64,
-        /// Blocks the trusted history root covers.
-        blocks: u64,
-    },
-    /// The listed versions are not exactly those of the range and its two edges.
-    List {
-        /// The field (`history.tuples[i]`, or `history.tuples`).
-        field: String,
-        /// What is wrong.
-        fault: ListFault,
-    },
+rejection! {
+    /// Why an LVMT proof or history was rejected.
+    #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+    pub enum LvmtError {
+        /// An input is not the one accepted encoding (the field names where: a point off the curve,
+        /// a version of 40 bits, a commitment where none belongs, a missing occupant…).
+        #[code(BadEncoding)]
+        #[error(transparent)]
+        Decode(#[from] DecodeError),
+        /// The proof is for AMTs of another depth than the parameters'.
+        #[code(BadEncoding)]
+        #[error("depth: the proof is for AMTs of depth {found}, the parameters {expected}")]
+        DepthMismatch {
+            /// The parameters' depth.
+            expected: u8,
+            /// The proof's.
+            found: u8,
+        },
+        /// The proof is for another key.
+        #[code(KeyMismatch)]
+        #[error("the proof is for key {}, not {}", hex(.found), hex(.expected))]
+        KeyMismatch {
+            /// The key asked for.
+            expected: B256,
+            /// The proof's key.
+            found: B256,
+        },
+        /// An occupant of an absence proof's path is the key itself: it is present.
+        #[code(KeyMismatch)]
+        #[error("{field}: an occupant of the path is the key itself: it is present")]
+        OccupantIsKey {
+            /// The field of the occupant.
+            field: String,
+        },
+        /// The levels do not follow the key's placement.
+        #[code(LevelMismatch)]
+        #[error("{field}: {fault}")]
+        Level {
+            /// The level's field.
+            field: String,
+            /// What is wrong.
+            fault: LevelFault,
+        },
+        /// A tuple's Merkle path does not lead to the trusted history root.
+        #[code(HistoryMismatch)]
+        #[error("{field}: the tuple does not lead to the trusted history root")]
+        HistoryMismatch {
+            /// The field of the tuple (`proof.levels[1].commitment`, `proof.value`,
+            /// `proof.others[0]`, `history.tuples[2]`).
+            field: String,
+        },
+        /// The AMT openings do not satisfy the pairing equation.
+        #[code(PairingCheckFailed)]
+        #[error("the AMT opening does not verify")]
+        PairingCheckFailed,
+        /// The history answers another block range.
+        #[code(RangeMismatch)]
+        #[error("the proof answers blocks {}, not {}", Range(*.found), Range(*.expected))]
+        RangeMismatch {
+            /// The range asked for.
+            expected: (u64, u64),
+            /// The proof's range.
+            found: (u64, u64),
+        },
+        /// The range ends after the trusted header.
+        #[code(RangeMismatch)]
+        #[error("block {hi} is after the trusted header (the history covers {blocks} blocks)")]
+        AfterHeader {
+            /// The range's last block.
+            hi: u64,
+            /// Blocks the trusted history root covers.
+            blocks: u64,
+        },
+        /// The listed versions are not exactly those of the range and its two edges.
+        #[code(via fault)]
+        #[error("{field}: {fault}")]
+        List {
+            /// The field (`history.tuples[i]`, or `history.tuples`).
+            field: String,
+            /// What is wrong.
+            fault: ListFault,
+        },
+    }
 }
 
 impl LvmtError {
-    /// The stable code.
-    pub const fn code(&self) -> ErrorCode {
-        match self {
-            Self::Decode(_) | Self::DepthMismatch { .. } => ErrorCode::BadEncoding,
-            Self::KeyMismatch { .. } | Self::OccupantIsKey { .. } => ErrorCode::KeyMismatch,
-            Self::Level { .. } => ErrorCode::LevelMismatch,
-            Self::HistoryMismatch { .. } => ErrorCode::HistoryMismatch,
-            Self::PairingCheckFailed => ErrorCode::PairingCheckFailed,
-            Self::RangeMismatch { .. } | Self::AfterHeader { .. } => ErrorCode::RangeMismatch,
-            Self::List { fault, .. } => fault.code(),
-        }
-    }
-}
-
-impl From<DecodeError> for LvmtError {
-    fn from(e: DecodeError) -> Self {
-        Self::Decode(e)
-    }
-}
-
-struct Range((u64, u64));
-
-impl fmt::Display for Range {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}..={}", self.0.0, self.0.1)
-    }
-}
-
-impl fmt::Display for LvmtError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Decode(e) => e.fmt(f),
-            Self::DepthMismatch { expected, found } => write!(
-                f,
-                "depth: the proof is for AMTs of depth {found}, the parameters {expected}"
-            ),
-            Self::KeyMismatch { expected, found } => {
-                write!(
-                    f,
-                    "the proof is for key {}, not {}",
-                    Hex(found.as_slice()),
-                    Hex(expected.as_slice())
-                )
-            }
-            Self::OccupantIsKey { field } => {
-                write!(
-                    f,
-                    "{field}: an occupant of the path is the key itself: it is present"
-                )
-            }
-            Self::Level { field, fault } => write!(f, "{field}: {fault}"),
-            Self::HistoryMismatch { field } => write!(
-                f,
-                "{field}: the tuple does not lead to the trusted history root"
-            ),
-            Self::PairingCheckFailed => f.write_str("the AMT opening does not verify"),
-            Self::RangeMismatch { expected, found } => write!(
-                f,
-                "the proof answers blocks {}, not {}",
-                Range(*found),
-                Range(*expected)
-            ),
-            Self::AfterHeader { hi, blocks } => write!(
-                f,
-                "block {hi} is after the trusted header (the history covers {blocks} blocks)"
-            ),
-            Self::List { field, fault } => write!(f, "{field}: {fault}"),
-        }
-    }
-}
-
-#[cfg(feature = "std")]
-impl std::error::Error for LvmtError {}
-
-impl Rejection for LvmtError {
-    fn code(&self) -> ErrorCode {
-        LvmtError::code(self)
-    }
-
+    /// Where the rejection points: the field at fault, and what was expected and found there.
     fn evidence(&self) -> Evidence {
         match self {
             Self::Decode(e) => Evidence::at(e.field.clone()),
@@ -245,7 +189,7 @@ impl Rejection for LvmtError {
                 Evidence::diff("proof.depth", expected, found)
             }
             Self::KeyMismatch { expected, found } => {
-                Evidence::diff("proof.key", Hex(expected.as_slice()), Hex(found.as_slice()))
+                Evidence::diff_hex("proof.key", expected, found)
             }
             Self::OccupantIsKey { field } => {
                 Evidence::diff(field.clone(), "another key", "the key itself")

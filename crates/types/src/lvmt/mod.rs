@@ -34,10 +34,6 @@ use crate::{
     family::{Commitment, Family, HeaderField, Tamper},
 };
 
-const fn t(name: &'static str, code: E, about: &'static str) -> Tamper {
-    Tamper::new(name, code, about)
-}
-
 /// The root AMT's commitment (a compressed G1 point): extraData bytes 32..64.
 pub const LVMT_ROOT: Commitment = Commitment::at("lvmtRoot", HeaderField::ExtraData, 32);
 
@@ -67,48 +63,40 @@ pub const FAMILY: Family = Family {
         E::ResultsOutOfOrder,
     ],
     tampers: &[
-        t(
+        Tamper::new(
             "value-changed",
             E::HistoryMismatch,
             "the key's value changed",
         ),
-        t(
+        Tamper::new(
             "stale-tuple",
             E::HistoryMismatch,
             "the tuple of an older version",
         ),
-        t(
+        Tamper::new(
             "version-dropped",
             E::HistoryMismatch,
             "a version left out of a history",
         ),
-        Tamper {
-            alt: Some(E::LevelMismatch),
-            ..t(
-                "level-dropped",
-                E::HistoryMismatch,
-                "the last level left out, so the key's own is never reached",
-            )
-        },
-        Tamper {
-            alt: Some(E::HistoryMismatch),
-            ..t(
-                "level-added",
-                E::LevelMismatch,
-                "a level appended after the key's last",
-            )
-        },
-        t(
+        Tamper::new(
+            "level-dropped",
+            E::HistoryMismatch,
+            "the last level left out, so the key's own is never reached",
+        )
+        .or(E::LevelMismatch),
+        Tamper::new(
+            "level-added",
+            E::LevelMismatch,
+            "a level appended after the key's last",
+        )
+        .or(E::HistoryMismatch),
+        Tamper::new(
             "quotient-swapped",
             E::PairingCheckFailed,
             "two quotient points swapped",
         ),
-        t("other-key", E::KeyMismatch, "checked for another key"),
-        t(
-            "other-range",
-            E::RangeMismatch,
-            "checked for another block range",
-        ),
-        t("truncated", E::BadEncoding, "the proof cut short"),
+        Tamper::new("other-key", E::KeyMismatch, "checked for another key"),
+        Tamper::OTHER_RANGE,
+        Tamper::TRUNCATED,
     ],
 };

@@ -146,16 +146,16 @@ impl MbtParams {
 
     /// Reads the head every proof starts with: the version, then the parameters.
     fn read(r: &mut Reader<'_>) -> Result<Self, DecodeError> {
-        if r.u8("version")? != VERSION {
-            return Err(DecodeError::new("version", "unsupported version"));
-        }
+        r.version(VERSION, "unsupported version")?;
         let b = r.u8("bucketBits")?;
         let m = r.u8("fanout")?;
         Self::new(b, m)
     }
 
     fn write(&self, w: &mut Writer) {
-        w.raw(&[VERSION, self.bucket_bits, self.fanout]);
+        w.u8(VERSION);
+        w.u8(self.bucket_bits);
+        w.u8(self.fanout);
     }
 }
 
@@ -225,16 +225,8 @@ pub struct HistoryProof {
     pub buckets: Vec<Vec<Entry>>,
 }
 
-fn count_u32(n: usize) -> [u8; 4] {
-    u32::try_from(n).unwrap_or(u32::MAX).to_be_bytes()
-}
-
-fn count_u16(n: usize) -> [u8; 2] {
-    u16::try_from(n).unwrap_or(u16::MAX).to_be_bytes()
-}
-
 fn write_entries(w: &mut Writer, entries: &[Entry]) {
-    w.raw(&count_u32(entries.len()));
+    w.count_u32(entries.len());
     for e in entries {
         w.raw(e.key.as_slice());
         w.raw(&e.value);
@@ -251,7 +243,7 @@ fn read_entries(r: &mut Reader<'_>, field: &str) -> Result<Vec<Entry>, DecodeErr
     let mut out = Vec::with_capacity((n as usize).min(r.remaining() / 64));
     for i in 0..n {
         let f = || alloc::format!("{field}[{i}]");
-        let key = B256::from(r.array::<32>(&f())?);
+        let key = r.b256(&f())?;
         let value = r.array::<32>(&f())?;
         if value == [0; 32] {
             return Err(DecodeError::new(
@@ -264,14 +256,6 @@ fn read_entries(r: &mut Reader<'_>, field: &str) -> Result<Vec<Entry>, DecodeErr
     Ok(out)
 }
 
-fn read_hashes(r: &mut Reader<'_>, n: usize, field: &str) -> Result<Vec<B256>, DecodeError> {
-    let mut out = Vec::with_capacity(n.min(r.remaining() / 32));
-    for _ in 0..n {
-        out.push(B256::from(r.array::<32>(field)?));
-    }
-    Ok(out)
-}
-
 impl MbtProof {
     /// The wire encoding.
     pub fn encode(&self) -> Vec<u8> {
@@ -279,11 +263,9 @@ impl MbtProof {
         self.params.write(&mut w);
         w.raw(self.key.as_slice());
         write_entries(&mut w, &self.entries);
-        w.raw(&[u8::try_from(self.levels.len()).unwrap_or(u8::MAX)]);
+        w.count_u8(self.levels.len());
         for level in &self.levels {
-            for h in level {
-                w.raw(h.as_slice());
-            }
+            w.b256s(level);
         }
         w.out
     }
@@ -293,17 +275,13 @@ impl MbtProof {
     pub fn decode(buf: &[u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(buf);
         let params = MbtParams::read(&mut r)?;
-        let key = B256::from(r.array::<32>("stateKey")?);
+        let key = r.b256("stateKey")?;
         let entries = read_entries(&mut r, "entries")?;
         let depth = read_depth(&mut r)?;
         let siblings = usize::from(params.fanout) - 1;
         let mut levels = Vec::with_capacity(usize::from(depth));
         for l in 0..depth {
-            levels.push(read_hashes(
-                &mut r,
-                siblings,
-                &alloc::format!("levels[{l}]"),
-            )?);
+            levels.push(r.b256s(siblings, &alloc::format!("levels[{l}]"))?);
         }
         r.finish("proof")?;
         Ok(Self {
@@ -351,17 +329,17 @@ impl DiffProof {
 fn encode_diff(w: &mut Writer, n: &DiffNode) {
     match n {
         DiffNode::Same(h) => {
-            w.raw(&[0]);
+            w.u8(0);
             w.raw(h.as_slice());
         }
         DiffNode::Inner(children) => {
-            w.raw(&[1]);
+            w.u8(1);
             for c in children {
                 encode_diff(w, c);
             }
         }
         DiffNode::Bucket { old, new } => {
-            w.raw(&[2]);
+            w.u8(2);
             write_entries(w, old);
             write_entries(w, new);
         }
@@ -377,7 +355,7 @@ fn decode_diff(
 ) -> Result<DiffNode, DecodeError> {
     let at_buckets = level >= params.depth();
     match r.u8(field)? {
-        0 => Ok(DiffNode::Same(B256::from(r.array::<32>(field)?))),
+        0 => Ok(DiffNode::Same(r.b256(field)?)),
         1 if !at_buckets => {
             let mut children = Vec::with_capacity(usize::from(params.fanout));
             for j in 0..params.fanout {
@@ -422,18 +400,16 @@ impl HistoryProof {
         let mut w = Writer::default();
         self.params.write(&mut w);
         w.raw(self.key.as_slice());
-        w.raw(&self.lo.to_be_bytes());
-        w.raw(&self.hi.to_be_bytes());
-        w.raw(&[u8::try_from(self.levels.len()).unwrap_or(u8::MAX)]);
+        w.u64(self.lo);
+        w.u64(self.hi);
+        w.count_u8(self.levels.len());
         for level in &self.levels {
-            w.raw(&count_u16(level.len()));
+            w.count_u16(level.len());
             for node in level {
-                for h in node {
-                    w.raw(h.as_slice());
-                }
+                w.b256s(node);
             }
         }
-        w.raw(&count_u16(self.buckets.len()));
+        w.count_u16(self.buckets.len());
         for b in &self.buckets {
             write_entries(&mut w, b);
         }
@@ -445,7 +421,7 @@ impl HistoryProof {
     pub fn decode(buf: &[u8]) -> Result<Self, DecodeError> {
         let mut r = Reader::new(buf);
         let params = MbtParams::read(&mut r)?;
-        let key = B256::from(r.array::<32>("stateKey")?);
+        let key = r.b256("stateKey")?;
         let lo = r.u64("lo")?;
         let hi = r.u64("hi")?;
         let Some(blocks) = hi.checked_sub(lo).and_then(|d| d.checked_add(1)) else {
@@ -465,11 +441,7 @@ impl HistoryProof {
             }
             let mut nodes = Vec::with_capacity(usize::from(n).min(r.remaining() / 32));
             for i in 0..n {
-                nodes.push(read_hashes(
-                    &mut r,
-                    fanout,
-                    &alloc::format!("levels[{l}][{i}]"),
-                )?);
+                nodes.push(r.b256s(fanout, &alloc::format!("levels[{l}][{i}]"))?);
             }
             levels.push(nodes);
         }
@@ -496,6 +468,7 @@ impl HistoryProof {
 /// Hashing rules shared by the engine and the verifier (see the module docs).
 pub mod hash {
     use super::{B256, Entry, MbtParams, Vec, vec};
+    use crate::codec::digest;
     use sha2::{Digest, Sha256};
 
     /// Domain byte of a non-empty bucket.
@@ -504,10 +477,6 @@ pub mod hash {
     pub const EMPTY_BUCKET: u8 = 0x41;
     /// Domain byte of an inner node.
     pub const INNER: u8 = 0x42;
-
-    fn out(h: Sha256) -> B256 {
-        B256::from(<[u8; 32]>::from(h.finalize()))
-    }
 
     fn start(tag: u8, p: &MbtParams) -> Sha256 {
         let mut h = Sha256::new();
@@ -532,14 +501,14 @@ pub mod hash {
             h.update(e.key);
             h.update(e.value);
         }
-        out(h)
+        digest(h)
     }
 
     /// The empty bucket, the same at every index: `SHA-256(0x41 ‖ b ‖ m ‖ depth)`.
     pub fn empty_bucket(p: &MbtParams) -> B256 {
         let mut h = start(EMPTY_BUCKET, p);
         h.update([p.depth()]);
-        out(h)
+        digest(h)
     }
 
     /// The hash of an inner node of level `level` over its children, slot 0 first (the
@@ -554,7 +523,7 @@ pub mod hash {
         for c in children {
             h.update(c);
         }
-        out(h)
+        digest(h)
     }
 
     /// The empty subtree of every level, the root's (level 0) first and the empty bucket's

@@ -6,135 +6,146 @@ use alloc::string::String;
 use core::fmt;
 
 use crate::{
-    B256, DecodeError, ErrorCode, Word,
-    family::{Evidence, Rejection},
-    hex::Hex,
+    B256, DecodeError, Word,
+    family::{Evidence, OrAbsent, Range, rejection},
+    hex::hex,
 };
 
 use super::MbtParams;
 
-/// Why a Merkle Bucket Tree proof was rejected.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum MbtError {
-    /// The proof is not the one accepted encoding (the field names where).
-    Decode(DecodeError),
-    /// The proof was made under other parameters than the trusted ones.
-    ParamsMismatch {
-        /// The trusted parameters.
-        expected: MbtParams,
-        /// The proof's.
-        found: MbtParams,
-    },
-    /// The proof is for another state key.
-    KeyMismatch {
-        /// The key asked for.
-        expected: B256,
-        /// The proof's key.
-        found: B256,
-    },
-    /// The proof answers another block range.
-    RangeMismatch {
-        /// The range asked for (or the one the trusted roots cover).
-        expected: (u64, u64),
-        /// The proof's range.
-        found: (u64, u64),
-    },
-    /// The proof has fewer inner levels than the trusted parameters' depth.
-    TooFewLevels {
-        /// The depth.
-        expected: u8,
-        /// The proof's levels.
-        found: u8,
-    },
-    /// The proof has more inner levels than the trusted parameters' depth.
-    TooManyLevels {
-        /// The depth.
-        expected: u8,
-        /// The proof's levels.
-        found: u8,
-    },
-    /// The entries of a bucket are not strictly increasing by key (unsorted or repeated).
-    EntriesOutOfOrder {
-        /// The entry at fault (`entries[i]`, `root.1.0.new[i]`, `buckets[j][i]`).
-        field: String,
-    },
-    /// An entry's key belongs to another bucket than the one it is listed in.
-    ForeignEntry {
-        /// The entry.
-        field: String,
-        /// The bucket it is listed in (computed by the verifier).
-        expected: u32,
-        /// The bucket its key hashes to.
-        found: u32,
-    },
-    /// The value the proof proves differs from the claimed one (`None`: absent).
-    ValueMismatch {
-        /// The claimed value.
-        expected: Option<Word>,
-        /// The proven value.
-        found: Option<Word>,
-    },
-    /// A node of a history proof's node set repeats the one before it.
-    DuplicateNode {
-        /// The node.
-        field: String,
-    },
-    /// The nodes of a history proof's level (or its buckets) are not in increasing hash order.
-    NodesOutOfOrder {
-        /// The node.
-        field: String,
-    },
-    /// A block's path needs a node below the root that the node set lacks (a node of another
-    /// version, an altered node, or one left out).
-    NodeMissing {
-        /// The block whose path breaks.
-        block: u64,
-        /// Where the node belongs (`levels[l]`, or `buckets`).
-        field: String,
-        /// The hash its parent holds.
-        hash: B256,
-    },
-    /// A node of a history proof's node set is on no block's path.
-    UnusedNode {
-        /// The node.
-        field: String,
-    },
-    /// The root recomputed from the proof (or, for a history, the root node a block needs)
-    /// differs from the trusted root.
-    RootMismatch {
-        /// Which trusted root (`root`, `oldRoot`, `newRoot`, `roots[i]`).
-        field: String,
-        /// The trusted root.
-        expected: B256,
-        /// What the proof recomputes to (for a history: the trusted root, absent from the set).
-        found: B256,
-    },
-}
-
-impl MbtError {
-    /// The stable code.
-    pub const fn code(&self) -> ErrorCode {
-        match self {
-            Self::Decode(_) => ErrorCode::BadEncoding,
-            Self::ParamsMismatch { .. } => ErrorCode::ParamsMismatch,
-            Self::KeyMismatch { .. } => ErrorCode::KeyMismatch,
-            Self::RangeMismatch { .. } => ErrorCode::RangeMismatch,
-            Self::TooFewLevels { .. } => ErrorCode::TruncatedProof,
-            Self::TooManyLevels { .. } | Self::UnusedNode { .. } => ErrorCode::ExtraNodes,
-            Self::EntriesOutOfOrder { .. } => ErrorCode::ResultsOutOfOrder,
-            Self::ForeignEntry { .. } => ErrorCode::WrongBucket,
-            Self::ValueMismatch { .. } => ErrorCode::ValueMismatch,
-            Self::DuplicateNode { .. } => ErrorCode::DuplicateNode,
-            Self::NodesOutOfOrder { .. } => ErrorCode::NodesOutOfOrder,
-            Self::NodeMissing { .. } => ErrorCode::NodeHashMismatch,
-            Self::RootMismatch { .. } => ErrorCode::RootMismatch,
-        }
-    }
-}
-
-impl From<DecodeError> for MbtError {
-    fn from(e: DecodeError) -> Self {
-        Self::Decode(e)
+rejection! {
+    /// Why a Merkle Bucket Tree proof was rejected.
+    #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+    pub enum MbtError {
+        /// The proof is not the one accepted encoding (the field names where).
+        #[code(BadEncoding)]
+        #[error(transparent)]
+        Decode(#[from] DecodeError),
+        /// The proof was made under other parameters than the trusted ones.
+        #[code(ParamsMismatch)]
+        #[error(
+            "the proof is made under {}, not the trusted {}",
+            Params(*.found),
+            Params(*.expected),
+        )]
+        ParamsMismatch {
+            /// The trusted parameters.
+            expected: MbtParams,
+            /// The proof's.
+            found: MbtParams,
+        },
+        /// The proof is for another state key.
+        #[code(KeyMismatch)]
+        #[error("the proof is for state key {}, not {}", hex(.found), hex(.expected))]
+        KeyMismatch {
+            /// The key asked for.
+            expected: B256,
+            /// The proof's key.
+            found: B256,
+        },
+        /// The proof answers another block range.
+        #[code(RangeMismatch)]
+        #[error("the proof answers blocks {}, not {}", Range(*.found), Range(*.expected))]
+        RangeMismatch {
+            /// The range asked for (or the one the trusted roots cover).
+            expected: (u64, u64),
+            /// The proof's range.
+            found: (u64, u64),
+        },
+        /// The proof has fewer inner levels than the trusted parameters' depth.
+        #[code(TruncatedProof)]
+        #[error("the proof has {found} inner levels, fewer than the tree's {expected}")]
+        TooFewLevels {
+            /// The depth.
+            expected: u8,
+            /// The proof's levels.
+            found: u8,
+        },
+        /// The proof has more inner levels than the trusted parameters' depth.
+        #[code(ExtraNodes)]
+        #[error("the proof has {found} inner levels, more than the tree's {expected}")]
+        TooManyLevels {
+            /// The depth.
+            expected: u8,
+            /// The proof's levels.
+            found: u8,
+        },
+        /// The entries of a bucket are not strictly increasing by key (unsorted or repeated).
+        #[code(ResultsOutOfOrder)]
+        #[error("{field}: bucket entries are not strictly increasing by key")]
+        EntriesOutOfOrder {
+            /// The entry at fault (`entries[i]`, `root.1.0.new[i]`, `buckets[j][i]`).
+            field: String,
+        },
+        /// An entry's key belongs to another bucket than the one it is listed in.
+        #[code(WrongBucket)]
+        #[error("{field}: an entry of bucket {found} listed in bucket {expected}")]
+        ForeignEntry {
+            /// The entry.
+            field: String,
+            /// The bucket it is listed in (computed by the verifier).
+            expected: u32,
+            /// The bucket its key hashes to.
+            found: u32,
+        },
+        /// The value the proof proves differs from the claimed one (`None`: absent).
+        #[code(ValueMismatch)]
+        #[error("the proof proves {}, not the claimed {}", OrAbsent(.found), OrAbsent(.expected))]
+        ValueMismatch {
+            /// The claimed value.
+            expected: Option<Word>,
+            /// The proven value.
+            found: Option<Word>,
+        },
+        /// A node of a history proof's node set repeats the one before it.
+        #[code(DuplicateNode)]
+        #[error("{field}: a node repeated")]
+        DuplicateNode {
+            /// The node.
+            field: String,
+        },
+        /// The nodes of a history proof's level (or its buckets) are not in increasing hash order.
+        #[code(NodesOutOfOrder)]
+        #[error("{field}: nodes are not in increasing hash order")]
+        NodesOutOfOrder {
+            /// The node.
+            field: String,
+        },
+        /// A block's path needs a node below the root that the node set lacks (a node of another
+        /// version, an altered node, or one left out).
+        #[code(NodeHashMismatch)]
+        #[error("block {block}: the node {} its path needs is not in {field}", hex(.hash))]
+        NodeMissing {
+            /// The block whose path breaks.
+            block: u64,
+            /// Where the node belongs (`levels[l]`, or `buckets`).
+            field: String,
+            /// The hash its parent holds.
+            hash: B256,
+        },
+        /// A node of a history proof's node set is on no block's path.
+        #[code(ExtraNodes)]
+        #[error("{field}: a node on no block's path")]
+        UnusedNode {
+            /// The node.
+            field: String,
+        },
+        /// The root recomputed from the proof (or, for a history, the root node a block needs)
+        /// differs from the trusted root.
+        #[code(RootMismatch)]
+        #[error(
+            "{field}: the proof gives root {}, not the trusted {}",
+            hex(.found),
+            hex(.expected),
+        )]
+        RootMismatch {
+            /// Which trusted root (`root`, `oldRoot`, `newRoot`, `roots[i]`).
+            field: String,
+            /// The trusted root.
+            expected: B256,
+            /// What the proof recomputes to (for a history: the trusted root, absent from the set).
+            found: B256,
+        },
     }
 }
 
@@ -146,107 +157,8 @@ impl fmt::Display for Params {
     }
 }
 
-struct Value(Option<Word>);
-
-impl fmt::Display for Value {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.0 {
-            Some(v) => Hex(v).fmt(f),
-            None => f.write_str("absent"),
-        }
-    }
-}
-
-struct Range((u64, u64));
-
-impl fmt::Display for Range {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}..={}", self.0.0, self.0.1)
-    }
-}
-
-impl fmt::Display for MbtError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Decode(e) => e.fmt(f),
-            Self::ParamsMismatch { expected, found } => write!(
-                f,
-                "the proof is made under {}, not the trusted {}",
-                Params(*found),
-                Params(*expected)
-            ),
-            Self::KeyMismatch { expected, found } => write!(
-                f,
-                "the proof is for state key {}, not {}",
-                Hex(found.as_slice()),
-                Hex(expected.as_slice())
-            ),
-            Self::RangeMismatch { expected, found } => write!(
-                f,
-                "the proof answers blocks {}, not {}",
-                Range(*found),
-                Range(*expected)
-            ),
-            Self::TooFewLevels { expected, found } => write!(
-                f,
-                "the proof has {found} inner levels, fewer than the tree's {expected}"
-            ),
-            Self::TooManyLevels { expected, found } => write!(
-                f,
-                "the proof has {found} inner levels, more than the tree's {expected}"
-            ),
-            Self::EntriesOutOfOrder { field } => {
-                write!(
-                    f,
-                    "{field}: bucket entries are not strictly increasing by key"
-                )
-            }
-            Self::ForeignEntry {
-                field,
-                expected,
-                found,
-            } => write!(
-                f,
-                "{field}: an entry of bucket {found} listed in bucket {expected}"
-            ),
-            Self::ValueMismatch { expected, found } => write!(
-                f,
-                "the proof proves {}, not the claimed {}",
-                Value(*found),
-                Value(*expected)
-            ),
-            Self::DuplicateNode { field } => write!(f, "{field}: a node repeated"),
-            Self::NodesOutOfOrder { field } => {
-                write!(f, "{field}: nodes are not in increasing hash order")
-            }
-            Self::NodeMissing { block, field, hash } => write!(
-                f,
-                "block {block}: the node {} its path needs is not in {field}",
-                Hex(hash.as_slice())
-            ),
-            Self::UnusedNode { field } => write!(f, "{field}: a node on no block's path"),
-            Self::RootMismatch {
-                field,
-                expected,
-                found,
-            } => write!(
-                f,
-                "{field}: the proof gives root {}, not the trusted {}",
-                Hex(found.as_slice()),
-                Hex(expected.as_slice())
-            ),
-        }
-    }
-}
-
-#[cfg(feature = "std")]
-impl std::error::Error for MbtError {}
-
-impl Rejection for MbtError {
-    fn code(&self) -> ErrorCode {
-        MbtError::code(self)
-    }
-
+impl MbtError {
+    /// Where the rejection points: the field at fault, and what was expected and found there.
     fn evidence(&self) -> Evidence {
         let at = |f: &str| Evidence::at(alloc::format!("proof.{f}"));
         match self {
@@ -254,11 +166,9 @@ impl Rejection for MbtError {
             Self::ParamsMismatch { expected, found } => {
                 Evidence::diff("proof.params", Params(*expected), Params(*found))
             }
-            Self::KeyMismatch { expected, found } => Evidence::diff(
-                "proof.stateKey",
-                Hex(expected.as_slice()),
-                Hex(found.as_slice()),
-            ),
+            Self::KeyMismatch { expected, found } => {
+                Evidence::diff_hex("proof.stateKey", expected, found)
+            }
             Self::RangeMismatch { expected, found } => {
                 Evidence::diff("proof.range", Range(*expected), Range(*found))
             }
@@ -275,22 +185,18 @@ impl Rejection for MbtError {
                 found,
             } => Evidence::diff(alloc::format!("proof.{field}"), expected, found),
             Self::ValueMismatch { expected, found } => {
-                Evidence::diff("value", Value(*expected), Value(*found))
+                Evidence::diff("value", OrAbsent(expected), OrAbsent(found))
             }
             Self::NodeMissing { block, field, hash } => Evidence::diff(
                 alloc::format!("proof.{field}"),
-                alloc::format!("the node {} of block {block}", Hex(hash.as_slice())),
+                alloc::format!("the node {} of block {block}", hex(hash)),
                 "none",
             ),
             Self::RootMismatch {
                 field,
                 expected,
                 found,
-            } => Evidence::diff(
-                field.clone(),
-                Hex(expected.as_slice()),
-                Hex(found.as_slice()),
-            ),
+            } => Evidence::diff_hex(field.clone(), expected, found),
         }
     }
 }

@@ -61,10 +61,6 @@ use crate::{
     family::{Commitment, Family, HeaderField, Tamper},
 };
 
-const fn t(name: &'static str, code: E, about: &'static str) -> Tamper {
-    Tamper::new(name, code, about)
-}
-
 /// The Merkle Bucket Tree's root after the block: extraData bytes 128..160 of a lightprov chain.
 pub const MBT_ROOT: Commitment = Commitment::at("mbtRoot", HeaderField::ExtraData, 128);
 
@@ -96,105 +92,105 @@ pub const FAMILY: Family = Family {
         E::RootMismatch,
     ],
     tampers: &[
-        t(
+        Tamper::new(
             "value-changed",
             E::RootMismatch,
             "a bucket entry's value changed",
         ),
-        t(
+        Tamper::new(
             "entry-dropped",
             E::RootMismatch,
             "the key's entry left out of its bucket, to claim it absent",
         ),
-        t(
+        Tamper::new(
             "bucket-moved-to-empty-slot",
             E::RootMismatch,
             "the bucket claimed empty and its hash moved to an empty neighbour's slot",
         ),
-        t(
+        Tamper::new(
             "siblings-permuted",
             E::RootMismatch,
             "a level's siblings reordered, as if the path took another slot",
         ),
-        t(
+        Tamper::new(
             "entries-swapped",
             E::ResultsOutOfOrder,
             "two bucket entries swapped",
         ),
-        t(
+        Tamper::new(
             "entry-duplicated",
             E::ResultsOutOfOrder,
             "a bucket entry repeated",
         ),
-        t(
+        Tamper::new(
             "foreign-entry",
             E::WrongBucket,
             "an entry of another bucket listed in the key's",
         ),
-        t("other-key", E::KeyMismatch, "checked for another state key"),
-        t(
+        Tamper::new("other-key", E::KeyMismatch, "checked for another state key"),
+        Tamper::new(
             "other-params",
             E::ParamsMismatch,
             "made under other bucket bits or fanout",
         ),
-        t(
+        Tamper::new(
             "level-dropped",
             E::TruncatedProof,
             "an inner level left out",
         ),
-        t("level-added", E::ExtraNodes, "an inner level appended"),
-        t(
+        Tamper::new("level-added", E::ExtraNodes, "an inner level appended"),
+        Tamper::new(
             "claimed-other-value",
             E::ValueMismatch,
             "an honest proof checked against another claimed value",
         ),
-        t(
+        Tamper::new(
             "diff-change-omitted",
             E::RootMismatch,
             "a changed bucket sent as the same subtree",
         ),
-        t(
+        Tamper::new(
             "diff-change-added",
             E::RootMismatch,
             "an entry added to a bucket's new list",
         ),
-        t(
+        Tamper::new(
             "diff-old-new-swapped",
             E::RootMismatch,
             "a bucket's old and new lists swapped",
         ),
-        t(
+        Tamper::new(
             "history-node-of-other-version",
             E::NodeHashMismatch,
             "a bucket replaced by another block's version",
         ),
-        t(
+        Tamper::new(
             "history-root-dropped",
             E::NodeHashMismatch,
             "the root node of a block left out",
         ),
-        t(
+        Tamper::new(
             "history-block-missing",
             E::RangeMismatch,
             "the range's last block left out",
         ),
-        t(
+        Tamper::new(
             "history-node-duplicated",
             E::DuplicateNode,
             "a node of the set repeated",
         ),
-        t(
+        Tamper::new(
             "history-nodes-reordered",
             E::NodesOutOfOrder,
             "two nodes of a level swapped",
         ),
-        t(
+        Tamper::new(
             "history-unused-node",
             E::ExtraNodes,
             "a bucket version on no block's path added",
         ),
-        t("truncated", E::BadEncoding, "the proof cut short"),
-        t("trailing-byte", E::BadEncoding, "a byte appended"),
+        Tamper::TRUNCATED,
+        Tamper::TRAILING_BYTE,
     ],
 };
 

@@ -4,169 +4,103 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use crate::{
-    ErrorCode,
-    family::{Evidence, Rejection},
-    hex::Hex,
+    B256, DecodeError,
+    family::{Evidence, OrAbsent, rejection},
+    hex::hex,
 };
-use alloy_primitives::B256;
 
-/// Why a trie proof was rejected. `index` is a position in the proof's node list.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum MptError {
-    /// The node list is not the one accepted encoding (the field names where).
-    Decode(crate::DecodeError),
-    /// Proof node `index` (or an inline node inside it) is not a canonical trie node.
-    MalformedNode {
-        /// The proof node, or the node that embeds the inline node.
-        index: usize,
-        /// What is wrong.
-        reason: &'static str,
-    },
-    /// The first node does not hash to the trusted root.
-    RootMismatch {
-        /// The trusted root.
-        expected: B256,
-        /// keccak256 of the first node.
-        got: B256,
-    },
-    /// Node `index` does not hash to the reference its parent holds.
-    NodeHashMismatch {
-        /// The node that does not link.
-        index: usize,
-        /// The parent's reference.
-        expected: B256,
-        /// keccak256 of the node.
-        got: B256,
-    },
-    /// Node `index` repeats node `first`.
-    DuplicateNode {
-        /// The repeated node.
-        index: usize,
-        /// Its first occurrence.
-        first: usize,
-    },
-    /// Node `index` is not the child its parent references, but a later node is.
-    NodesOutOfOrder {
-        /// Where the order breaks.
-        index: usize,
-    },
-    /// `count` nodes from `index` on follow the node that ends the path.
-    ExtraNodes {
-        /// The first extra node.
-        index: usize,
-        /// How many there are.
-        count: usize,
-    },
-    /// The proof ends after `nodes` nodes, but the path goes on.
-    TruncatedProof {
-        /// How many nodes the proof has.
-        nodes: usize,
-    },
-    /// The proof follows another key's path from node `index` on. (A path that ends at
-    /// another key's leaf proves absence; a claim of presence then gives `ValueMismatch`.)
-    KeyMismatch {
-        /// The first node of the other key's path.
-        index: usize,
-    },
-    /// The proven value differs from the claim (`None` = absent).
-    ValueMismatch {
-        /// The claimed value.
-        expected: Option<Vec<u8>>,
-        /// The value the proof proves.
-        got: Option<Vec<u8>>,
-    },
-}
-
-impl MptError {
-    /// The stable error code.
-    pub const fn code(&self) -> ErrorCode {
-        match self {
-            Self::Decode(_) => ErrorCode::BadEncoding,
-            Self::MalformedNode { .. } => ErrorCode::MalformedNode,
-            Self::RootMismatch { .. } => ErrorCode::RootMismatch,
-            Self::NodeHashMismatch { .. } => ErrorCode::NodeHashMismatch,
-            Self::DuplicateNode { .. } => ErrorCode::DuplicateNode,
-            Self::NodesOutOfOrder { .. } => ErrorCode::NodesOutOfOrder,
-            Self::ExtraNodes { .. } => ErrorCode::ExtraNodes,
-            Self::TruncatedProof { .. } => ErrorCode::TruncatedProof,
-            Self::KeyMismatch { .. } => ErrorCode::KeyMismatch,
-            Self::ValueMismatch { .. } => ErrorCode::ValueMismatch,
-        }
+rejection! {
+    /// Why a trie proof was rejected. `index` is a position in the proof's node list.
+    #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+    pub enum MptError {
+        /// The node list is not the one accepted encoding (the field names where).
+        #[code(BadEncoding)]
+        #[error(transparent)]
+        Decode(#[from] DecodeError),
+        /// Proof node `index` (or an inline node inside it) is not a canonical trie node.
+        #[code(MalformedNode)]
+        #[error("node {index} is malformed: {reason}")]
+        MalformedNode {
+            /// The proof node, or the node that embeds the inline node.
+            index: usize,
+            /// What is wrong.
+            reason: &'static str,
+        },
+        /// The first node does not hash to the trusted root.
+        #[code(RootMismatch)]
+        #[error("the first node hashes to {}, not to the root {}", hex(.got), hex(.expected))]
+        RootMismatch {
+            /// The trusted root.
+            expected: B256,
+            /// keccak256 of the first node.
+            got: B256,
+        },
+        /// Node `index` does not hash to the reference its parent holds.
+        #[code(NodeHashMismatch)]
+        #[error(
+            "node {index} hashes to {}, but its parent references {}",
+            hex(.got),
+            hex(.expected),
+        )]
+        NodeHashMismatch {
+            /// The node that does not link.
+            index: usize,
+            /// The parent's reference.
+            expected: B256,
+            /// keccak256 of the node.
+            got: B256,
+        },
+        /// Node `index` repeats node `first`.
+        #[code(DuplicateNode)]
+        #[error("node {index} repeats node {first}")]
+        DuplicateNode {
+            /// The repeated node.
+            index: usize,
+            /// Its first occurrence.
+            first: usize,
+        },
+        /// Node `index` is not the child its parent references, but a later node is.
+        #[code(NodesOutOfOrder)]
+        #[error("node {index} is out of order: the child its parent references comes later")]
+        NodesOutOfOrder {
+            /// Where the order breaks.
+            index: usize,
+        },
+        /// `count` nodes from `index` on follow the node that ends the path.
+        #[code(ExtraNodes)]
+        #[error("{count} node(s) from index {index} follow the node that ends the path")]
+        ExtraNodes {
+            /// The first extra node.
+            index: usize,
+            /// How many there are.
+            count: usize,
+        },
+        /// The proof ends after `nodes` nodes, but the path goes on.
+        #[code(TruncatedProof)]
+        #[error("the proof ends after {nodes} node(s) but the path goes on")]
+        TruncatedProof {
+            /// How many nodes the proof has.
+            nodes: usize,
+        },
+        /// The proof follows another key's path from node `index` on. (A path that ends at
+        /// another key's leaf proves absence; a claim of presence then gives `ValueMismatch`.)
+        #[code(KeyMismatch)]
+        #[error("from node {index} the proof follows another key's path")]
+        KeyMismatch {
+            /// The first node of the other key's path.
+            index: usize,
+        },
+        /// The proven value differs from the claim (`None` = absent).
+        #[code(ValueMismatch)]
+        #[error("claimed {}, but the proof proves {}", OrAbsent(.expected), OrAbsent(.got))]
+        ValueMismatch {
+            /// The claimed value.
+            expected: Option<Vec<u8>>,
+            /// The value the proof proves.
+            got: Option<Vec<u8>>,
+        },
     }
 }
-
-struct Opt<'a>(&'a Option<Vec<u8>>);
-
-impl fmt::Display for Opt<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            None => f.write_str("absent"),
-            Some(v) => Hex(v).fmt(f),
-        }
-    }
-}
-
-impl fmt::Display for MptError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Decode(e) => e.fmt(f),
-            Self::MalformedNode { index, reason } => {
-                write!(f, "node {index} is malformed: {reason}")
-            }
-            Self::RootMismatch { expected, got } => {
-                write!(
-                    f,
-                    "the first node hashes to {}, not to the root {}",
-                    Hex(got.as_slice()),
-                    Hex(expected.as_slice())
-                )
-            }
-            Self::NodeHashMismatch {
-                index,
-                expected,
-                got,
-            } => {
-                write!(
-                    f,
-                    "node {index} hashes to {}, but its parent references {}",
-                    Hex(got.as_slice()),
-                    Hex(expected.as_slice())
-                )
-            }
-            Self::DuplicateNode { index, first } => write!(f, "node {index} repeats node {first}"),
-            Self::NodesOutOfOrder { index } => {
-                write!(
-                    f,
-                    "node {index} is out of order: the child its parent references comes later"
-                )
-            }
-            Self::ExtraNodes { index, count } => {
-                write!(
-                    f,
-                    "{count} node(s) from index {index} follow the node that ends the path"
-                )
-            }
-            Self::TruncatedProof { nodes } => write!(
-                f,
-                "the proof ends after {nodes} node(s) but the path goes on"
-            ),
-            Self::KeyMismatch { index } => {
-                write!(f, "from node {index} the proof follows another key's path")
-            }
-            Self::ValueMismatch { expected, got } => {
-                write!(
-                    f,
-                    "claimed {}, but the proof proves {}",
-                    Opt(expected),
-                    Opt(got)
-                )
-            }
-        }
-    }
-}
-
-#[cfg(feature = "std")]
-impl std::error::Error for MptError {}
 
 /// Which claim of an account proof disagrees with the trie.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -193,47 +127,51 @@ impl AccountField {
     }
 }
 
-/// Why an account proof was rejected.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum AccountProofError {
-    /// The proof is not the one accepted encoding (the field names where).
-    Decode(crate::DecodeError),
-    /// The account part failed.
-    Account(MptError),
-    /// A claimed account field differs from the proven account.
-    Field {
-        /// The field.
-        field: AccountField,
-        /// True when the proof shows the account absent (the claim must then be empty).
-        absent: bool,
-    },
-    /// Storage proof `index` failed.
-    Storage {
-        /// Position in `storageProof`.
-        index: usize,
-        /// Why.
-        error: MptError,
-    },
-    /// The proof answers for another address than the one asked.
-    Address {
-        /// The address asked for.
-        expected: crate::Address,
-        /// The proof's address.
-        found: crate::Address,
-    },
+rejection! {
+    /// Why an account proof was rejected.
+    #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+    pub enum AccountProofError {
+        /// The proof is not the one accepted encoding (the field names where).
+        #[code(BadEncoding)]
+        #[error(transparent)]
+        Decode(#[from] DecodeError),
+        /// The account part failed.
+        #[code(via 0)]
+        #[error("accountProof: {0}")]
+        Account(MptError),
+        /// A claimed account field differs from the proven account.
+        #[code(ValueMismatch)]
+        #[error(fmt = field_mismatch)]
+        Field {
+            /// The field.
+            field: AccountField,
+            /// True when the proof shows the account absent (the claim must then be empty).
+            absent: bool,
+        },
+        /// Storage proof `index` failed.
+        #[code(via error)]
+        #[error("storageProof[{index}]: {error}")]
+        Storage {
+            /// Position in `storageProof`.
+            index: usize,
+            /// Why.
+            error: MptError,
+        },
+        /// The proof answers for another address than the one asked.
+        #[code(KeyMismatch)]
+        // Lowercase hex, not the checksummed `Display`: the checksum's string code would weigh
+        // on every wasm module that verifies accounts.
+        #[error("address: the proof is for {}, not {}", hex(.found), hex(.expected))]
+        Address {
+            /// The address asked for.
+            expected: crate::Address,
+            /// The proof's address.
+            found: crate::Address,
+        },
+    }
 }
 
 impl AccountProofError {
-    /// The stable error code.
-    pub const fn code(&self) -> ErrorCode {
-        match self {
-            Self::Decode(_) => ErrorCode::BadEncoding,
-            Self::Account(e) | Self::Storage { error: e, .. } => e.code(),
-            Self::Field { .. } => ErrorCode::ValueMismatch,
-            Self::Address { .. } => ErrorCode::KeyMismatch,
-        }
-    }
-
     /// The part of the proof at fault, as a JSON path (`accountProof`, `storageProof[2]`, `balance`).
     pub fn field(&self) -> alloc::string::String {
         match self {
@@ -246,50 +184,12 @@ impl AccountProofError {
     }
 }
 
-impl fmt::Display for AccountProofError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Decode(e) => e.fmt(f),
-            Self::Account(e) => write!(f, "accountProof: {e}"),
-            Self::Field {
-                field,
-                absent: false,
-            } => {
-                write!(
-                    f,
-                    "{}: the claim differs from the proven account",
-                    field.name()
-                )
-            }
-            Self::Field {
-                field,
-                absent: true,
-            } => {
-                write!(
-                    f,
-                    "{}: the account is absent but the claim is not empty",
-                    field.name()
-                )
-            }
-            Self::Storage { index, error } => write!(f, "storageProof[{index}]: {error}"),
-            Self::Address { expected, found } => {
-                // Lowercase hex, not the checksummed `Display`: the checksum's string code
-                // would weigh on every wasm module that verifies accounts.
-                write!(
-                    f,
-                    "address: the proof is for {}, not {}",
-                    Hex(found.as_slice()),
-                    Hex(expected.as_slice())
-                )
-            }
-        }
-    }
-}
-
-#[cfg(feature = "std")]
-impl std::error::Error for AccountProofError {}
-
 impl MptError {
+    /// Where the rejection points, in a node list named `proof`.
+    fn evidence(&self) -> Evidence {
+        self.evidence_in("proof")
+    }
+
     /// The evidence, with field paths relative to the node list (`proof[3]`).
     pub fn evidence_in(&self, list: &str) -> Evidence {
         let at = |i: &usize| alloc::format!("{list}[{i}]");
@@ -302,41 +202,25 @@ impl MptError {
             Self::ExtraNodes { index, count } => {
                 Evidence::diff(at(index), "no more nodes", alloc::format!("{count} more"))
             }
-            Self::RootMismatch { expected, got } => {
-                Evidence::diff(at(&0), Hex(expected.as_slice()), Hex(got.as_slice()))
-            }
+            Self::RootMismatch { expected, got } => Evidence::diff_hex(at(&0), expected, got),
             Self::NodeHashMismatch {
                 index,
                 expected,
                 got,
-            } => Evidence::diff(at(index), Hex(expected.as_slice()), Hex(got.as_slice())),
+            } => Evidence::diff_hex(at(index), expected, got),
             Self::TruncatedProof { nodes } => Evidence::diff(
                 list,
                 "the path's next node",
                 alloc::format!("{nodes} nodes"),
             ),
             Self::ValueMismatch { expected, got } => {
-                Evidence::diff("value", Opt(expected), Opt(got))
+                Evidence::diff("value", OrAbsent(expected), OrAbsent(got))
             }
         }
     }
 }
 
-impl Rejection for MptError {
-    fn code(&self) -> ErrorCode {
-        MptError::code(self)
-    }
-
-    fn evidence(&self) -> Evidence {
-        self.evidence_in("proof")
-    }
-}
-
-impl Rejection for AccountProofError {
-    fn code(&self) -> ErrorCode {
-        AccountProofError::code(self)
-    }
-
+impl AccountProofError {
     /// The field is the claim or the proof at fault (`balance`, `accountProof`,
     /// `storageProof[2]`); what was expected and found there comes from the trie walk.
     fn evidence(&self) -> Evidence {
@@ -355,9 +239,7 @@ impl Rejection for AccountProofError {
                 },
                 "another value",
             ),
-            Self::Address { expected, found } => {
-                Evidence::diff("", Hex(expected.as_slice()), Hex(found.as_slice()))
-            }
+            Self::Address { expected, found } => Evidence::diff_hex("", expected, found),
         };
         Evidence {
             field: self.field(),
@@ -366,69 +248,72 @@ impl Rejection for AccountProofError {
     }
 }
 
-impl From<crate::DecodeError> for MptError {
-    fn from(e: crate::DecodeError) -> Self {
-        Self::Decode(e)
+rejection! {
+    /// Why a transaction proof (the transaction and the receipt at one index of a block) was
+    /// rejected.
+    #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+    pub enum TransactionProofError {
+        /// The proof is not the one accepted encoding (the field names where).
+        #[code(BadEncoding)]
+        #[error(transparent)]
+        Decode(#[from] DecodeError),
+        /// The proof is for another index than the one asked.
+        #[code(KeyMismatch)]
+        // No numbers: u64 formatting would weigh on the MPT wasm module alone (the field and the
+        // query name the indices).
+        #[error("index: the proof is for another index than asked")]
+        Index {
+            /// The index asked for.
+            expected: u64,
+            /// The proof's index.
+            found: u64,
+        },
+        /// The transaction's proof fails against `transactionsRoot`.
+        #[code(via 0)]
+        #[error("transactionProof: {0}")]
+        Transaction(MptError),
+        /// The receipt's proof fails against `receiptsRoot`.
+        #[code(via 0)]
+        #[error("receiptProof: {0}")]
+        Receipt(MptError),
+        /// keccak256 of the proven transaction is not the hash asked for.
+        #[code(TransactionHashMismatch)]
+        #[error(
+            "transaction: the proven transaction hashes to {}, not to {}",
+            OrAbsent(.found),
+            hex(.expected),
+        )]
+        Hash {
+            /// The hash asked for.
+            expected: B256,
+            /// keccak256 of the proven transaction; `None`: the index holds no transaction.
+            found: Option<B256>,
+        },
+        /// One trie holds an entry at the index and the other does not.
+        #[code(ReceiptMismatch)]
+        #[error(
+            "receiptProof: the transaction is {} at this index but the receipt {}",
+            present(*.transaction),
+            present(!*.transaction),
+        )]
+        Presence {
+            /// Whether the transactions trie holds one (the receipts trie then does not, and the
+            /// other way round).
+            transaction: bool,
+        },
+        /// The receipt's EIP-2718 type differs from its transaction's.
+        #[code(ReceiptMismatch)]
+        #[error("receiptProof: the receipt's type differs from its transaction's")]
+        Type {
+            /// The transaction's type (0: legacy).
+            transaction: u8,
+            /// The receipt's type.
+            receipt: u8,
+        },
     }
-}
-
-impl From<crate::DecodeError> for AccountProofError {
-    fn from(e: crate::DecodeError) -> Self {
-        Self::Decode(e)
-    }
-}
-
-/// Why a transaction proof (the transaction and the receipt at one index of a block) was
-/// rejected.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TransactionProofError {
-    /// The proof is not the one accepted encoding (the field names where).
-    Decode(crate::DecodeError),
-    /// The proof is for another index than the one asked.
-    Index {
-        /// The index asked for.
-        expected: u64,
-        /// The proof's index.
-        found: u64,
-    },
-    /// The transaction's proof fails against `transactionsRoot`.
-    Transaction(MptError),
-    /// The receipt's proof fails against `receiptsRoot`.
-    Receipt(MptError),
-    /// keccak256 of the proven transaction is not the hash asked for.
-    Hash {
-        /// The hash asked for.
-        expected: B256,
-        /// keccak256 of the proven transaction; `None`: the index holds no transaction.
-        found: Option<B256>,
-    },
-    /// One trie holds an entry at the index and the other does not.
-    Presence {
-        /// Whether the transactions trie holds one (the receipts trie then does not, and the
-        /// other way round).
-        transaction: bool,
-    },
-    /// The receipt's EIP-2718 type differs from its transaction's.
-    Type {
-        /// The transaction's type (0: legacy).
-        transaction: u8,
-        /// The receipt's type.
-        receipt: u8,
-    },
 }
 
 impl TransactionProofError {
-    /// The stable error code.
-    pub const fn code(&self) -> ErrorCode {
-        match self {
-            Self::Decode(_) => ErrorCode::BadEncoding,
-            Self::Index { .. } => ErrorCode::KeyMismatch,
-            Self::Transaction(e) | Self::Receipt(e) => e.code(),
-            Self::Hash { .. } => ErrorCode::TransactionHashMismatch,
-            Self::Presence { .. } | Self::Type { .. } => ErrorCode::ReceiptMismatch,
-        }
-    }
-
     /// The part of the proof at fault (`index`, `transactionProof`, `receiptProof`,
     /// `transaction`).
     pub fn field(&self) -> alloc::string::String {
@@ -442,15 +327,21 @@ impl TransactionProofError {
     }
 }
 
-/// A proven transaction's hash, or `absent`.
-struct MaybeHash<'a>(&'a Option<B256>);
-
-impl fmt::Display for MaybeHash<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            None => f.write_str("absent"),
-            Some(h) => Hex(h.as_slice()).fmt(f),
-        }
+/// [`AccountProofError::Field`]'s message: whether the claim differs from the proven account or
+/// the account is absent.
+fn field_mismatch(field: &AccountField, absent: &bool, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    if *absent {
+        write!(
+            f,
+            "{}: the account is absent but the claim is not empty",
+            field.name()
+        )
+    } else {
+        write!(
+            f,
+            "{}: the claim differs from the proven account",
+            field.name()
+        )
     }
 }
 
@@ -458,42 +349,7 @@ const fn present(yes: bool) -> &'static str {
     if yes { "present" } else { "absent" }
 }
 
-impl fmt::Display for TransactionProofError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Decode(e) => e.fmt(f),
-            // No numbers: u64 formatting would weigh on the MPT wasm module alone (the field
-            // and the query name the indices).
-            Self::Index { .. } => f.write_str("index: the proof is for another index than asked"),
-            Self::Transaction(e) => write!(f, "transactionProof: {e}"),
-            Self::Receipt(e) => write!(f, "receiptProof: {e}"),
-            Self::Hash { expected, found } => write!(
-                f,
-                "transaction: the proven transaction hashes to {}, not to {}",
-                MaybeHash(found),
-                Hex(expected.as_slice())
-            ),
-            Self::Presence { transaction } => write!(
-                f,
-                "receiptProof: the transaction is {} at this index but the receipt {}",
-                present(*transaction),
-                present(!*transaction)
-            ),
-            Self::Type { .. } => {
-                f.write_str("receiptProof: the receipt's type differs from its transaction's")
-            }
-        }
-    }
-}
-
-#[cfg(feature = "std")]
-impl std::error::Error for TransactionProofError {}
-
-impl Rejection for TransactionProofError {
-    fn code(&self) -> ErrorCode {
-        TransactionProofError::code(self)
-    }
-
+impl TransactionProofError {
     /// The field is the part at fault; inside a proof, what was expected and found there comes
     /// from the trie walk, with node paths such as `receiptProof[2]`.
     fn evidence(&self) -> Evidence {
@@ -503,7 +359,7 @@ impl Rejection for TransactionProofError {
             Self::Transaction(e) => e.evidence_in("transactionProof"),
             Self::Receipt(e) => e.evidence_in("receiptProof"),
             Self::Hash { expected, found } => {
-                Evidence::diff("transaction", Hex(expected.as_slice()), MaybeHash(found))
+                Evidence::diff("transaction", hex(expected), OrAbsent(found))
             }
             Self::Presence { transaction } => Evidence::diff(
                 "receiptProof",
@@ -512,11 +368,5 @@ impl Rejection for TransactionProofError {
             ),
             Self::Type { .. } => Evidence::at("receiptProof"),
         }
-    }
-}
-
-impl From<crate::DecodeError> for TransactionProofError {
-    fn from(e: crate::DecodeError) -> Self {
-        Self::Decode(e)
     }
 }

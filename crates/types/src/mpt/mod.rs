@@ -28,10 +28,6 @@ use crate::{
     family::{Commitment, Family, HeaderField, Tamper},
 };
 
-const fn t(name: &'static str, code: E, about: &'static str) -> Tamper {
-    Tamper::new(name, code, about)
-}
-
 /// The state root every Ethereum header carries (checked against by MPT proofs).
 pub const STATE_ROOT: Commitment = Commitment::at("stateRoot", HeaderField::StateRoot, 0);
 
@@ -57,239 +53,237 @@ pub const FAMILY: Family = Family {
         E::CodeHashMismatch,
     ],
     tampers: &[
-        Tamper {
-            alt: Some(E::TruncatedProof),
-            ..t(
-                "wrong-root",
-                E::RootMismatch,
-                "checked against another root (an empty proof: truncated)",
-            )
-        },
-        t(
+        Tamper::new(
+            "wrong-root",
+            E::RootMismatch,
+            "checked against another root (an empty proof: truncated)",
+        )
+        .or(E::TruncatedProof),
+        Tamper::new(
             "wrong-state-root",
             E::RootMismatch,
             "an account proof checked against another state root",
         ),
-        t(
+        Tamper::new(
             "flipped-byte-in-root-node",
             E::RootMismatch,
             "a byte of the first node flipped",
         ),
-        t(
+        Tamper::new(
             "flipped-byte-in-last-node",
             E::NodeHashMismatch,
             "a byte of the last node flipped",
         ),
-        t("duplicate-node", E::DuplicateNode, "a node repeated"),
-        t("reordered-nodes", E::NodesOutOfOrder, "two nodes swapped"),
-        t(
+        Tamper::new("duplicate-node", E::DuplicateNode, "a node repeated"),
+        Tamper::new("reordered-nodes", E::NodesOutOfOrder, "two nodes swapped"),
+        Tamper::new(
             "extra-node",
             E::ExtraNodes,
             "a node appended after the one that ends the path",
         ),
-        t("truncated", E::TruncatedProof, "the last node dropped"),
-        t("wrong-key", E::KeyMismatch, "checked for another key"),
-        t("wrong-value", E::ValueMismatch, "another value claimed"),
-        t(
+        Tamper::new("truncated", E::TruncatedProof, "the last node dropped"),
+        Tamper::new("wrong-key", E::KeyMismatch, "checked for another key"),
+        Tamper::new("wrong-value", E::ValueMismatch, "another value claimed"),
+        Tamper::new(
             "claimed-absent",
             E::ValueMismatch,
             "a present key claimed absent",
         ),
-        t(
+        Tamper::new(
             "account-flipped-byte-in-root-node",
             E::RootMismatch,
             "a byte of the account proof's first node flipped",
         ),
-        t(
+        Tamper::new(
             "account-flipped-byte-in-last-node",
             E::NodeHashMismatch,
             "a byte of the account proof's last node flipped",
         ),
-        t(
+        Tamper::new(
             "account-duplicate-node",
             E::DuplicateNode,
             "an account proof node repeated",
         ),
-        t(
+        Tamper::new(
             "account-reordered-nodes",
             E::NodesOutOfOrder,
             "two account proof nodes swapped",
         ),
-        t(
+        Tamper::new(
             "account-extra-node",
             E::ExtraNodes,
             "a node appended to the account proof",
         ),
-        t(
+        Tamper::new(
             "account-truncated",
             E::TruncatedProof,
             "the account proof's last node dropped",
         ),
-        t(
+        Tamper::new(
             "account-wrong-address",
             E::KeyMismatch,
             "the proof answered for another address",
         ),
-        t("wrong-balance", E::ValueMismatch, "another balance claimed"),
-        t("wrong-nonce", E::ValueMismatch, "another nonce claimed"),
-        t(
+        Tamper::new("wrong-balance", E::ValueMismatch, "another balance claimed"),
+        Tamper::new("wrong-nonce", E::ValueMismatch, "another nonce claimed"),
+        Tamper::new(
             "wrong-code-hash",
             E::ValueMismatch,
             "another code hash claimed",
         ),
-        t(
+        Tamper::new(
             "wrong-storage-hash",
             E::ValueMismatch,
             "another storage hash claimed",
         ),
-        t(
+        Tamper::new(
             "storage-flipped-byte-in-root-node",
             E::RootMismatch,
             "a byte of a storage proof's first node flipped",
         ),
-        t(
+        Tamper::new(
             "storage-flipped-byte-in-last-node",
             E::NodeHashMismatch,
             "a byte of a storage proof's last node flipped",
         ),
-        t(
+        Tamper::new(
             "storage-duplicate-node",
             E::DuplicateNode,
             "a storage proof node repeated",
         ),
-        t(
+        Tamper::new(
             "storage-reordered-nodes",
             E::NodesOutOfOrder,
             "two storage proof nodes swapped",
         ),
-        t(
+        Tamper::new(
             "storage-extra-node",
             E::ExtraNodes,
             "a node appended to a storage proof",
         ),
-        t(
+        Tamper::new(
             "storage-truncated",
             E::TruncatedProof,
             "a storage proof's last node dropped",
         ),
-        t(
+        Tamper::new(
             "storage-wrong-slot",
             E::KeyMismatch,
             "a storage proof for another slot",
         ),
-        t(
+        Tamper::new(
             "storage-wrong-value",
             E::ValueMismatch,
             "another storage value claimed",
         ),
-        t(
+        Tamper::new(
             "storage-missing-key",
             E::BadEncoding,
             "a storage proof without its key",
         ),
-        t(
+        Tamper::new(
             "bad-hex-balance",
             E::BadEncoding,
             "a balance that is not hex",
         ),
-        t("odd-hex-node", E::BadEncoding, "a node of odd hex length"),
-        t("short-address", E::BadEncoding, "an address of 19 bytes"),
-        t(
+        Tamper::new("odd-hex-node", E::BadEncoding, "a node of odd hex length"),
+        Tamper::new("short-address", E::BadEncoding, "an address of 19 bytes"),
+        Tamper::new(
             "oversized-proof",
             E::BadEncoding,
             "more nodes than any 32-byte key's path",
         ),
-        t(
+        Tamper::new(
             "txproof-other-index",
             E::KeyMismatch,
             "the proofs of another index",
         ),
-        t(
+        Tamper::new(
             "txproof-wrong-index",
             E::KeyMismatch,
             "the answer for another index",
         ),
-        t(
+        Tamper::new(
             "txproof-other-block-receipts",
             E::RootMismatch,
             "a receipt proof of another block",
         ),
-        t(
+        Tamper::new(
             "txproof-wrong-hash",
             E::TransactionHashMismatch,
             "another transaction's hash asked",
         ),
-        t(
+        Tamper::new(
             "txproof-receipt-missing",
             E::ReceiptMismatch,
             "a transaction without its receipt",
         ),
-        t(
+        Tamper::new(
             "txproof-claimed-other-transaction",
             E::ValueMismatch,
             "another transaction claimed",
         ),
-        t(
+        Tamper::new(
             "txproof-too-many-nodes",
             E::BadEncoding,
             "more nodes than an index key's path",
         ),
-        t(
+        Tamper::new(
             "trie-forged-bad-hex-prefix-flag",
             E::MalformedNode,
             "a hex-prefix flag above 3",
         ),
-        t(
+        Tamper::new(
             "trie-forged-branch-value-is-a-list",
             E::MalformedNode,
             "a branch whose value is a list",
         ),
-        t(
+        Tamper::new(
             "trie-forged-branch-with-one-child",
             E::MalformedNode,
             "a branch with one child and no value",
         ),
-        t(
+        Tamper::new(
             "trie-forged-child-reference-of-5-bytes",
             E::MalformedNode,
             "a child reference neither inline nor 32 bytes",
         ),
-        t(
+        Tamper::new(
             "trie-forged-even-flag-with-padding-nibble",
             E::MalformedNode,
             "an even path with a non-zero padding nibble",
         ),
-        t(
+        Tamper::new(
             "trie-forged-extension-child-is-a-leaf",
             E::MalformedNode,
             "an extension whose child is a leaf",
         ),
-        t(
+        Tamper::new(
             "trie-forged-junk-inline-child",
             E::MalformedNode,
             "an inline child that is no node",
         ),
-        t(
+        Tamper::new(
             "trie-forged-leaf-with-empty-value",
             E::MalformedNode,
             "a leaf with an empty value",
         ),
-        t(
+        Tamper::new(
             "trie-forged-not-a-list",
             E::MalformedNode,
             "a node that is not an RLP list",
         ),
-        t(
+        Tamper::new(
             "trie-forged-short-node-referenced-by-hash",
             E::MalformedNode,
             "a node under 32 bytes referenced by hash",
         ),
-        t(
+        Tamper::new(
             "trie-forged-three-items",
             E::MalformedNode,
             "a list of three items",
         ),
-        t(
+        Tamper::new(
             "trie-forged-trailing-bytes",
             E::MalformedNode,
             "bytes after the node's RLP",

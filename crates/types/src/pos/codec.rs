@@ -7,7 +7,7 @@ use sha2::{Digest, Sha256};
 
 use crate::{
     B256, DecodeError, Word,
-    codec::{Reader, SpanSink, Spans, Writer},
+    codec::{Reader, SpanSink, Spans, Writer, digest, spanned},
 };
 
 /// The one wire version of every POS proof.
@@ -66,7 +66,7 @@ pub fn hash_node(level: u8, entries: &[Entry]) -> B256 {
         h.update(k.as_slice());
         h.update(v);
     }
-    B256::from(<[u8; 32]>::from(h.finalize()))
+    digest(h)
 }
 
 /// Whether the key interval `(lower, upper]` (`None`: unbounded) meets `[lo, hi]`.
@@ -129,9 +129,10 @@ impl Node {
     /// Appends its encoding.
     pub fn encode_to(&self, w: &mut Writer) {
         if self.level == 0 {
-            w.raw(&[TAG_LEAF]);
+            w.u8(TAG_LEAF);
         } else {
-            w.raw(&[TAG_INNER, self.level]);
+            w.u8(TAG_INNER);
+            w.u8(self.level);
         }
         write_entries(w, &self.entries);
     }
@@ -175,8 +176,7 @@ impl Node {
 }
 
 fn write_entries(w: &mut Writer, entries: &[Entry]) {
-    let n = u16::try_from(entries.len()).unwrap_or(u16::MAX);
-    w.raw(&n.to_be_bytes());
+    w.count_u16(entries.len());
     for (k, v) in entries {
         w.raw(k.as_slice());
         w.raw(v);
@@ -226,29 +226,14 @@ fn read_entries<K: SpanSink>(
     check_count(r, n, ENTRY_LEN, field)?;
     let mut entries = Vec::with_capacity(n);
     for _ in 0..n {
-        let k = B256::from(r.array::<32>(field)?);
+        let k = r.b256(field)?;
         entries.push((k, r.array::<32>(field)?));
     }
     check_entries(level, &entries, field)?;
     Ok(entries)
 }
 
-/// Runs a decoder that reports spans, and returns them with what it decoded.
-fn spanned<T>(
-    bytes: &[u8],
-    read: impl FnOnce(&mut Reader<'_, Spans>) -> Result<T, DecodeError>,
-) -> Result<(T, Spans), DecodeError> {
-    let mut r = Reader::with_spans(bytes);
-    let t = read(&mut r)?;
-    Ok((t, r.into_spans()))
-}
-
-fn version<K: SpanSink>(r: &mut Reader<'_, K>) -> Result<(), DecodeError> {
-    if r.u8("version")? != VERSION {
-        return Err(DecodeError::new("version", "unknown version"));
-    }
-    Ok(())
-}
+const UNKNOWN_VERSION: &str = "unknown version";
 
 /// The path of one key, root first: proves its value or its absence at one block.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -261,7 +246,8 @@ impl PathProof {
     /// The wire bytes.
     pub fn encode(&self) -> Vec<u8> {
         let mut w = Writer::default();
-        w.raw(&[VERSION, u8::try_from(self.nodes.len()).unwrap_or(u8::MAX)]);
+        w.u8(VERSION);
+        w.count_u8(self.nodes.len());
         for n in &self.nodes {
             n.encode_to(&mut w);
         }
@@ -279,7 +265,7 @@ impl PathProof {
     }
 
     fn read<K: SpanSink>(r: &mut Reader<'_, K>) -> Result<Self, DecodeError> {
-        version(r)?;
+        r.version(VERSION, UNKNOWN_VERSION)?;
         let count = r.u8("count")?;
         if count == 0 || count > MAX_LEVEL + 1 {
             return Err(DecodeError::new("count", "not in 1..=33 nodes"));
@@ -314,17 +300,17 @@ impl Tree {
     pub fn encode_to(&self, w: &mut Writer) {
         match self {
             Self::Pruned(h) => {
-                w.raw(&[TREE_PRUNED]);
+                w.u8(TREE_PRUNED);
                 w.raw(h.as_slice());
             }
             Self::Leaf(entries) => {
-                w.raw(&[TREE_LEAF]);
+                w.u8(TREE_LEAF);
                 write_entries(w, entries);
             }
             Self::Inner { level, children } => {
-                let n = u16::try_from(children.len()).unwrap_or(u16::MAX);
-                w.raw(&[TREE_INNER, *level]);
-                w.raw(&n.to_be_bytes());
+                w.u8(TREE_INNER);
+                w.u8(*level);
+                w.count_u16(children.len());
                 for (sep, child) in children {
                     w.raw(sep.as_slice());
                     child.encode_to(w);
@@ -353,7 +339,7 @@ impl Tree {
         field: &str,
     ) -> Result<Self, DecodeError> {
         match r.u8(field)? {
-            TREE_PRUNED => Ok(Self::Pruned(B256::from(r.array::<32>(field)?))),
+            TREE_PRUNED => Ok(Self::Pruned(r.b256(field)?)),
             TREE_LEAF => Ok(Self::Leaf(read_entries(r, 0, field)?)),
             TREE_INNER => {
                 let level = r.u8(field)?;
@@ -371,7 +357,7 @@ impl Tree {
                 }
                 let mut children = Vec::with_capacity(n);
                 for i in 0..n {
-                    let sep = B256::from(r.array::<32>(field)?);
+                    let sep = r.b256(field)?;
                     let child = Self::decode_from(r, level - 1, &format!("{field}.{i}"))?;
                     children.push((sep, child));
                 }
@@ -422,7 +408,7 @@ impl RangeProof {
 /// `VERSION ‖ tree*`.
 fn encode_trees(trees: &[&Tree]) -> Vec<u8> {
     let mut w = Writer::default();
-    w.raw(&[VERSION]);
+    w.u8(VERSION);
     for t in trees {
         t.encode_to(&mut w);
     }
@@ -434,7 +420,7 @@ fn decode_trees<const N: usize, K: SpanSink>(
     r: &mut Reader<'_, K>,
     names: [&str; N],
 ) -> Result<[Tree; N], DecodeError> {
-    version(r)?;
+    r.version(VERSION, UNKNOWN_VERSION)?;
     let mut trees = Vec::with_capacity(N);
     for name in names {
         trees.push(Tree::decode_from(r, MAX_LEVEL, name)?);
@@ -528,38 +514,32 @@ impl HistoryProof {
     /// The wire bytes.
     pub fn encode(&self) -> Vec<u8> {
         let mut w = Writer::default();
-        w.raw(&[VERSION]);
-        w.raw(&self.from.to_be_bytes());
-        w.raw(&self.to.to_be_bytes());
-        w.raw(
-            &u32::try_from(self.items.len())
-                .unwrap_or(u32::MAX)
-                .to_be_bytes(),
-        );
+        w.u8(VERSION);
+        w.u64(self.from);
+        w.u64(self.to);
+        w.count_u32(self.items.len());
         for item in &self.items {
             match item {
                 HistoryItem::Full(n) => {
-                    w.raw(&[ITEM_FULL]);
+                    w.u8(ITEM_FULL);
                     n.encode_to(&mut w);
                 }
                 HistoryItem::Values { base, values } => {
-                    w.raw(&[ITEM_VALUES]);
-                    w.raw(&base.to_be_bytes());
-                    let n = u16::try_from(values.len()).unwrap_or(u16::MAX);
-                    w.raw(&n.to_be_bytes());
+                    w.u8(ITEM_VALUES);
+                    w.u32(*base);
+                    w.count_u16(values.len());
                     for (i, v) in values {
-                        w.raw(&i.to_be_bytes());
+                        w.u16(*i);
                         w.raw(v);
                     }
                 }
                 HistoryItem::Patch { base, splices } => {
-                    w.raw(&[ITEM_PATCH]);
-                    w.raw(&base.to_be_bytes());
-                    let n = u16::try_from(splices.len()).unwrap_or(u16::MAX);
-                    w.raw(&n.to_be_bytes());
+                    w.u8(ITEM_PATCH);
+                    w.u32(*base);
+                    w.count_u16(splices.len());
                     for sp in splices {
-                        w.raw(&sp.at.to_be_bytes());
-                        w.raw(&sp.delete.to_be_bytes());
+                        w.u16(sp.at);
+                        w.u16(sp.delete);
                         write_entries(&mut w, &sp.insert);
                     }
                 }
@@ -580,7 +560,7 @@ impl HistoryProof {
     }
 
     fn read<K: SpanSink>(r: &mut Reader<'_, K>) -> Result<Self, DecodeError> {
-        version(r)?;
+        r.version(VERSION, UNKNOWN_VERSION)?;
         let from = r.u64("from")?;
         let to = r.u64("to")?;
         if to < from || to - from >= MAX_HISTORY_BLOCKS {
@@ -616,7 +596,7 @@ impl HistoryProof {
                         check_count(r, n, ENTRY_LEN, &field)?;
                         let mut insert = Vec::with_capacity(n);
                         for _ in 0..n {
-                            let k = B256::from(r.array::<32>(&field)?);
+                            let k = r.b256(&field)?;
                             insert.push((k, r.array::<32>(&field)?));
                         }
                         splices.push(Splice { at, delete, insert });

@@ -64,10 +64,6 @@ use crate::{
     family::{Commitment, Family, HeaderField, Tamper},
 };
 
-const fn t(name: &'static str, code: E, about: &'static str) -> Tamper {
-    Tamper::new(name, code, about)
-}
-
 /// The root of the POS-Tree of the block's state: extraData bytes 160..192 of a lightprov chain
 /// that runs the POS engine (forkless takes 96..128).
 pub const POS_ROOT: Commitment = Commitment::at("posRoot", HeaderField::ExtraData, 160);
@@ -99,106 +95,104 @@ pub const FAMILY: Family = Family {
         E::UnusedNode,
     ],
     tampers: &[
-        Tamper {
-            alt: Some(E::RootMismatch),
-            ..t(
-                "value-changed",
-                E::NodeHashMismatch,
-                "a leaf's value changed (the root's hash, if the root is the leaf)",
-            )
-        },
-        t(
+        Tamper::new(
+            "value-changed",
+            E::NodeHashMismatch,
+            "a leaf's value changed (the root's hash, if the root is the leaf)",
+        )
+        .or(E::RootMismatch),
+        Tamper::new(
             "separator-changed",
             E::RootMismatch,
             "an inner node's separator changed, its child hashes kept",
         ),
-        t(
+        Tamper::new(
             "other-child",
             E::KeyMismatch,
             "the path goes on to a child the key does not route to",
         ),
-        t(
+        Tamper::new(
             "node-of-another-tree",
             E::NodeHashMismatch,
             "a node below the root replaced by another tree's",
         ),
-        t("truncated-path", E::TruncatedProof, "the leaf left out"),
-        t(
+        Tamper::new("truncated-path", E::TruncatedProof, "the leaf left out"),
+        Tamper::new(
             "extra-node",
             E::ExtraNodes,
             "a node appended after the leaf",
         ),
-        t(
+        Tamper::new(
             "claimed-absent",
             E::ValueMismatch,
             "a present key claimed absent",
         ),
-        t(
+        Tamper::new(
             "range-entry-hidden",
             E::IncompleteRange,
             "a leaf inside the range pruned to its hash",
         ),
-        t(
+        Tamper::new(
             "range-extra-leaf",
             E::ExtraResults,
             "a leaf outside the range revealed",
         ),
-        t(
+        Tamper::new(
             "diff-subtree-hidden",
             E::UnmatchedSubtree,
             "a changed subtree pruned in one version only",
         ),
-        t(
+        Tamper::new(
             "diff-shared-subtree-revealed",
             E::ExtraResults,
             "a subtree both versions share revealed in both",
         ),
-        t(
+        Tamper::new(
             "history-node-dropped",
             E::TruncatedProof,
             "a node one block's path needs left out",
         ),
-        t(
+        Tamper::new(
             "history-node-unused",
             E::UnusedNode,
             "a node no block's path uses added",
         ),
-        t(
+        Tamper::new(
             "forged-separators-out-of-order",
             E::SeparatorsOutOfOrder,
             "a root that commits to separators out of order",
         ),
-        t(
+        Tamper::new(
             "forged-entries-out-of-order",
             E::EntriesOutOfOrder,
             "a root that commits to a leaf out of order",
         ),
-        t(
+        Tamper::new(
             "forged-separator-mismatch",
             E::SeparatorMismatch,
             "a root whose separator is not its child's largest key",
         ),
-        t(
+        Tamper::new(
             "forged-child-out-of-range",
             E::ChildOutOfRange,
             "a root whose leaf starts inside its left neighbour's range",
         ),
-        t(
+        Tamper::new(
             "forged-wrong-level",
             E::BadShape,
             "a root at level 2 over leaves",
         ),
-        t(
+        Tamper::new(
             "history-node-repeated",
             E::DuplicateNode,
             "a node of the set sent twice",
         ),
-        t(
+        Tamper::new(
             "history-other-blocks",
             E::RangeMismatch,
             "checked against the roots of other blocks",
         ),
-        t("trailing-byte", E::BadEncoding, "a byte appended"),
+        Tamper::TRAILING_BYTE,
     ],
 };
 
