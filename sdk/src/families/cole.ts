@@ -6,8 +6,8 @@
 import { blockNumberArg } from '../args.js';
 import { commitmentOf } from '../commitments.js';
 import { wasmCall } from '../errors.js';
-import { bytesArg, bytesToHex, hexToBytes, readU32, readU64, readWord } from '../hex.js';
-import { type Version, changesFromVersions } from '../history.js';
+import { bytesArg, bytesToHex, hexToBytes } from '../hex.js';
+import { type Version, changesFromVersions, readVersions } from '../history.js';
 import { loadFamily, wasmOf } from '../init.js';
 import type { VerifiedHeader } from '../header.js';
 import { type Family, type FamilyContext, type VerifiedHistory, answerProof, historyAnswer } from './family.js';
@@ -49,14 +49,7 @@ export function verifyColeHistory(args: ColeProofArgs): ColeHistory {
   if (args.scheme !== 'cole' && args.scheme !== 'cole-star') throw new TypeError(`scheme: expected cole or cole-star`);
   const wasm = wasmOf('cole');
   const out = wasmCall(() => wasm.verifyColeHistory(root, args.scheme, sibling, key, lo, hi, proof));
-  const atFrom = out[0] === 1 ? { block: readU64(out, 1), value: readWord(out, 9) } : null;
-  const count = readU32(out, 41);
-  const versions: Version[] = [];
-  for (let i = 0; i < count; i++) {
-    const at = 45 + i * 40;
-    versions.push({ block: readU64(out, at), value: readWord(out, at + 8) });
-  }
-  return { versions, atFrom };
+  return readVersions(out, 0);
 }
 
 /** The `coleRoot` held in a header's extraData (where: the core's commitment table). */

@@ -9,8 +9,8 @@ import { blockNumberArg } from '../args.js';
 import { commitmentOf } from '../commitments.js';
 import { NodeFaultError, RpcError, VerificationError, wasmCall } from '../errors.js';
 import type { VerifiedHeader } from '../header.js';
-import { bytesArg, hexToBigInt, hexToBytes, readU32, readU64, readWord } from '../hex.js';
-import { type StateKey, type Version, changesFromVersions } from '../history.js';
+import { bytesArg, hexToBigInt, hexToBytes, readWord } from '../hex.js';
+import { type StateKey, type Version, changesFromVersions, readVersions } from '../history.js';
 import { loadFamily, wasmOf } from '../init.js';
 import type { Endpoint } from '../transport.js';
 import { type Family, type FamilyContext, type VerifiedHistory, type VerifiedValue, answerProof } from './family.js';
@@ -88,14 +88,7 @@ export function verifyForklessHistory(args: ForklessHistoryArgs): ForklessHistor
   const hi = blockNumberArg(args.toBlock, 'toBlock');
   const wasm = wasmOf('forkless');
   const out = wasmCall(() => wasm.verifyForklessHistory(root, kind, address, slot, lo, hi, proof));
-  const atFrom = out[1] === 1 ? { block: readU64(out, 2), value: readWord(out, 10) } : null;
-  const count = readU32(out, 42);
-  const versions: Version[] = [];
-  for (let i = 0; i < count; i++) {
-    const at = 46 + i * 40;
-    versions.push({ block: readU64(out, at), value: readWord(out, at + 8) });
-  }
-  return { exists: out[0] === 1, versions, atFrom };
+  return { exists: out[0] === 1, ...readVersions(out, 1) };
 }
 
 /**
