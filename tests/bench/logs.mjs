@@ -14,7 +14,8 @@ import path from 'node:path';
 
 import { LightClient, init } from '@lightprov/sdk';
 
-import { JSON_OUT, NODE_BIN, rpc, startNode, stopNode, waitForBlocks } from './node.mjs';
+import { JSON_OUT } from './figures.mjs';
+import { NODE_BIN, rpc, startNode, stopNode, waitForBlocks } from './node.mjs';
 
 const jsonOut = JSON_OUT;
 const bin = NODE_BIN;

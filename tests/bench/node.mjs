@@ -8,8 +8,6 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** The node binary: LIGHTPROV_NODE_BIN, or the release build. */
 export const NODE_BIN = process.env.LIGHTPROV_NODE_BIN ?? path.join(ROOT, 'target', 'release', 'lightprov-node');
-/** The file after `--json` on the command line, if any. */
-export const JSON_OUT = process.argv.includes('--json') ? process.argv[process.argv.indexOf('--json') + 1] : undefined;
 
 /** Starts `bin` on `dataDir` with `args`; resolves once it listens, with what it printed. */
 export function startNode(bin, dataDir, args) {
