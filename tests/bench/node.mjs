@@ -41,3 +41,12 @@ export async function stopNode(node) {
 export async function waitForBlocks(node, blocks) {
   while (Number(await rpc(node.url, 'eth_blockNumber', [])) < blocks) await new Promise((r) => setTimeout(r, 50));
 }
+
+/** Fills a chain: `start(['--block-time', '5ms'])`, until the head reaches `blocks`, then stops the node; the seconds the blocks took. */
+export async function fillChain(start, blocks) {
+  const node = await start(['--block-time', '5ms']);
+  const t0 = Date.now();
+  await waitForBlocks(node, blocks);
+  await stopNode(node);
+  return (Date.now() - t0) / 1000;
+}

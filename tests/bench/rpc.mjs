@@ -10,7 +10,7 @@ import path from 'node:path';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 
 import { writeFigures } from './figures.mjs';
-import { NODE_BIN, rpc, startNode, stopNode, waitForBlocks } from './node.mjs';
+import { NODE_BIN, fillChain, rpc, startNode, stopNode } from './node.mjs';
 
 const bin = NODE_BIN;
 const BLOCKS = Number(process.env.LIGHTPROV_BENCH_RPC_BLOCKS ?? 200);
@@ -22,14 +22,10 @@ const workload = ['--workload', 'kvstore', '--tx-per-block', '100', '--seed', '1
 const start = (args) => startNode(bin, dataDir, [...workload, ...args]);
 
 // 1. Fill the chain.
-let node = await start(['--block-time', '5ms']);
-const t0 = Date.now();
-await waitForBlocks(node, BLOCKS);
-await stopNode(node);
-const fillSecs = (Date.now() - t0) / 1000;
+const fillSecs = await fillChain(start, BLOCKS);
 
 // 2. Serve proofs to 20 concurrent clients.
-node = await start(['--block-time', '0']);
+const node = await start(['--block-time', '0']);
 const head = Number(await rpc(node.url, 'eth_blockNumber', []));
 const KV = '0x' + 'cc'.repeat(20);
 const slot = (k) => '0x' + Buffer.from(keccak_256(Buffer.from(BigInt(k).toString(16).padStart(16, '0'), 'hex'))).toString('hex');
