@@ -165,6 +165,12 @@ try {
   });
 
   let cole = [];
+  /** Draws `scheme`'s history (`label` in messages): the same points as COLE's, with the inspector's outline (`outline`) shown. */
+  const drawnAsCole = async (label, scheme, outline) => {
+    const got = await drawn(scheme);
+    expect(JSON.stringify(got) === JSON.stringify(cole), `${label} ${got.join(', ')} ≠ COLE ${cole.join(', ')}`);
+    await page.waitForSelector(`#inspector-out ${outline}`, { timeout: 30_000 });
+  };
   await check('draws a COLE history: every point verified, the proof drawn with its root', async () => {
     // The range ends at the head the page verified now, so that every scheme below is asked for
     // the same blocks while the node goes on producing them (a blank field follows the head).
@@ -190,17 +196,13 @@ try {
   });
 
   await check('switches to LVMT: the same points, verified by one LVMT history proof', async () => {
-    const lvmt = await drawn('lvmt');
-    expect(JSON.stringify(lvmt) === JSON.stringify(cole), `LVMT ${lvmt.join(', ')} ≠ COLE ${cole.join(', ')}`);
-    await page.waitForSelector('#inspector-out .outline[data-family="lvmt-history"]', { timeout: 30_000 });
+    await drawnAsCole('LVMT', 'lvmt', '.outline[data-family="lvmt-history"]');
     await shotOf('#history-panel', '05-history-lvmt');
     await shotOf('#inspector-panel', '06-inspector-lvmt');
   });
 
   await check('switches to MPT: the same points, one eth_getProof per block', async () => {
-    const mpt = await drawn('mpt');
-    expect(JSON.stringify(mpt) === JSON.stringify(cole), `MPT ${mpt.join(', ')} ≠ COLE ${cole.join(', ')}`);
-    await page.waitForSelector('#inspector-out .outline[data-family="mpt"] .root-check[data-matches="true"]', { timeout: 30_000 });
+    await drawnAsCole('MPT', 'mpt', '.outline[data-family="mpt"] .root-check[data-matches="true"]');
     await shotOf('#history-panel', '07-history-mpt');
     await shotOf('#inspector-panel', '07-inspector-mpt');
     expect(inspectorLoads() === 1, `the inspector module was fetched ${inspectorLoads()} times`);
@@ -208,9 +210,7 @@ try {
 
   await check('switches to MBT and the POS-Tree: the same points, each one proof whose buckets and paths are drawn', async () => {
     for (const scheme of ['mbt', 'pos']) {
-      const points = await drawn(scheme);
-      expect(JSON.stringify(points) === JSON.stringify(cole), `${scheme} ${points.join(', ')} ≠ COLE ${cole.join(', ')}`);
-      await page.waitForSelector(`#inspector-out .outline[data-family="${scheme}-history"]`, { timeout: 30_000 });
+      await drawnAsCole(scheme, scheme, `.outline[data-family="${scheme}-history"]`);
       await shotOf('#inspector-panel', `07-inspector-${scheme}`);
     }
     expect(inspectorLoads() === 1, `the inspector module was fetched ${inspectorLoads()} times`);
