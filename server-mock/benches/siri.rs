@@ -770,13 +770,7 @@ fn print_targets(rows: &[Value], dedup: &[Value], sizes: &[u64]) -> Vec<Value> {
 fn main() {
     let cfg = config();
     let (run_id, json_out) = common::report_env();
-    let build = if cfg.smoke {
-        "test (smoke)"
-    } else if cfg!(debug_assertions) {
-        "dev"
-    } else {
-        "release"
-    };
+    let build = lightprov_testkit::bench_build(cfg.smoke);
     println!(
         "\nSIRI — MPT, MBT (MbtParams::DEFAULT), POS-Tree (SplitRule::DEFAULT) and a Merkle B+-tree (POS with fixed splits of 16 entries), on fjall, one synced commit per block; {build} build; seed {SEED}\n"
     );
