@@ -375,6 +375,8 @@ struct All {
     ark06_bls: ark06::Inputs<ark06::Bls>,
     ark06_bn: ark06::Inputs<ark06::Bn>,
     sbn: sbn::Inputs,
+    ours_bls: ark05::Inputs<lightprov_field::bls12_381::Bls12_381>,
+    ours_bn: ark05::Inputs<lightprov_field::bn254::Bn254>,
     #[cfg(feature = "blst")]
     blst: blst_ref::Inputs,
 }
@@ -389,6 +391,8 @@ fn inputs() -> &'static All {
         ark06_bls: ark06::setup(),
         ark06_bn: ark06::setup(),
         sbn: sbn::setup(),
+        ours_bls: ark05::setup(),
+        ours_bn: ark05::setup(),
         #[cfg(feature = "blst")]
         blst: blst_ref::setup(),
     })
@@ -440,6 +444,10 @@ fn alloc_ops() -> Vec<String> {
     }
     for op in ["fp_mul", "fp12_mul", "pairing_check", "g2_subgroup"] {
         ops.push(format!("bn254 substrate-bn {op}"));
+    }
+    // Ours: arkworks' generic BLS12-381 on the wasm32 backend (crates/field).
+    for curve in ["bls12-381", "bn254"] {
+        ops.extend(["fp_mul", "fp12_mul", "pairing_check"].map(|op| format!("{curve} ours {op}")));
     }
     // The prototypes of a wasm32-minded multiplication (src/mont.rs).
     ops.extend(
@@ -506,6 +514,12 @@ pub fn run(op: &str, n: u32) -> Result<u32, JsValue> {
         "bls12-381 blst hash_to_g2" => each(&blst_ref::hash_to_g2),
         #[cfg(feature = "blst")]
         "bls12-381 blst g2_subgroup" => each(&|| blst_ref::g2_subgroup(&i.blst)),
+        "bls12-381 ours fp_mul" => chain(ark05::fp_mul(&i.ours_bls, n)),
+        "bls12-381 ours fp12_mul" => chain(ark05::fp12_mul(&i.ours_bls, n)),
+        "bls12-381 ours pairing_check" => each(&|| ark05::pairing_check(&i.ours_bls)),
+        "bn254 ours fp_mul" => chain(ark05::fp_mul(&i.ours_bn, n)),
+        "bn254 ours fp12_mul" => chain(ark05::fp12_mul(&i.ours_bn, n)),
+        "bn254 ours pairing_check" => each(&|| ark05::pairing_check(&i.ours_bn)),
         "bls12-381 mont32 fp_mul" => {
             let m =
                 mont::Mont32::<6>::new(<ark05_bls12_381::Fq as ark05_ff::PrimeField>::MODULUS.0);
