@@ -41,3 +41,12 @@ impl Bls12Config for Config {
     type G1Config = G1Config;
     type G2Config = G2Config;
 }
+
+/// Whether e(a₀, b₀)·e(a₁, b₁) = 1: one multi-Miller loop and one final exponentiation. (A
+/// function of this crate, so that the pairing is compiled with this crate's optimisation
+/// settings wherever it is called.)
+pub fn pairing_product_is_one(a: [G1Affine; 2], b: [G2Affine; 2]) -> bool {
+    use ark_ec::pairing::Pairing;
+    use ark_ff::One;
+    Bls12_381::multi_pairing(a, b).0.is_one()
+}
