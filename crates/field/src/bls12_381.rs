@@ -5,19 +5,58 @@
 //! EIP-2537). The Miller loop and the final exponentiation are arkworks' `Bls12` generics.
 //!
 //! The constants — the modulus and its Montgomery constants, the Frobenius coefficients, the
-//! generators, the cofactors — are `ark-bls12-381`'s own, taken through its public items. G2
-//! subgroup checks and cofactor clearing are still the generic ones here (a multiplication by
-//! the group order): the endomorphism tests come next.
+//! generators, the cofactors — are `ark-bls12-381`'s own, taken through its public items; the
+//! endomorphisms' and the hash's constants, which it keeps private, are written out here (RFC
+//! 9380 Appendix E.3) and tested against its own results.
+//!
+//! The subgroup checks are the endomorphism tests (G1: φ(P) = −[x²]P, G2: ψ(P) = [x]P), G2's
+//! cofactor clearing is Budroni–Pintore's with ψ, and [`hash_to_g2`] is RFC 9380's
+//! `BLS12381G2_XMD:SHA-256_SSWU_RO_` (arkworks' SSWU map to the 3-isogenous curve and its
+//! isogeny map). [`g1_from_compressed`] and [`g2_from_compressed`] read the ZCash encoding the
+//! consensus specs use, with every flag check and the subgroup check.
 
 use ark_bls12_381 as ark;
-use ark_ec::bls12::{Bls12, Bls12Config, TwistType};
+use ark_ec::{
+    AffineRepr, CurveGroup, PrimeGroup,
+    bls12::{Bls12, Bls12Config, TwistType},
+    hashing::{
+        HashToCurve,
+        curve_maps::{
+            swu::SWUConfig,
+            wb::{IsogenyMap, WBConfig, WBMap},
+        },
+        map_to_curve_hasher::MapToCurveBasedHasher,
+    },
+};
+use ark_ff::{BigInt, Field, MontFp, PrimeField, Zero, field_hashers::DefaultFieldHasher};
 
-crate::tower::tower_and_groups!(ark, 6, |fe: &mut Fq2| {
-    // ξ = 1 + u: (c0 + c1·u)(1 + u) = (c0 − c1) + (c0 + c1)·u.
-    let c0 = fe.c0;
-    fe.c0 -= fe.c1;
-    fe.c1 += c0;
-});
+crate::tower::tower_and_groups!(
+    ark,
+    6,
+    |fe: &mut Fq2| {
+        // ξ = 1 + u: (c0 + c1·u)(1 + u) = (c0 − c1) + (c0 + c1)·u.
+        let c0 = fe.c0;
+        fe.c0 -= fe.c1;
+        fe.c1 += c0;
+    },
+    {
+        /// φ(P) = −[x²]P, φ(x, y) = (βx, y) (Scott, eprint 2021/1130 §6).
+        fn is_in_correct_subgroup_assuming_on_curve(p: &G1Affine) -> bool {
+            crate::bls12_381::g1_in_subgroup(p)
+        }
+    },
+    {
+        /// ψ(P) = [x]P (Scott, eprint 2021/1130 §4).
+        fn is_in_correct_subgroup_assuming_on_curve(p: &G2Affine) -> bool {
+            crate::bls12_381::g2_in_subgroup(p)
+        }
+
+        /// [h(ψ)]P (Budroni and Pintore, eprint 2017/419 §4.1).
+        fn clear_cofactor(p: &G2Affine) -> G2Affine {
+            crate::bls12_381::g2_clear_cofactor(p)
+        }
+    }
+);
 
 pub type G1Affine = ark_ec::bls12::G1Affine<Config>;
 pub type G1Projective = ark_ec::bls12::G1Projective<Config>;
@@ -49,4 +88,373 @@ pub fn pairing_product_is_one(a: [G1Affine; 2], b: [G2Affine; 2]) -> bool {
     use ark_ec::pairing::Pairing;
     use ark_ff::One;
     Bls12_381::multi_pairing(a, b).0.is_one()
+}
+
+/// The curve parameter's magnitude |x| (x is negative).
+const X: &[u64] = <ark::Config as Bls12Config>::X;
+
+/// β, a cube root of unity in Fp: φ(x, y) = (βx, y) acts on G1 as the multiplication by −x².
+const BETA: Fq = from_mont(ark::g1::BETA);
+
+/// An Fp2 constant from two arkworks Fp constants.
+const fn fq2_of(c0: ark::Fq, c1: ark::Fq) -> Fq2 {
+    QuadExtField::new(from_mont(c0), from_mont(c1))
+}
+
+/// ψ's x coefficient, 1/(u + 1)^((p − 1)/3), is `PSI_X_C1`·u.
+const PSI_X_C1: Fq = from_mont(MontFp!(
+    "4002409555221667392624310435006688643935503118305586438271171395842971157480381377015405980053539358417135540939437"
+));
+/// ψ's y coefficient, 1/(u + 1)^((p − 1)/2).
+const PSI_Y: Fq2 = fq2_of(
+    MontFp!(
+        "2973677408986561043442465346520108879172042883009249989176415018091420807192182638567116318576472649347015917690530"
+    ),
+    MontFp!(
+        "1028732146235106349975324479215795277384839936929757896155643118032610843298655225875571310552543014690878354869257"
+    ),
+);
+/// ψ²'s x coefficient, (u + 1)^((1 − p²)/3), in Fp (ψ² negates y).
+const PSI2_X: Fq = from_mont(MontFp!(
+    "4002409555221667392624310435006688643935503118305586438271171395842971157480381377015405980053539358417135540939436"
+));
+
+/// G1's subgroup check: φ(P) = −[x²]P, with the early exit [x]P = P ≠ O of the paper.
+pub(crate) fn g1_in_subgroup(p: &G1Affine) -> bool {
+    let xp = p.mul_bigint(X);
+    if !p.infinity && xp == *p {
+        return false;
+    }
+    let minus_x2p = -xp.mul_bigint(X);
+    let mut phi = *p;
+    phi.x *= BETA;
+    minus_x2p == phi
+}
+
+/// ψ = untwist ∘ Frobenius ∘ twist on G2: (x, y) ↦ (x^p/(u + 1)^((p − 1)/3), y^p/(u + 1)^((p − 1)/2)).
+fn psi(p: &G2Affine) -> G2Affine {
+    let mut r = *p;
+    r.x.frobenius_map_in_place(1);
+    r.y.frobenius_map_in_place(1);
+    let t = r.x;
+    r.x.c0 = -(PSI_X_C1 * t.c1);
+    r.x.c1 = PSI_X_C1 * t.c0;
+    r.y *= PSI_Y;
+    r
+}
+
+/// ψ² on a projective point: (x, y) ↦ (x·PSI2_X, −y).
+fn psi2(p: &G2Projective) -> G2Projective {
+    let mut r = *p;
+    r.x.mul_assign_by_fp(&PSI2_X);
+    r.y = -r.y;
+    r
+}
+
+/// G2's subgroup check: ψ(P) = [x]P = −[|x|]P.
+pub(crate) fn g2_in_subgroup(p: &G2Affine) -> bool {
+    -p.mul_bigint(X) == psi(p)
+}
+
+/// [h(ψ)]P = [x² − x − 1]P + [x − 1]ψ(P) + ψ²(2P), as arkworks' BLS12-381 computes it.
+pub(crate) fn g2_clear_cofactor(p: &G2Affine) -> G2Affine {
+    let pp = p.into_group();
+    // [x]P, x negative.
+    let x_p = -p.mul_bigint(X);
+    let psi_p = psi(p);
+    let mut acc = psi2(&pp.double());
+    // [x]([x]P + ψ(P)) = [x²]P + [x]ψ(P).
+    let t = -(x_p + psi_p).mul_bigint(X);
+    acc += t;
+    acc -= x_p;
+    acc -= psi_p;
+    (acc - pp).into_affine()
+}
+
+/// The curve 3-isogenous to G2's, E': y² = x³ + 240u·x + 1012(1 + u), where SSWU maps
+/// (RFC 9380 §8.8.2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct G2IsoConfig;
+
+impl CurveConfig for G2IsoConfig {
+    type BaseField = Fq2;
+    type ScalarField = Fr;
+    const COFACTOR: &'static [u64] = <ark::g2::Config as CurveConfig>::COFACTOR;
+    const COFACTOR_INV: Fr = <ark::g2::Config as CurveConfig>::COFACTOR_INV;
+}
+
+impl SWCurveConfig for G2IsoConfig {
+    const COEFF_A: Fq2 = fq2_of(MontFp!("0"), MontFp!("240"));
+    const COEFF_B: Fq2 = fq2_of(MontFp!("1012"), MontFp!("1012"));
+    /// arkworks' generator of E' (not used by the hash).
+    const GENERATOR: ark_ec::short_weierstrass::Affine<Self> =
+        ark_ec::short_weierstrass::Affine::new_unchecked(
+            fq2_of(
+                MontFp!(
+                    "2595569946714414516067015540153643524656442638788025933727967960306287756885400469291119095920626560658971252184199"
+                ),
+                MontFp!(
+                    "1037079738597573406765355774006601850633656296583542639082316151670128374872040593053087014315526494961765370307992"
+                ),
+            ),
+            fq2_of(
+                MontFp!(
+                    "3927929472994661655038722055497331445175131868678630546921475383290711810401295661250673209427965906654429357114487"
+                ),
+                MontFp!(
+                    "3300326318345570015758639333209189167876318321385223785506096497597561910823001330832964776707374262378602791224889"
+                ),
+            ),
+        );
+}
+
+impl SWUConfig for G2IsoConfig {
+    /// Z = −(2 + u).
+    const ZETA: Fq2 = fq2_of(MontFp!("-2"), MontFp!("-1"));
+}
+
+/// k_(1,0..3) of RFC 9380 Appendix E.3.
+const ISO_X_NUM: [Fq2; 4] = [
+    fq2_of(
+        MontFp!(
+            "889424345604814976315064405719089812568196182208668418962679585805340366775741747653930584250892369786198727235542"
+        ),
+        MontFp!(
+            "889424345604814976315064405719089812568196182208668418962679585805340366775741747653930584250892369786198727235542"
+        ),
+    ),
+    fq2_of(
+        MontFp!("0"),
+        MontFp!(
+            "2668273036814444928945193217157269437704588546626005256888038757416021100327225242961791752752677109358596181706522"
+        ),
+    ),
+    fq2_of(
+        MontFp!(
+            "2668273036814444928945193217157269437704588546626005256888038757416021100327225242961791752752677109358596181706526"
+        ),
+        MontFp!(
+            "1334136518407222464472596608578634718852294273313002628444019378708010550163612621480895876376338554679298090853261"
+        ),
+    ),
+    fq2_of(
+        MontFp!(
+            "3557697382419259905260257622876359250272784728834673675850718343221361467102966990615722337003569479144794908942033"
+        ),
+        MontFp!("0"),
+    ),
+];
+/// k_(2,0..2), then the leading 1.
+const ISO_X_DEN: [Fq2; 3] = [
+    fq2_of(
+        MontFp!("0"),
+        MontFp!(
+            "4002409555221667393417789825735904156556882819939007885332058136124031650490837864442687629129015664037894272559715"
+        ),
+    ),
+    fq2_of(
+        MontFp!("12"),
+        MontFp!(
+            "4002409555221667393417789825735904156556882819939007885332058136124031650490837864442687629129015664037894272559775"
+        ),
+    ),
+    fq2_of(MontFp!("1"), MontFp!("0")),
+];
+/// k_(3,0..3).
+const ISO_Y_NUM: [Fq2; 4] = [
+    fq2_of(
+        MontFp!(
+            "3261222600550988246488569487636662646083386001431784202863158481286248011511053074731078808919938689216061999863558"
+        ),
+        MontFp!(
+            "3261222600550988246488569487636662646083386001431784202863158481286248011511053074731078808919938689216061999863558"
+        ),
+    ),
+    fq2_of(
+        MontFp!("0"),
+        MontFp!(
+            "889424345604814976315064405719089812568196182208668418962679585805340366775741747653930584250892369786198727235518"
+        ),
+    ),
+    fq2_of(
+        MontFp!(
+            "2668273036814444928945193217157269437704588546626005256888038757416021100327225242961791752752677109358596181706524"
+        ),
+        MontFp!(
+            "1334136518407222464472596608578634718852294273313002628444019378708010550163612621480895876376338554679298090853263"
+        ),
+    ),
+    fq2_of(
+        MontFp!(
+            "2816510427748580758331037284777117739799287910327449993381818688383577828123182200904113516794492504322962636245776"
+        ),
+        MontFp!("0"),
+    ),
+];
+/// k_(4,0..2), then the leading 1.
+const ISO_Y_DEN: [Fq2; 4] = [
+    fq2_of(
+        MontFp!(
+            "4002409555221667393417789825735904156556882819939007885332058136124031650490837864442687629129015664037894272559355"
+        ),
+        MontFp!(
+            "4002409555221667393417789825735904156556882819939007885332058136124031650490837864442687629129015664037894272559355"
+        ),
+    ),
+    fq2_of(
+        MontFp!("0"),
+        MontFp!(
+            "4002409555221667393417789825735904156556882819939007885332058136124031650490837864442687629129015664037894272559571"
+        ),
+    ),
+    fq2_of(
+        MontFp!("18"),
+        MontFp!(
+            "4002409555221667393417789825735904156556882819939007885332058136124031650490837864442687629129015664037894272559769"
+        ),
+    ),
+    fq2_of(MontFp!("1"), MontFp!("0")),
+];
+
+impl WBConfig for G2Config {
+    type IsogenousCurve = G2IsoConfig;
+    const ISOGENY_MAP: IsogenyMap<'static, G2IsoConfig, G2Config> = IsogenyMap {
+        x_map_numerator: &ISO_X_NUM,
+        x_map_denominator: &ISO_X_DEN,
+        y_map_numerator: &ISO_Y_NUM,
+        y_map_denominator: &ISO_Y_DEN,
+    };
+}
+
+/// RFC 9380's `hash_to_curve(message)` in G2 with the suite `BLS12381G2_XMD:SHA-256_SSWU_RO_`
+/// and the tag `dst`: expand_message_xmd with SHA-256 to two Fp2 elements, each mapped by SSWU
+/// to E' and by the 3-isogeny to G2, their sum's cofactor cleared. None only for a tag over 255
+/// bytes that the expander refuses.
+pub fn hash_to_g2(message: &[u8], dst: &[u8]) -> Option<G2Affine> {
+    type Hasher =
+        MapToCurveBasedHasher<G2Projective, DefaultFieldHasher<sha2::Sha256, 128>, WBMap<G2Config>>;
+    Hasher::new(dst).ok()?.hash(message).ok()
+}
+
+/// The ZCash encoding's flags, in the first byte: compressed, infinity, y the larger root.
+const COMPRESSED: u8 = 0x80;
+const INFINITY: u8 = 0x40;
+const SORT: u8 = 0x20;
+
+/// An Fp element from 48 big-endian bytes (the flag bits cleared): None at or above p.
+fn fq_from_be(bytes: &[u8]) -> Option<Fq> {
+    let mut words = [0u64; 6];
+    if bytes.len() != 48 {
+        return None;
+    }
+    for (w, chunk) in words.iter_mut().rev().zip(bytes.chunks_exact(8)) {
+        *w = u64::from_be_bytes(chunk.try_into().ok()?);
+    }
+    Fq::from_bigint(BigInt(words))
+}
+
+/// An Fp element's 48 big-endian bytes.
+fn fq_to_be(x: Fq, out: &mut [u8]) {
+    let words = x.into_bigint().0;
+    for (chunk, w) in out.chunks_exact_mut(8).zip(words.iter().rev()) {
+        chunk.copy_from_slice(&w.to_be_bytes());
+    }
+}
+
+/// Whether `y` is the larger of y and −y (as integers below p).
+fn larger(y: Fq) -> bool {
+    y.into_bigint() > Fq::MODULUS_MINUS_ONE_DIV_TWO
+}
+
+/// Whether `y` is the larger of y and −y in the ZCash order: by c1, by c0 where c1 is zero.
+fn larger2(y: Fq2) -> bool {
+    if y.c1.is_zero() {
+        larger(y.c0)
+    } else {
+        larger(y.c1)
+    }
+}
+
+/// The flags of a compressed encoding and its bytes with the flags cleared: None unless the
+/// compression flag is set, or for infinity with the sort flag or any other bit set.
+fn flags<const L: usize>(bytes: &[u8; L]) -> Option<(bool, bool, [u8; L])> {
+    let mut b = *bytes;
+    let first = b.first_mut()?;
+    let f = *first;
+    *first &= 0x1f;
+    if f & COMPRESSED == 0 {
+        return None;
+    }
+    let infinity = f & INFINITY != 0;
+    if infinity && (f & SORT != 0 || b.iter().any(|x| *x != 0)) {
+        return None;
+    }
+    Some((infinity, f & SORT != 0, b))
+}
+
+/// A G1 point from its 48-byte compressed ZCash encoding, in the subgroup (infinity
+/// included): None for a missing compression flag, a bad infinity encoding, x ≥ p, an x not on
+/// the curve, or a point outside the subgroup.
+pub fn g1_from_compressed(bytes: &[u8; 48]) -> Option<G1Affine> {
+    let (infinity, sort, b) = flags(bytes)?;
+    if infinity {
+        return Some(G1Affine::identity());
+    }
+    let x = fq_from_be(&b)?;
+    let mut y = (x.square() * x + G1Config::COEFF_B).sqrt()?;
+    if larger(y) != sort {
+        y = -y;
+    }
+    let p = G1Affine::new_unchecked(x, y);
+    p.is_in_correct_subgroup_assuming_on_curve().then_some(p)
+}
+
+/// A G2 point from its 96-byte compressed ZCash encoding (x.c1 ‖ x.c0, the flags in the first
+/// byte), in the subgroup (infinity included): None as for [`g1_from_compressed`], or for
+/// either coordinate of x at or above p.
+pub fn g2_from_compressed(bytes: &[u8; 96]) -> Option<G2Affine> {
+    let (infinity, sort, b) = flags(bytes)?;
+    if infinity {
+        return Some(G2Affine::identity());
+    }
+    let (c1, c0) = b.split_at(48);
+    let x = Fq2::new(fq_from_be(c0)?, fq_from_be(c1)?);
+    let mut y = (x.square() * x + G2Config::COEFF_B).sqrt()?;
+    if larger2(y) != sort {
+        y = -y;
+    }
+    let p = G2Affine::new_unchecked(x, y);
+    p.is_in_correct_subgroup_assuming_on_curve().then_some(p)
+}
+
+/// A G1 point's 48-byte compressed ZCash encoding.
+pub fn g1_to_compressed(p: &G1Affine) -> [u8; 48] {
+    let mut out = [0u8; 48];
+    let flags = if p.infinity {
+        COMPRESSED | INFINITY
+    } else {
+        fq_to_be(p.x, &mut out);
+        COMPRESSED | if larger(p.y) { SORT } else { 0 }
+    };
+    if let Some(first) = out.first_mut() {
+        *first |= flags;
+    }
+    out
+}
+
+/// A G2 point's 96-byte compressed ZCash encoding.
+pub fn g2_to_compressed(p: &G2Affine) -> [u8; 96] {
+    let mut out = [0u8; 96];
+    let flags = if p.infinity {
+        COMPRESSED | INFINITY
+    } else {
+        let (c1, c0) = out.split_at_mut(48);
+        fq_to_be(p.x.c1, c1);
+        fq_to_be(p.x.c0, c0);
+        COMPRESSED | if larger2(p.y) { SORT } else { 0 }
+    };
+    if let Some(first) = out.first_mut() {
+        *first |= flags;
+    }
+    out
 }

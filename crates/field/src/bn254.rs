@@ -7,18 +7,24 @@
 use ark_bn254 as ark;
 use ark_ec::bn::{Bn, BnConfig, TwistType};
 
-crate::tower::tower_and_groups!(ark, 4, |fe: &mut Fq2| {
-    // ξ = 9 + u: (c0 + c1·u)(9 + u) = (9·c0 − c1) + (9·c1 + c0)·u.
-    let (c0, c1) = (fe.c0, fe.c1);
-    let mut nine_c0 = c0.double();
-    nine_c0.double_in_place().double_in_place();
-    nine_c0 += c0;
-    let mut nine_c1 = c1.double();
-    nine_c1.double_in_place().double_in_place();
-    nine_c1 += c1;
-    fe.c0 = nine_c0 - c1;
-    fe.c1 = nine_c1 + c0;
-});
+crate::tower::tower_and_groups!(
+    ark,
+    4,
+    |fe: &mut Fq2| {
+        // ξ = 9 + u: (c0 + c1·u)(9 + u) = (9·c0 − c1) + (9·c1 + c0)·u.
+        let (c0, c1) = (fe.c0, fe.c1);
+        let mut nine_c0 = c0.double();
+        nine_c0.double_in_place().double_in_place();
+        nine_c0 += c0;
+        let mut nine_c1 = c1.double();
+        nine_c1.double_in_place().double_in_place();
+        nine_c1 += c1;
+        fe.c0 = nine_c0 - c1;
+        fe.c1 = nine_c1 + c0;
+    },
+    {},
+    {}
+);
 
 pub type G1Affine = ark_ec::bn::G1Affine<Config>;
 pub type G1Projective = ark_ec::bn::G1Projective<Config>;

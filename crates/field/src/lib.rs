@@ -18,5 +18,7 @@ mod tower;
 
 pub use backend::{Wasm32Backend, from_mont, to_mont};
 
+#[cfg(all(test, feature = "bls12-381"))]
+mod bls_tests;
 #[cfg(test)]
 mod tests;

@@ -2,10 +2,12 @@
 //! Fp2 = Fp[u]/(u² + 1), Fp6 = Fp2[v]/(v³ − ξ), Fp12 = Fp6[w]/(w² − v) and the groups G1 over
 //! Fp and G2 over Fp2 (short Weierstrass, a = 0), declared from an arkworks curve crate's
 //! public constants, re-typed word for word (the Montgomery form is the same), so that the two
-//! cannot drift apart. `$xi_mul` multiplies an Fp2 element by ξ in place.
+//! cannot drift apart. `$xi_mul` multiplies an Fp2 element by ξ in place; `$g1` and `$g2` are
+//! further items of the groups' `SWCurveConfig` impls (a curve's own subgroup checks and cofactor
+//! clearing).
 
 macro_rules! tower_and_groups {
-    ($ark:ident, $words:literal, $xi_mul:expr) => {
+    ($ark:ident, $words:literal, $xi_mul:expr, { $($g1:tt)* }, { $($g2:tt)* }) => {
         use ark_ec::models::{CurveConfig, short_weierstrass::SWCurveConfig};
         use ark_ff::{
             AdditiveGroup, CubicExtField, Fp, Fp2Config, Fp6Config, Fp12Config, QuadExtField,
@@ -148,6 +150,8 @@ macro_rules! tower_and_groups {
             fn mul_by_a(_: Fq) -> Fq {
                 Fq::ZERO
             }
+
+            $($g1)*
         }
 
         /// G2 over Fp2.
@@ -173,6 +177,8 @@ macro_rules! tower_and_groups {
             fn mul_by_a(_: Fq2) -> Fq2 {
                 Fq2::ZERO
             }
+
+            $($g2)*
         }
     };
 }

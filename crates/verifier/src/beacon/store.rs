@@ -20,7 +20,9 @@
 
 use alloc::vec::Vec;
 
-use bls12_381::{G1Affine, G1Projective};
+use ark_ff::Zero;
+
+use super::bls::{G1Affine, G1Projective};
 use lightprov_types::DecodeError;
 use lightprov_types::beacon::{
     BeaconError, Branch, DOMAIN_SYNC_COMMITTEE, EXECUTION_PAYLOAD_GINDEX, Fork,
@@ -256,7 +258,7 @@ impl Committee {
             }
             Ok(acc)
         } else {
-            let mut acc = G1Projective::identity();
+            let mut acc = G1Projective::zero();
             for i in (0..size).filter(|i| aggregate.signed(*i)) {
                 acc += self.point(i)?;
             }

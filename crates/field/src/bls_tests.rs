@@ -1,0 +1,306 @@
+//! BLS12-381's subgroup checks, cofactor clearing, hash to G2 and ZCash encoding on the wasm32
+//! backend against the slow definitions and against arkworks' BLS12-381: the endomorphism
+//! tests agree with the multiplication by the group order on points of the subgroup and on
+//! points of the curve outside it, and decoding refuses each malformed encoding.
+
+extern crate std;
+
+use std::vec::Vec;
+
+use ark_bls12_381 as ark;
+use ark_ec::{
+    AffineRepr, CurveGroup,
+    hashing::{HashToCurve, curve_maps::wb::WBMap, map_to_curve_hasher::MapToCurveBasedHasher},
+};
+use ark_ff::{
+    BigInteger, Field, PrimeField, QuadExtField, UniformRand, Zero,
+    field_hashers::DefaultFieldHasher,
+};
+use ark_serialize::{CanonicalDeserialize, CanonicalSerialize};
+
+use crate::{
+    bls12_381::{
+        G1Affine, G2Affine, g1_from_compressed, g1_to_compressed, g2_from_compressed,
+        g2_to_compressed, hash_to_g2,
+    },
+    from_mont, to_mont,
+};
+
+fn g1(p: ark::G1Affine) -> G1Affine {
+    if p.infinity {
+        return G1Affine::identity();
+    }
+    G1Affine::new_unchecked(from_mont(p.x), from_mont(p.y))
+}
+
+fn f2(x: ark::Fq2) -> crate::bls12_381::Fq2 {
+    QuadExtField::new(from_mont(x.c0), from_mont(x.c1))
+}
+
+fn g2(p: ark::G2Affine) -> G2Affine {
+    if p.infinity {
+        return G2Affine::identity();
+    }
+    G2Affine::new_unchecked(f2(p.x), f2(p.y))
+}
+
+fn same_g2(ours: &G2Affine, theirs: &ark::G2Affine) -> bool {
+    ours.infinity == theirs.infinity
+        && (
+            to_mont(ours.x.c0),
+            to_mont(ours.x.c1),
+            to_mont(ours.y.c0),
+            to_mont(ours.y.c1),
+        ) == (theirs.x.c0, theirs.x.c1, theirs.y.c0, theirs.y.c1)
+}
+
+/// Points of G1 and of the whole curve E(Fp) (random x until x³ + 4 is a square: outside
+/// the subgroup but for a chance of 1/h).
+fn g1_points(n: usize) -> (Vec<ark::G1Affine>, Vec<ark::G1Affine>) {
+    let mut rng = ark_std::test_rng();
+    let inside = (0..n)
+        .map(|_| (ark::G1Affine::generator() * ark::Fr::rand(&mut rng)).into_affine())
+        .collect();
+    let mut outside = Vec::new();
+    while outside.len() < n {
+        let x = ark::Fq::rand(&mut rng);
+        if let Some(p) = ark::G1Affine::get_point_from_x_unchecked(x, false) {
+            outside.push(p);
+        }
+    }
+    (inside, outside)
+}
+
+fn g2_points(n: usize) -> (Vec<ark::G2Affine>, Vec<ark::G2Affine>) {
+    let mut rng = ark_std::test_rng();
+    let inside = (0..n)
+        .map(|_| (ark::G2Affine::generator() * ark::Fr::rand(&mut rng)).into_affine())
+        .collect();
+    let mut outside = Vec::new();
+    while outside.len() < n {
+        let x = ark::Fq2::rand(&mut rng);
+        if let Some(p) = ark::G2Affine::get_point_from_x_unchecked(x, true) {
+            outside.push(p);
+        }
+    }
+    (inside, outside)
+}
+
+/// The slow check: r·P = O.
+fn slow_in_subgroup<P: AffineRepr>(p: &P) -> bool {
+    p.mul_bigint(ark::Fr::MODULUS).is_zero()
+}
+
+#[test]
+fn g1_subgroup_check_is_the_slow_one() {
+    let (inside, outside) = g1_points(8);
+    for p in inside {
+        let ours = g1(p);
+        assert!(ours.is_on_curve() && slow_in_subgroup(&ours));
+        assert!(ours.is_in_correct_subgroup_assuming_on_curve());
+    }
+    for p in outside {
+        let ours = g1(p);
+        assert!(ours.is_on_curve() && !slow_in_subgroup(&ours));
+        assert!(!ours.is_in_correct_subgroup_assuming_on_curve());
+        // Its cofactor-cleared multiple is in the subgroup, by both checks.
+        let cleared = ours.clear_cofactor();
+        assert!(slow_in_subgroup(&cleared) && cleared.is_in_correct_subgroup_assuming_on_curve());
+    }
+    assert!(G1Affine::identity().is_in_correct_subgroup_assuming_on_curve());
+}
+
+#[test]
+fn g2_subgroup_check_is_the_slow_one() {
+    let (inside, outside) = g2_points(8);
+    for p in inside {
+        let ours = g2(p);
+        assert!(ours.is_on_curve() && slow_in_subgroup(&ours));
+        assert!(ours.is_in_correct_subgroup_assuming_on_curve());
+    }
+    for p in outside {
+        let ours = g2(p);
+        assert!(ours.is_on_curve() && !slow_in_subgroup(&ours));
+        assert!(!ours.is_in_correct_subgroup_assuming_on_curve());
+    }
+    assert!(G2Affine::identity().is_in_correct_subgroup_assuming_on_curve());
+}
+
+#[test]
+fn g2_cofactor_clearing_is_arkworks() {
+    let (_, outside) = g2_points(8);
+    for p in outside {
+        let ours = g2(p).clear_cofactor();
+        assert!(same_g2(&ours, &p.clear_cofactor()));
+        assert!(slow_in_subgroup(&ours) && !ours.is_zero());
+    }
+}
+
+#[test]
+fn hash_to_g2_is_arkworks() {
+    type Theirs = MapToCurveBasedHasher<
+        ark::G2Projective,
+        DefaultFieldHasher<sha2::Sha256, 128>,
+        WBMap<ark::g2::Config>,
+    >;
+    let dst = b"BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_";
+    let theirs = Theirs::new(dst).unwrap();
+    for len in [0usize, 1, 32, 100, 300] {
+        let msg: Vec<u8> = (0..len).map(|i| (i * 7 + len) as u8).collect();
+        let ours = hash_to_g2(&msg, dst).unwrap();
+        assert!(same_g2(&ours, &theirs.hash(&msg).unwrap()), "{len}");
+        assert!(slow_in_subgroup(&ours));
+    }
+}
+
+#[test]
+fn compressed_points_decode_as_arkworks_and_round_trip() {
+    let (g1s, _) = g1_points(6);
+    let (g2s, _) = g2_points(6);
+    let mut rng = ark_std::test_rng();
+    for p in g1s.into_iter().chain([ark::G1Affine::identity()]) {
+        let mut bytes = [0u8; 48];
+        p.serialize_compressed(&mut bytes[..]).unwrap();
+        assert_eq!(g1_to_compressed(&g1(p)), bytes);
+        let ours = g1_from_compressed(&bytes).unwrap();
+        assert_eq!(ours, g1(p));
+        assert_eq!(
+            ark::G1Affine::deserialize_compressed(&bytes[..]).unwrap(),
+            p
+        );
+    }
+    for p in g2s.into_iter().chain([ark::G2Affine::identity()]) {
+        let mut bytes = [0u8; 96];
+        p.serialize_compressed(&mut bytes[..]).unwrap();
+        assert_eq!(g2_to_compressed(&g2(p)), bytes);
+        assert!(same_g2(&g2_from_compressed(&bytes).unwrap(), &p));
+    }
+    // Both roots of y: the sort flag picks the larger.
+    let p = (ark::G2Affine::generator() * ark::Fr::rand(&mut rng)).into_affine();
+    let q = -p;
+    let (bp, bq) = (g2_to_compressed(&g2(p)), g2_to_compressed(&g2(q)));
+    assert_eq!(bp[0] ^ bq[0], 0x20);
+    assert!(same_g2(&g2_from_compressed(&bq).unwrap(), &q));
+}
+
+/// A 384-bit integer's 48 big-endian bytes.
+fn be48(x: ark_ff::BigInt<6>) -> [u8; 48] {
+    let mut out = [0u8; 48];
+    out.copy_from_slice(&x.to_bytes_be());
+    out
+}
+
+/// p's 48 big-endian bytes.
+fn modulus_bytes() -> [u8; 48] {
+    be48(ark::Fq::MODULUS)
+}
+
+/// The 48 big-endian bytes of c + p, the non-canonical encoding of c.
+fn plus_p(c: ark::Fq) -> [u8; 48] {
+    let mut s = ark::Fq::MODULUS;
+    s.add_with_carry(&c.into_bigint());
+    be48(s)
+}
+
+#[test]
+fn malformed_g1_encodings_are_refused() {
+    let p = g1_to_compressed(&g1(ark::G1Affine::generator()));
+    assert!(g1_from_compressed(&p).is_some());
+    // No compression flag.
+    let mut b = p;
+    b[0] &= 0x7f;
+    assert!(g1_from_compressed(&b).is_none());
+    // Infinity: with the sort flag, with a bit of x, without the compression flag.
+    let mut inf = [0u8; 48];
+    inf[0] = 0xc0;
+    assert!(g1_from_compressed(&inf).unwrap().is_zero());
+    let mut b = inf;
+    b[0] |= 0x20;
+    assert!(g1_from_compressed(&b).is_none());
+    let mut b = inf;
+    b[47] = 1;
+    assert!(g1_from_compressed(&b).is_none());
+    let mut b = inf;
+    b[0] = 0x40;
+    assert!(g1_from_compressed(&b).is_none());
+    // x = p and x = p + the generator's x (non-canonical: x ≥ p), with and without sort.
+    let m = modulus_bytes();
+    for sort in [0x80u8, 0xa0] {
+        let mut b = m;
+        b[0] |= sort;
+        assert!(g1_from_compressed(&b).is_none());
+    }
+    // (A point of G1 whose x + p fits below the flag bits.)
+    let (inside, _) = g1_points(40);
+    let q = inside
+        .into_iter()
+        .find(|q| plus_p(q.x)[0] & 0xe0 == 0)
+        .unwrap();
+    let mut b = g1_to_compressed(&g1(q));
+    assert!(g1_from_compressed(&b).is_some());
+    let flags = b[0] & 0xe0;
+    b = plus_p(q.x);
+    b[0] |= flags;
+    assert!(g1_from_compressed(&b).is_none());
+    // An x with x³ + 4 not a square (not on the curve).
+    let mut x = ark::Fq::from(1u64);
+    while (x.square() * x + ark::Fq::from(4u64)).sqrt().is_some() {
+        x += ark::Fq::from(1u64);
+    }
+    let mut b = be48(x.into_bigint());
+    b[0] |= 0x80;
+    assert!(g1_from_compressed(&b).is_none());
+    // A point of the curve outside the subgroup.
+    let (_, outside) = g1_points(1);
+    let b = g1_to_compressed(&g1(outside[0]));
+    assert!(g1_from_compressed(&b).is_none());
+}
+
+#[test]
+fn malformed_g2_encodings_are_refused() {
+    let p = g2_to_compressed(&g2(ark::G2Affine::generator()));
+    assert!(g2_from_compressed(&p).is_some());
+    let mut b = p;
+    b[0] &= 0x7f;
+    assert!(g2_from_compressed(&b).is_none());
+    let mut inf = [0u8; 96];
+    inf[0] = 0xc0;
+    assert!(g2_from_compressed(&inf).unwrap().is_zero());
+    let mut b = inf;
+    b[0] |= 0x20;
+    assert!(g2_from_compressed(&b).is_none());
+    let mut b = inf;
+    b[95] = 1;
+    assert!(g2_from_compressed(&b).is_none());
+    // x.c1 + p and x.c0 + p of a point of G2 (whose coordinates plus p fit below the flag
+    // bits): each non-canonical alone.
+    let (inside, _) = g2_points(60);
+    let q = inside
+        .into_iter()
+        .find(|q| plus_p(q.x.c1)[0] & 0xe0 == 0 && plus_p(q.x.c0)[0] & 0xe0 == 0)
+        .unwrap();
+    let good = g2_to_compressed(&g2(q));
+    assert!(g2_from_compressed(&good).is_some());
+    for (i, c) in [(0usize, q.x.c1), (48, q.x.c0)] {
+        let mut b = good;
+        b[i..i + 48].copy_from_slice(&plus_p(c));
+        b[0] |= good[0] & 0xe0;
+        assert!(g2_from_compressed(&b).is_none(), "{i}");
+    }
+    // An x off the curve.
+    let mut x = ark::Fq2::new(ark::Fq::from(1u64), ark::Fq::from(1u64));
+    while (x.square() * x + <ark::g2::Config as ark_ec::short_weierstrass::SWCurveConfig>::COEFF_B)
+        .sqrt()
+        .is_some()
+    {
+        x += ark::Fq2::from(1u64);
+    }
+    let mut b = [0u8; 96];
+    b[..48].copy_from_slice(&x.c1.into_bigint().to_bytes_be());
+    b[48..].copy_from_slice(&x.c0.into_bigint().to_bytes_be());
+    b[0] |= 0x80;
+    assert!(g2_from_compressed(&b).is_none());
+    // A point of the curve outside the subgroup.
+    let (_, outside) = g2_points(1);
+    assert!(g2_from_compressed(&g2_to_compressed(&g2(outside[0]))).is_none());
+}
