@@ -236,13 +236,16 @@ impl<T: MontConfig<N>, const N: usize> FpConfig<N> for Wasm32Backend<T, N> {
         Self::via_mont(a, MontBackend::<T, N>::neg_in_place);
     }
 
-    #[inline]
+    // One copy per field, called rather than inlined into every tower and curve function (with
+    // decoding on this backend, the beacon module went from 94.6 to 87.4 kB gzip at no cost in
+    // time: docs/benchmarks.md).
+    #[inline(never)]
     fn mul_assign(a: &mut Ours<T, N>, b: &Ours<T, N>) {
         let () = Self::LIMBS_FIT;
         a.0 = BigInt(mont_mul(&a.0.0, &b.0.0, &T::MODULUS.0, Self::INV32));
     }
 
-    #[inline]
+    #[inline(never)]
     fn sum_of_products<const M: usize>(a: &[Ours<T, N>; M], b: &[Ours<T, N>; M]) -> Ours<T, N> {
         let () = Self::LIMBS_FIT;
         // As many products as one reduction takes at a time; the reduced parts added.
@@ -264,7 +267,10 @@ impl<T: MontConfig<N>, const N: usize> FpConfig<N> for Wasm32Backend<T, N> {
         sum.unwrap_or(Self::ZERO)
     }
 
-    #[inline]
+    // One copy per field, called rather than inlined into every tower and curve function (with
+    // decoding on this backend, the beacon module went from 94.6 to 87.4 kB gzip at no cost in
+    // time: docs/benchmarks.md).
+    #[inline(never)]
     fn square_in_place(a: &mut Ours<T, N>) {
         let () = Self::LIMBS_FIT;
         // The operand scanning multiplication: a squaring that skips the repeated products
@@ -277,11 +283,26 @@ impl<T: MontConfig<N>, const N: usize> FpConfig<N> for Wasm32Backend<T, N> {
         MontBackend::<T, N>::inverse(&to_mont(*a)).map(from_mont)
     }
 
+    /// `r·R mod p` by this backend's multiplication by R² (arkworks' own would bring its 64-bit
+    /// multiplication into the module): None at or above p.
     fn from_bigint(r: BigInt<N>) -> Option<Ours<T, N>> {
-        MontBackend::<T, N>::from_bigint(r).map(from_mont)
+        let () = Self::LIMBS_FIT;
+        if !less(&r.0, &T::MODULUS.0) {
+            return None;
+        }
+        Some(Fp(
+            BigInt(mont_mul(&r.0, &T::R2.0, &T::MODULUS.0, Self::INV32)),
+            PhantomData,
+        ))
     }
 
+    /// `a·R⁻¹ mod p`: the Montgomery multiplication by 1.
     fn into_bigint(a: Ours<T, N>) -> BigInt<N> {
-        MontBackend::<T, N>::into_bigint(to_mont(a))
+        let () = Self::LIMBS_FIT;
+        let mut one = [0u64; N];
+        if let Some(w) = one.first_mut() {
+            *w = 1;
+        }
+        BigInt(mont_mul(&a.0.0, &one, &T::MODULUS.0, Self::INV32))
     }
 }
