@@ -47,7 +47,7 @@ use lightprov_node::{
 use lightprov_types::hex;
 use serde_json::{Value, json, value::RawValue};
 
-use lightprov_fuzz::{Depth, Finding, Outcome, Regression, Target, rng::Rng, strip_digits};
+use lightprov_fuzz::{Corpus, Depth, Finding, Outcome, Regression, Target, rng::Rng, strip_digits};
 
 use crate::devchain;
 
@@ -70,7 +70,7 @@ pub(crate) struct Rpc {
     _dir: tempfile::TempDir,
     module: RpcModule<Arc<Node>>,
     runtime: tokio::runtime::Runtime,
-    seeds: Vec<(String, Vec<u8>)>,
+    corpus: Corpus,
     methods: Vec<String>,
     /// The methods served, as the front knows them.
     names: HashSet<&'static str>,
@@ -380,10 +380,13 @@ impl Rpc {
             _dir: dir,
             module,
             runtime,
-            seeds: seeds
-                .into_iter()
-                .map(|(n, s)| (n, s.into_bytes()))
-                .collect(),
+            corpus: Corpus {
+                name: "rpc",
+                seeds: seeds
+                    .into_iter()
+                    .map(|(n, s)| (n, s.into_bytes()))
+                    .collect(),
+            },
             methods,
             names,
             interesting,
@@ -796,14 +799,6 @@ fn text_edit(text: &[u8], rng: &mut Rng) -> Vec<u8> {
 }
 
 impl Target for Rpc {
-    fn name(&self) -> &'static str {
-        "rpc"
-    }
-
-    fn seeds(&self) -> &[(String, Vec<u8>)] {
-        &self.seeds
-    }
-
     fn run(&self, _seed: usize, data: &[u8]) -> Result<Outcome, Finding> {
         let triage = front::triage(data, &self.names, MAX_BATCH);
         if !matches!(triage, Triage::Refused { .. }) && !is_json(data) {
@@ -862,6 +857,10 @@ impl Target for Rpc {
                 expensive,
             } => self.batch(data, forward.as_deref(), &refused, expensive),
         }
+    }
+
+    fn corpus(&self) -> &Corpus {
+        &self.corpus
     }
 
     fn mutate(&self, _seed: usize, data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {

@@ -15,12 +15,11 @@ use lightprov_engine_forkless::{ForklessEngine, Options, forkless_key};
 use lightprov_types::forkless::{FORKLESS_ROOT, ForklessKey, Params, Proof};
 use serde_json::{Value, json};
 
-use super::{Flags as AllFlags, HistoryQuery, Room};
+use super::{Flags as AllFlags, HistoryQuery, Room, running};
 use crate::{
     chain::Chain,
-    dishonest,
-    engines::{Engine, SettingsResult, Writes},
-    handler::{Node, args, internal, invalid, opt_arg, read},
+    engines::{Engine, Held, SettingsResult, Writes, or_reopen},
+    handler::{Node, args, block_hex, internal, invalid, opt_block_range, read},
 };
 
 /// The registry's entry.
@@ -91,7 +90,7 @@ impl crate::engines::Settings for Settings {
         let mut e = Forkless {
             dir: dir.join("forkless"),
             params: self.0,
-            engine: None,
+            engine: Held::new("forkless"),
         };
         e.reopen()?;
         Ok(Some(Box::new(e)))
@@ -103,36 +102,27 @@ impl crate::engines::Settings for Settings {
 pub struct Forkless {
     dir: PathBuf,
     params: Params,
-    engine: Option<ForklessEngine>,
+    engine: Held<ForklessEngine>,
 }
 
 impl Forkless {
     /// The engine.
     pub fn engine(&self) -> anyhow::Result<&ForklessEngine> {
-        self.engine
-            .as_ref()
-            .ok_or_else(|| anyhow::anyhow!("the forkless engine is not open"))
-    }
-
-    fn engine_mut(&mut self) -> anyhow::Result<&mut ForklessEngine> {
-        self.engine
-            .as_mut()
-            .ok_or_else(|| anyhow::anyhow!("the forkless engine is not open"))
+        self.engine.get()
     }
 
     /// (Re)opens the engine from its files: a staged block is gone.
     fn reopen(&mut self) -> anyhow::Result<()> {
-        self.engine = None;
-        let e = ForklessEngine::open(
-            &self.dir,
-            Options {
-                params: self.params,
-                ..Options::default()
-            },
-        )
-        .map_err(|e| anyhow::anyhow!("opening {}: {e}", self.dir.display()))?;
-        self.engine = Some(e);
-        Ok(())
+        let (dir, params) = (&self.dir, self.params);
+        self.engine.reopen(dir, || {
+            ForklessEngine::open(
+                dir,
+                Options {
+                    params,
+                    ..Options::default()
+                },
+            )
+        })
     }
 }
 
@@ -149,7 +139,7 @@ impl Engine for Forkless {
     }
 
     fn apply(&mut self, number: u64, writes: &Writes) -> anyhow::Result<()> {
-        self.engine_mut()?.apply_block(number, writes)?;
+        self.engine.get_mut()?.apply_block(number, writes)?;
         Ok(())
     }
 
@@ -159,24 +149,16 @@ impl Engine for Forkless {
     }
 
     fn stage(&mut self, number: u64, writes: &Writes, extra: &mut [u8]) -> anyhow::Result<()> {
-        let root = match self.engine_mut()?.stage(number, writes) {
-            Ok(r) => r,
-            Err(e) => {
-                self.reopen()?;
-                return Err(e.into());
-            }
-        };
+        let r = self.engine.get_mut()?.stage(number, writes);
+        let root = or_reopen(r, || self.reopen())?;
         FORKLESS_ROOT.write(extra, &root.0);
         Ok(())
     }
 
     fn commit(&mut self) -> anyhow::Result<()> {
-        if let Err(e) = self.engine_mut()?.commit() {
-            // The engine's own rule: after a failed commit, reopen it.
-            self.reopen()?;
-            return Err(e.into());
-        }
-        Ok(())
+        // The engine's own rule: after a failed commit, reopen it.
+        let r = self.engine.get_mut()?.commit();
+        or_reopen(r, || self.reopen())
     }
 
     fn discard(&mut self) -> anyhow::Result<()> {
@@ -205,9 +187,7 @@ impl Engine for Forkless {
 }
 
 fn forkless_of(chain: &Chain) -> Result<&ForklessEngine, ErrorObjectOwned> {
-    chain
-        .family::<Forkless>()
-        .ok_or_else(|| invalid("scheme", "this node does not run the forkless engine"))?
+    running::<Forkless>(chain, "the forkless engine")?
         .engine()
         .map_err(internal)
 }
@@ -215,7 +195,7 @@ fn forkless_of(chain: &Chain) -> Result<&ForklessEngine, ErrorObjectOwned> {
 fn answer(node: &Node, chain: &Chain, proof: &Proof) -> Value {
     let head = chain.head().0.number;
     json!({
-        "block": format!("0x{:x}", dishonest::claimed_block(node.dishonest, head)),
+        "block": block_hex(node, head),
         "proof": lightprov_types::hex::encode(&proof.encode()),
     })
 }
@@ -265,29 +245,12 @@ fn rpc(m: &mut RpcModule<Arc<Node>>) -> anyhow::Result<()> {
         |p, n, _| -> Result<Value, ErrorObjectOwned> {
             let a = args(&p, 3)?;
             let key = key_arg(a.first().unwrap_or(&Value::Null))?;
-            let from: Option<alloy_primitives::U64> = opt_arg(&a, 1, "fromBlock")?;
-            let to: Option<alloy_primitives::U64> = opt_arg(&a, 2, "toBlock")?;
             let chain = read(n)?;
+            let range = opt_block_range(&chain, &a, 1)?;
             let engine = forkless_of(&chain)?;
-            let head = chain.head().0.number;
-            let proof = match (from, to) {
-                (None, None) => engine.prove_value(&key),
-                (Some(f), Some(t)) => {
-                    let (f, t) = (f.to::<u64>(), t.to::<u64>());
-                    if f > t || t > head {
-                        return Err(invalid(
-                            "toBlock",
-                            format!("expected fromBlock ≤ toBlock ≤ the head (#{head})"),
-                        ));
-                    }
-                    engine.prove_history(&key, f, t)
-                }
-                _ => {
-                    return Err(invalid(
-                        "toBlock",
-                        "give both fromBlock and toBlock, or neither",
-                    ));
-                }
+            let proof = match range {
+                None => engine.prove_value(&key),
+                Some((from, to)) => engine.prove_history(&key, from, to),
             }
             .map_err(internal)?;
             Ok(answer(n, &chain, &proof))
@@ -304,14 +267,7 @@ mod tests {
     use lightprov_types::Word;
 
     fn writes(b: u64) -> Vec<(Key, Word)> {
-        (0..3u8)
-            .map(|i| {
-                (
-                    Key::Balance(Address::repeat_byte(i)),
-                    B256::with_last_byte(b as u8).0,
-                )
-            })
-            .collect()
+        crate::engines::balance_writes(3, b as u8)
     }
 
     /// A block the chain did not commit is dropped: the engine takes the same number again and
@@ -324,6 +280,6 @@ mod tests {
             bucket_load: 2,
         });
         let dir = tempfile::tempdir().unwrap();
-        crate::engines::discarded_blocks_leave_no_trace(&settings, writes, dir.path());
+        crate::engines::discarded_blocks_leave_no_trace(&settings, writes, 3, dir.path());
     }
 }

@@ -27,13 +27,14 @@ use lightprov_types::{
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::{Flags as AllFlags, HistoryQuery, Room};
+use super::{Flags as AllFlags, HistoryQuery, Room, running};
 use crate::{
     chain::Chain,
-    dishonest::{self, Family},
+    dishonest::Family,
     engines::{Engine, SettingsResult, Writes},
     handler::{
-        Node, args, internal, invalid, not_served, opt_arg, proof_hex, read, resolve, state_key,
+        Node, args, block_hex, internal, invalid, not_served, opt_arg, proof_hex, read, resolve,
+        state_key,
     },
 };
 
@@ -248,10 +249,7 @@ pub fn roots_of(header: &Header) -> ([u8; 32], B256) {
 
 /// The running LVMT, or an error naming the scheme.
 fn lvmt_of(chain: &Chain) -> Result<&Lvmt, ErrorObjectOwned> {
-    chain
-        .family::<Store>()
-        .map(Store::tree)
-        .ok_or_else(|| invalid("scheme", "this node does not run lvmt"))
+    running::<Store>(chain, "lvmt").map(Store::tree)
 }
 
 /// Refuses a key outside the node's LVMT proof shard.
@@ -268,12 +266,11 @@ fn check_shard(t: &Lvmt, key: &B256) -> Result<(), ErrorObjectOwned> {
 fn history(q: &HistoryQuery<'_>) -> Result<Value, ErrorObjectOwned> {
     let t = lvmt_of(q.chain)?;
     check_shard(t, &q.key)?;
-    let block = dishonest::claimed_block(q.node.dishonest, q.chain.head().0.number);
     let proof = t
         .prove_history(&q.key, q.from, q.to)
         .ok_or_else(|| internal("LVMT could not prove the history"))?;
     Ok(json!({
-        "block": format!("0x{block:x}"),
+        "block": block_hex(q.node, q.chain.head().0.number),
         "proof": proof_hex(q.node, Family::Lvmt, proof.encode()),
     }))
 }
@@ -302,7 +299,7 @@ fn rpc(m: &mut RpcModule<Arc<Node>>) -> anyhow::Result<()> {
                 .ok_or_else(|| internal("LVMT could not prove the key"))?;
             Ok(json!({
                 "stateKey": state_key,
-                "block": format!("0x{:x}", dishonest::claimed_block(n.dishonest, block)),
+                "block": block_hex(n, block),
                 "proof": proof_hex(n, Family::Lvmt, proof.encode()),
             }))
         },

@@ -9,18 +9,17 @@ use std::{
 };
 
 use alloy_consensus::Header;
-use alloy_primitives::{B256, U64};
+use alloy_primitives::B256;
 use jsonrpsee::{RpcModule, types::ErrorObjectOwned};
 use lightprov_engine_mbt::MbtEngine;
 use lightprov_types::mbt::{MAX_HISTORY_BLOCKS, MBT_PARAMS, MBT_ROOT, MbtParams};
 use serde_json::{Value, json};
 
-use super::{Flags as AllFlags, HistoryQuery, Room};
+use super::{Flags as AllFlags, HistoryQuery, Room, running};
 use crate::{
     chain::Chain,
-    dishonest,
-    engines::{Engine, SettingsResult, Writes, keyed},
-    handler::{Node, args, internal, invalid, opt_arg, read, resolve, state_key},
+    engines::{Engine, Held, SettingsResult, Writes, keyed, or_reopen},
+    handler::{Node, args, block_hex, block_range, internal, opt_arg, read, resolve, state_key},
 };
 
 /// The registry's entry.
@@ -79,7 +78,7 @@ impl crate::engines::Settings for Settings {
         let mut e = Mbt {
             dir: dir.join("mbt"),
             params: self.0,
-            engine: None,
+            engine: Held::new("mbt"),
         };
         e.reopen()?;
         Ok(Some(Box::new(e)))
@@ -91,30 +90,19 @@ impl crate::engines::Settings for Settings {
 pub struct Mbt {
     dir: PathBuf,
     params: MbtParams,
-    engine: Option<MbtEngine>,
+    engine: Held<MbtEngine>,
 }
 
 impl Mbt {
     /// The engine.
     pub fn engine(&self) -> anyhow::Result<&MbtEngine> {
-        self.engine
-            .as_ref()
-            .ok_or_else(|| anyhow::anyhow!("the mbt engine is not open"))
-    }
-
-    fn engine_mut(&mut self) -> anyhow::Result<&mut MbtEngine> {
-        self.engine
-            .as_mut()
-            .ok_or_else(|| anyhow::anyhow!("the mbt engine is not open"))
+        self.engine.get()
     }
 
     /// (Re)opens the engine from its store: a staged block is gone.
     fn reopen(&mut self) -> anyhow::Result<()> {
-        self.engine = None;
-        let e = MbtEngine::open(&self.dir, self.params)
-            .map_err(|e| anyhow::anyhow!("opening {}: {e}", self.dir.display()))?;
-        self.engine = Some(e);
-        Ok(())
+        let (dir, params) = (&self.dir, self.params);
+        self.engine.reopen(dir, || MbtEngine::open(dir, params))
     }
 }
 
@@ -133,7 +121,7 @@ impl Engine for Mbt {
     }
 
     fn apply(&mut self, number: u64, writes: &Writes) -> anyhow::Result<()> {
-        self.engine_mut()?.apply(number, &keyed(writes))?;
+        self.engine.get_mut()?.apply(number, &keyed(writes))?;
         Ok(())
     }
 
@@ -161,24 +149,22 @@ impl Engine for Mbt {
     }
 
     fn stage(&mut self, number: u64, writes: &Writes, extra: &mut [u8]) -> anyhow::Result<()> {
-        let root = self.engine_mut()?.stage(number, &keyed(writes))?;
+        let root = self.engine.get_mut()?.stage(number, &keyed(writes))?;
         // The genesis header also pins the parameters, once for the chain.
         if !MBT_ROOT.write(extra, &root.0)
             || (number == 0 && !MBT_PARAMS.write(extra, &self.params.to_word()))
         {
-            self.engine_mut()?.discard();
+            self.engine.get_mut()?.discard();
             anyhow::bail!("extraData holds no room for mbtRoot and mbtParams");
         }
         Ok(())
     }
 
     fn commit(&mut self) -> anyhow::Result<()> {
-        if let Err(e) = self.engine_mut()?.commit() {
-            // The batch is atomic: reopen from what the store holds (the block is not in it).
-            self.reopen()?;
-            return Err(e.into());
-        }
-        Ok(())
+        // The batch is atomic: on failure, reopen from what the store holds (the block is not
+        // in it).
+        let r = self.engine.get_mut()?.commit();
+        or_reopen(r, || self.reopen())
     }
 
     fn discard(&mut self) -> anyhow::Result<()> {
@@ -204,9 +190,7 @@ fn params_json(p: &MbtParams) -> Value {
 }
 
 fn mbt_of(chain: &Chain) -> Result<&MbtEngine, ErrorObjectOwned> {
-    chain
-        .family::<Mbt>()
-        .ok_or_else(|| invalid("scheme", "this node does not run the mbt engine"))?
+    running::<Mbt>(chain, "the mbt engine")?
         .engine()
         .map_err(internal)
 }
@@ -215,7 +199,7 @@ fn mbt_of(chain: &Chain) -> Result<&MbtEngine, ErrorObjectOwned> {
 fn answer(node: &Node, engine: &MbtEngine, block: u64, proof: &[u8]) -> Value {
     let p = engine.params();
     json!({
-        "block": format!("0x{:x}", dishonest::claimed_block(node.dishonest, block)),
+        "block": block_hex(node, block),
         "bucketBits": p.bucket_bits(),
         "fanout": p.fanout(),
         "proof": lightprov_types::hex::encode(proof),
@@ -224,12 +208,7 @@ fn answer(node: &Node, engine: &MbtEngine, block: u64, proof: &[u8]) -> Value {
 
 fn history(q: &HistoryQuery<'_>) -> Result<Value, ErrorObjectOwned> {
     let engine = mbt_of(q.chain)?;
-    if q.to.saturating_sub(q.from) >= MAX_HISTORY_BLOCKS {
-        return Err(invalid(
-            "toBlock",
-            format!("an mbt history proof covers at most {MAX_HISTORY_BLOCKS} blocks"),
-        ));
-    }
+    q.at_most(MAX_HISTORY_BLOCKS, "an mbt history proof covers")?;
     let proof = engine
         .prove_history(&q.key, q.from, q.to)
         .map_err(internal)?;
@@ -254,20 +233,8 @@ fn rpc(m: &mut RpcModule<Arc<Node>>) -> anyhow::Result<()> {
         "lightprov_getMbtDiff",
         |p, n, _| -> Result<Value, ErrorObjectOwned> {
             let a = args(&p, 2)?;
-            let from: Option<U64> = opt_arg(&a, 0, "fromBlock")?;
-            let to: Option<U64> = opt_arg(&a, 1, "toBlock")?;
-            let (Some(from), Some(to)) = (from, to) else {
-                return Err(invalid("toBlock", "expected fromBlock and toBlock"));
-            };
-            let (from, to) = (from.to::<u64>(), to.to::<u64>());
             let chain = read(n)?;
-            let head = chain.head().0.number;
-            if from > to || to > head {
-                return Err(invalid(
-                    "toBlock",
-                    format!("expected fromBlock ≤ toBlock ≤ the head (#{head})"),
-                ));
-            }
+            let (from, to) = block_range(&chain, &a, 0)?;
             let engine = mbt_of(&chain)?;
             let proof = engine.prove_diff(from, to).map_err(internal)?;
             let mut v = answer(n, engine, to, &proof.encode());
@@ -285,19 +252,11 @@ fn rpc(m: &mut RpcModule<Arc<Node>>) -> anyhow::Result<()> {
 mod tests {
     use super::*;
     use crate::families::Settings as _;
-    use alloy_primitives::Address;
     use lightprov_engine_api::Key;
     use lightprov_types::Word;
 
     fn writes(b: u64) -> Vec<(Key, Word)> {
-        (0..3u8)
-            .map(|i| {
-                (
-                    Key::Balance(Address::repeat_byte(i)),
-                    B256::with_last_byte(b as u8 + 1).0,
-                )
-            })
-            .collect()
+        crate::engines::balance_writes(3, b as u8 + 1)
     }
 
     /// A block the chain did not commit is dropped: the engine takes the same number again and
@@ -305,23 +264,10 @@ mod tests {
     #[test]
     fn a_discarded_block_is_gone_and_the_next_one_takes_its_number() {
         let settings = Settings(MbtParams::new(3, 2).unwrap());
-        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-        let mut e = settings.open(a.path()).unwrap().unwrap();
-        let mut clean = settings.open(b.path()).unwrap().unwrap();
-        let mut extra = [0u8; lightprov_types::family::EXTRA_COMMITMENTS_LEN];
-        let mut extra_clean = extra;
-        for n in 0..3 {
-            e.stage(n, &writes(100 + n), &mut extra).unwrap();
-            e.discard().unwrap();
-            assert_eq!(e.blocks(), n, "block {n} staged then discarded");
-            e.stage(n, &writes(n), &mut extra).unwrap();
-            e.commit().unwrap();
-            clean.stage(n, &writes(n), &mut extra_clean).unwrap();
-            clean.commit().unwrap();
-            assert_eq!(extra, extra_clean, "block {n}");
-            assert_ne!(MBT_ROOT.read(&extra), Some([0; 32]));
-        }
-        assert_eq!(e.blocks(), 3);
+        let dir = tempfile::tempdir().unwrap();
+        let (_, extra) =
+            crate::engines::discarded_blocks_leave_no_trace(&settings, writes, 3, dir.path());
+        assert_ne!(MBT_ROOT.read(&extra), Some([0; 32]));
     }
 
     /// The root a block's header carries is the one the engine checks against, and another

@@ -17,7 +17,7 @@ pub use crate::engines::{
 };
 use crate::{
     chain::{Chain, Config},
-    handler::Node,
+    handler::{Node, RpcResult, invalid},
     workload::Workload,
 };
 
@@ -99,6 +99,24 @@ pub struct Room {
     pub rpc: fn(&mut RpcModule<Arc<Node>>) -> anyhow::Result<()>,
     /// Those of its methods whose calls can take long (see [`crate::rpc::is_expensive`]).
     pub expensive: &'static [&'static str],
+}
+
+impl HistoryQuery<'_> {
+    /// Refuses a range over `max` blocks: `proof` says what (e.g. "an mbt history proof covers").
+    pub(crate) fn at_most(&self, max: u64, proof: &str) -> RpcResult<()> {
+        if self.to.saturating_sub(self.from) >= max {
+            return Err(invalid("toBlock", format!("{proof} at most {max} blocks")));
+        }
+        Ok(())
+    }
+}
+
+/// The room of type `F` if the node runs it, else an error naming the scheme: `what` is the
+/// engine as the message names it ("this node does not run {what}").
+pub(crate) fn running<'c, F: Engine>(chain: &'c Chain, what: &str) -> RpcResult<&'c F> {
+    chain
+        .family::<F>()
+        .ok_or_else(|| invalid("scheme", format!("this node does not run {what}")))
 }
 
 /// Every engine name of every room, in registry order.

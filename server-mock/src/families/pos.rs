@@ -10,19 +10,19 @@ use std::{
 };
 
 use alloy_consensus::Header;
-use alloy_primitives::U64;
 use jsonrpsee::{RpcModule, types::ErrorObjectOwned};
 use lightprov_engine_api::{StateEngine, kv::FjallStore};
 use lightprov_engine_pos::{PosEngine, StagedBlock};
 use lightprov_types::pos::{MAX_HISTORY_BLOCKS, MAX_NODE_ENTRIES, POS_ROOT, SplitRule};
 use serde_json::{Value, json};
 
-use super::{Flags as AllFlags, HistoryQuery, Room};
+use super::{Flags as AllFlags, HistoryQuery, Room, running};
 use crate::{
     chain::Chain,
-    dishonest,
-    engines::{Engine, SettingsResult, Writes},
-    handler::{Node, arg, args, internal, invalid, opt_arg, read, resolve, state_key},
+    engines::{Engine, Held, SettingsResult, Writes, or_reopen},
+    handler::{
+        Node, args, block_hex, block_range, internal, invalid, opt_arg, read, resolve, state_key,
+    },
 };
 
 /// The registry's entry.
@@ -90,7 +90,7 @@ impl crate::engines::Settings for Settings {
         let mut e = Pos {
             dir: dir.join("pos"),
             rule: self.0,
-            engine: None,
+            engine: Held::new("POS"),
             staged: None,
         };
         e.reopen()?;
@@ -103,36 +103,26 @@ impl crate::engines::Settings for Settings {
 pub struct Pos {
     dir: PathBuf,
     rule: SplitRule,
-    engine: Option<PosEngine>,
+    engine: Held<PosEngine>,
     staged: Option<StagedBlock>,
 }
 
 impl Pos {
     /// The engine.
     pub fn engine(&self) -> anyhow::Result<&PosEngine> {
-        self.engine
-            .as_ref()
-            .ok_or_else(|| anyhow::anyhow!("the POS engine is not open"))
-    }
-
-    fn engine_mut(&mut self) -> anyhow::Result<&mut PosEngine> {
-        self.engine
-            .as_mut()
-            .ok_or_else(|| anyhow::anyhow!("the POS engine is not open"))
+        self.engine.get()
     }
 
     /// (Re)opens the engine from its store: a staged block is gone (its nodes, cached in
     /// memory when it was staged, with it).
     fn reopen(&mut self) -> anyhow::Result<()> {
         self.staged = None;
-        self.engine = None;
-        std::fs::create_dir_all(&self.dir)?;
-        let store = FjallStore::open(&self.dir)
-            .map_err(|e| anyhow::anyhow!("opening {}: {e}", self.dir.display()))?;
-        let e = PosEngine::open(Arc::new(store), self.rule)
-            .map_err(|e| anyhow::anyhow!("opening {}: {e}", self.dir.display()))?;
-        self.engine = Some(e);
-        Ok(())
+        let (dir, rule) = (&self.dir, self.rule);
+        self.engine.reopen(dir, || -> anyhow::Result<PosEngine> {
+            std::fs::create_dir_all(dir)?;
+            let store = FjallStore::open(dir)?;
+            Ok(PosEngine::open(Arc::new(store), rule)?)
+        })
     }
 }
 
@@ -150,7 +140,7 @@ impl Engine for Pos {
 
     fn apply(&mut self, number: u64, writes: &Writes) -> anyhow::Result<()> {
         self.staged = None;
-        self.engine_mut()?.apply_block(number, writes)?;
+        self.engine.get_mut()?.apply_block(number, writes)?;
         Ok(())
     }
 
@@ -171,11 +161,8 @@ impl Engine for Pos {
             .staged
             .take()
             .ok_or_else(|| anyhow::anyhow!("the POS engine has no staged block to commit"))?;
-        if let Err(e) = self.engine_mut()?.commit(staged) {
-            self.reopen()?;
-            return Err(e.into());
-        }
-        Ok(())
+        let r = self.engine.get_mut()?.commit(staged);
+        or_reopen(r, || self.reopen()).map(drop)
     }
 
     fn discard(&mut self) -> anyhow::Result<()> {
@@ -199,15 +186,9 @@ impl Engine for Pos {
 }
 
 fn pos_of(chain: &Chain) -> Result<&PosEngine, ErrorObjectOwned> {
-    chain
-        .family::<Pos>()
-        .ok_or_else(|| invalid("scheme", "this node does not run the POS engine"))?
+    running::<Pos>(chain, "the POS engine")?
         .engine()
         .map_err(internal)
-}
-
-fn hex_block(node: &Node, n: u64) -> String {
-    format!("0x{:x}", dishonest::claimed_block(node.dishonest, n))
 }
 
 fn proof_hex(bytes: &[u8]) -> String {
@@ -215,32 +196,14 @@ fn proof_hex(bytes: &[u8]) -> String {
 }
 
 fn history(q: &HistoryQuery<'_>) -> Result<Value, ErrorObjectOwned> {
-    if q.to - q.from >= MAX_HISTORY_BLOCKS {
-        return Err(invalid(
-            "toBlock",
-            format!("a POS history proves at most {MAX_HISTORY_BLOCKS} blocks"),
-        ));
-    }
+    q.at_most(MAX_HISTORY_BLOCKS, "a POS history proves")?;
     let proof = pos_of(q.chain)?
         .prove_history(&q.key, q.from, q.to)
         .map_err(internal)?;
     Ok(json!({
-        "block": hex_block(q.node, q.to),
+        "block": block_hex(q.node, q.to),
         "proof": proof_hex(&proof.encode()),
     }))
-}
-
-/// A block number argument at or below the head.
-fn block_at(chain: &Chain, a: &[Value], i: usize, field: &str) -> Result<u64, ErrorObjectOwned> {
-    let n: U64 = arg(a, i, field)?;
-    let (n, head) = (n.to::<u64>(), chain.head().0.number);
-    if n > head {
-        return Err(invalid(
-            field,
-            format!("block {n} is after the head (#{head})"),
-        ));
-    }
-    Ok(n)
 }
 
 fn rpc(m: &mut RpcModule<Arc<Node>>) -> anyhow::Result<()> {
@@ -254,7 +217,7 @@ fn rpc(m: &mut RpcModule<Arc<Node>>) -> anyhow::Result<()> {
             let proof = pos_of(&chain)?
                 .prove_key(&key, block)
                 .map_err(internal)?;
-            Ok(json!({ "stateKey": key, "block": hex_block(n, block), "proof": proof_hex(&proof.encode()) }))
+            Ok(json!({ "stateKey": key, "block": block_hex(n, block), "proof": proof_hex(&proof.encode()) }))
         },
     )?;
     m.register_method(
@@ -270,7 +233,7 @@ fn rpc(m: &mut RpcModule<Arc<Node>>) -> anyhow::Result<()> {
             let proof = pos_of(&chain)?
                 .prove_range(&lo, &hi, block)
                 .map_err(internal)?;
-            Ok(json!({ "block": hex_block(n, block), "proof": proof_hex(&proof.encode()) }))
+            Ok(json!({ "block": block_hex(n, block), "proof": proof_hex(&proof.encode()) }))
         },
     )?;
     m.register_method(
@@ -278,15 +241,11 @@ fn rpc(m: &mut RpcModule<Arc<Node>>) -> anyhow::Result<()> {
         |p, n, _| -> Result<Value, ErrorObjectOwned> {
             let a = args(&p, 2)?;
             let chain = read(n)?;
-            let from = block_at(&chain, &a, 0, "fromBlock")?;
-            let to = block_at(&chain, &a, 1, "toBlock")?;
-            if from > to {
-                return Err(invalid("toBlock", "expected fromBlock ≤ toBlock"));
-            }
+            let (from, to) = block_range(&chain, &a, 0)?;
             let proof = pos_of(&chain)?.prove_diff(from, to).map_err(internal)?;
             Ok(json!({
-                "fromBlock": hex_block(n, from),
-                "toBlock": hex_block(n, to),
+                "fromBlock": block_hex(n, from),
+                "toBlock": block_hex(n, to),
                 "proof": proof_hex(&proof.encode()),
             }))
         },
@@ -303,15 +262,8 @@ mod tests {
     use lightprov_types::Word;
 
     fn writes(b: u64) -> Vec<(Key, Word)> {
-        (0..20u8)
-            .map(|i| {
-                (
-                    Key::Balance(Address::repeat_byte(i)),
-                    // Never zero: writing zero deletes a key.
-                    B256::with_last_byte(b as u8 + 1).0,
-                )
-            })
-            .collect()
+        // Never zero: writing zero deletes a key.
+        crate::engines::balance_writes(20, b as u8 + 1)
     }
 
     /// A block the chain did not commit is dropped: the engine takes the same number again and
@@ -324,7 +276,8 @@ mod tests {
             max: 8,
         });
         let dir = tempfile::tempdir().unwrap();
-        let mut e = crate::engines::discarded_blocks_leave_no_trace(&settings, writes, dir.path());
+        let (mut e, _) =
+            crate::engines::discarded_blocks_leave_no_trace(&settings, writes, 3, dir.path());
         assert!(e.commit().is_err(), "nothing staged");
         let pos: &Pos = crate::families::downcast(e.as_ref()).unwrap();
         let key = Key::Balance(Address::repeat_byte(3)).state_key();
