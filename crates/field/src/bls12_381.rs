@@ -19,16 +19,12 @@ use ark_bls12_381 as ark;
 use ark_ec::{
     AffineRepr, CurveGroup, PrimeGroup,
     bls12::{Bls12, Bls12Config, TwistType},
-    hashing::{
-        HashToCurve,
-        curve_maps::{
-            swu::SWUConfig,
-            wb::{IsogenyMap, WBConfig, WBMap},
-        },
-        map_to_curve_hasher::MapToCurveBasedHasher,
+    hashing::curve_maps::{
+        swu::SWUConfig,
+        wb::{IsogenyMap, WBConfig, WBMap},
     },
 };
-use ark_ff::{BigInt, Field, MontFp, PrimeField, Zero, field_hashers::DefaultFieldHasher};
+use ark_ff::{BigInt, Field, MontFp, PrimeField, Zero};
 
 crate::tower::tower_and_groups!(
     ark,
@@ -88,6 +84,23 @@ pub fn pairing_product_is_one(a: [G1Affine; 2], b: [G2Affine; 2]) -> bool {
     use ark_ec::pairing::Pairing;
     use ark_ff::One;
     Bls12_381::multi_pairing(a, b).0.is_one()
+}
+
+/// `acc + p`. (This and the next two are functions of this crate, not arkworks' generics
+/// instantiated in the caller, so that they are compiled with this crate's optimisation
+/// settings wherever they are called.)
+pub fn g1_add(acc: &mut G1Projective, p: &G1Affine) {
+    *acc += p;
+}
+
+/// `acc − p`.
+pub fn g1_sub(acc: &mut G1Projective, p: &G1Affine) {
+    *acc -= p;
+}
+
+/// `p` in affine coordinates.
+pub fn g1_to_affine(p: &G1Projective) -> G1Affine {
+    p.into_affine()
 }
 
 /// The curve parameter's magnitude |x| (x is negative).
@@ -328,12 +341,79 @@ impl WBConfig for G2Config {
 
 /// RFC 9380's `hash_to_curve(message)` in G2 with the suite `BLS12381G2_XMD:SHA-256_SSWU_RO_`
 /// and the tag `dst`: expand_message_xmd with SHA-256 to two Fp2 elements, each mapped by SSWU
-/// to E' and by the 3-isogeny to G2, their sum's cofactor cleared. None only for a tag over 255
-/// bytes that the expander refuses.
+/// to E' and by the 3-isogeny to G2, their sum's cofactor cleared (arkworks'
+/// `MapToCurveBasedHasher` with its `DefaultFieldHasher`, the same steps). A tag over 255 bytes is
+/// first hashed, as the RFC says (§5.3.3). None never, in fact: the map is total.
 pub fn hash_to_g2(message: &[u8], dst: &[u8]) -> Option<G2Affine> {
-    type Hasher =
-        MapToCurveBasedHasher<G2Projective, DefaultFieldHasher<sha2::Sha256, 128>, WBMap<G2Config>>;
-    Hasher::new(dst).ok()?.hash(message).ok()
+    use ark_ec::hashing::map_to_curve_hasher::MapToCurve;
+    let bytes = expand_message_xmd(message, dst);
+    let mut u = [Fq2::ZERO; 2];
+    for (ui, b) in u.iter_mut().zip(bytes.chunks_exact(128)) {
+        let (c0, c1) = b.split_at(64);
+        *ui = Fq2::new(fq_from_be_wide(c0)?, fq_from_be_wide(c1)?);
+    }
+    let [u0, u1] = u;
+    let q0 = <WBMap<G2Config> as MapToCurve<G2Projective>>::map_to_curve(u0).ok()?;
+    let q1 = <WBMap<G2Config> as MapToCurve<G2Projective>>::map_to_curve(u1).ok()?;
+    Some((q0 + q1).into_affine().clear_cofactor())
+}
+
+/// RFC 9380 §5.3.1 `expand_message_xmd` with SHA-256, 256 bytes (two Fp2 elements of 64 bytes
+/// a coordinate: L = 64 for p's 381 bits and k = 128).
+fn expand_message_xmd(message: &[u8], dst: &[u8]) -> [u8; 256] {
+    use sha2::{Digest, Sha256};
+    let long;
+    let dst: &[u8] = if dst.len() > 255 {
+        long = Sha256::new()
+            .chain_update(b"H2C-OVERSIZE-DST-")
+            .chain_update(dst)
+            .finalize();
+        &long
+    } else {
+        dst
+    };
+    // DST_prime = DST ‖ I2OSP(len(DST), 1): the length is at most 255 here.
+    let dst_len = [dst.len() as u8];
+    let mut h = Sha256::new();
+    // Z_pad (one SHA-256 block) ‖ msg ‖ I2OSP(256, 2) ‖ I2OSP(0, 1) ‖ DST_prime.
+    h.update([0u8; 64]);
+    h.update(message);
+    h.update([1u8, 0, 0]);
+    h.update(dst);
+    h.update(dst_len);
+    let b0 = h.finalize_reset();
+    let mut out = [0u8; 256];
+    let mut bi = [0u8; 32];
+    for (i, chunk) in (1u8..).zip(out.chunks_exact_mut(32)) {
+        // b_i = H(strxor(b_0, b_(i−1)) ‖ I2OSP(i, 1) ‖ DST_prime), b_1 with b_0 alone.
+        let mut x = [0u8; 32];
+        for (x, (a, b)) in x.iter_mut().zip(b0.iter().zip(&bi)) {
+            *x = a ^ b;
+        }
+        h.update(x);
+        h.update([i]);
+        h.update(dst);
+        h.update(dst_len);
+        bi = h.finalize_reset().into();
+        chunk.copy_from_slice(&bi);
+    }
+    out
+}
+
+/// 64 big-endian bytes mod p (`OS2IP(tv) mod p` of hash_to_field): the three parts of 16, 24 and
+/// 24 bytes, each below p, combined as (hi·2^192 + mid)·2^192 + lo.
+fn fq_from_be_wide(bytes: &[u8]) -> Option<Fq> {
+    let mut w = [0u64; 8];
+    if bytes.len() != 64 {
+        return None;
+    }
+    for (w, chunk) in w.iter_mut().rev().zip(bytes.chunks_exact(8)) {
+        *w = u64::from_be_bytes(chunk.try_into().ok()?);
+    }
+    let [l0, l1, l2, m0, m1, m2, h0, h1] = w;
+    let part = |a, b, c| Fq::from_bigint(BigInt([a, b, c, 0, 0, 0]));
+    let two_192 = Fq::from_bigint(BigInt([0, 0, 0, 1, 0, 0]))?;
+    Some((part(h0, h1, 0)? * two_192 + part(m0, m1, m2)?) * two_192 + part(l0, l1, l2)?)
 }
 
 /// The ZCash encoding's flags, in the first byte: compressed, infinity, y the larger root.

@@ -143,13 +143,26 @@ fn hash_to_g2_is_arkworks() {
         DefaultFieldHasher<sha2::Sha256, 128>,
         WBMap<ark::g2::Config>,
     >;
-    let dst = b"BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_";
-    let theirs = Theirs::new(dst).unwrap();
-    for len in [0usize, 1, 32, 100, 300] {
-        let msg: Vec<u8> = (0..len).map(|i| (i * 7 + len) as u8).collect();
-        let ours = hash_to_g2(&msg, dst).unwrap();
-        assert!(same_g2(&ours, &theirs.hash(&msg).unwrap()), "{len}");
-        assert!(slow_in_subgroup(&ours));
+    // The Ethereum tag, a tag of 255 bytes (the longest used as it is) and one of 256 (hashed
+    // first, RFC 9380 §5.3.3).
+    let long: Vec<u8> = (0..256).map(|i| (i * 5) as u8).collect();
+    let tags = [
+        &b"BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_"[..],
+        &long[..255],
+        &long,
+    ];
+    for dst in tags {
+        let theirs = Theirs::new(dst).unwrap();
+        for len in [0usize, 1, 32, 100, 300] {
+            let msg: Vec<u8> = (0..len).map(|i| (i * 7 + len) as u8).collect();
+            let ours = hash_to_g2(&msg, dst).unwrap();
+            assert!(
+                same_g2(&ours, &theirs.hash(&msg).unwrap()),
+                "{len} {}",
+                dst.len()
+            );
+            assert!(slow_in_subgroup(&ours));
+        }
     }
 }
 

@@ -9,10 +9,11 @@
 //! (KeyValidate), and so is an aggregate at infinity. Verification is one multi-Miller loop of
 //! two pairs and one final exponentiation: `e(pk, H(m)) · e(−g1, σ) = 1`.
 
-use ark_ec::{AffineRepr, CurveGroup};
+use ark_ec::AffineRepr;
 use ark_ff::Zero;
 use lightprov_field::bls12_381::{self as curve};
 pub use lightprov_field::bls12_381::{G1Affine, G1Projective, G2Affine};
+pub(super) use lightprov_field::bls12_381::{g1_add, g1_sub};
 
 /// The ciphersuite's domain separation tag.
 pub const DST: &[u8] = b"BLS_SIG_BLS12381G2_XMD:SHA-256_SSWU_RO_POP_";
@@ -40,14 +41,17 @@ pub fn hash_to_g2_with(message: &[u8], dst: &[u8]) -> Option<G2Affine> {
 
 /// The sum of `keys`.
 pub fn aggregate<'a>(keys: impl IntoIterator<Item = &'a G1Affine>) -> G1Projective {
-    keys.into_iter()
-        .fold(G1Projective::zero(), |acc, k| acc + k)
+    let mut acc = G1Projective::zero();
+    for k in keys {
+        curve::g1_add(&mut acc, k);
+    }
+    acc
 }
 
 /// `CoreVerify(pk, message, signature)` for an already validated signature point: false for a
 /// key at infinity.
 pub fn verify(key: &G1Projective, message: &[u8], sig: &G2Affine) -> bool {
-    let key = key.into_affine();
+    let key = curve::g1_to_affine(key);
     if key.is_zero() {
         return false;
     }
