@@ -40,11 +40,15 @@ pub trait Kernel<const N: usize> {
 
     /// `−a mod p` for `a < p`.
     fn neg(a: &[u64; N]) -> [u64; N];
+
+    /// The Montgomery form of `a⁻¹` for `a` in Montgomery form (arkworks' `MontBackend`
+    /// inversion, the binary extended Euclidean algorithm): None for 0.
+    fn inv(a: &[u64; N]) -> Option<[u64; N]>;
 }
 
 /// The kernels of one field: `$mul`, `$sum2` and `$sum` for `$config`'s modulus.
 macro_rules! kernels {
-    ($feature:literal, $config:ty, $n:literal, $mul:ident, $sum2:ident, $sum:ident, $add:ident, $sub:ident, $neg:ident) => {
+    ($feature:literal, $config:ty, $n:literal, $mul:ident, $sum2:ident, $sum:ident, $add:ident, $sub:ident, $neg:ident, $inv:ident) => {
         #[cfg(feature = $feature)]
         impl Kernel<$n> for $config {
             #[inline]
@@ -76,6 +80,20 @@ macro_rules! kernels {
             fn neg(a: &[u64; $n]) -> [u64; $n] {
                 $neg(a)
             }
+
+            #[inline]
+            fn inv(a: &[u64; $n]) -> Option<[u64; $n]> {
+                $inv(a)
+            }
+        }
+
+        #[doc = concat!("[`Kernel::inv`] for `", stringify!($config), "`.")]
+        #[cfg(feature = $feature)]
+        #[inline(never)]
+        pub fn $inv(a: &[u64; $n]) -> Option<[u64; $n]> {
+            use ark_ff::{BigInt, Fp, FpConfig, MontBackend};
+            let a: Fp<MontBackend<$config, $n>, $n> = Fp(BigInt(*a), core::marker::PhantomData);
+            <MontBackend<$config, $n> as FpConfig<$n>>::inverse(&a).map(|r| r.0.0)
         }
 
         #[doc = concat!("[`Kernel::add`] for `", stringify!($config), "`.")]
@@ -137,7 +155,8 @@ kernels!(
     bls12_381_sum,
     bls12_381_add,
     bls12_381_sub,
-    bls12_381_neg
+    bls12_381_neg,
+    bls12_381_inv
 );
 kernels!(
     "bn254",
@@ -148,7 +167,8 @@ kernels!(
     bn254_sum,
     bn254_add,
     bn254_sub,
-    bn254_neg
+    bn254_neg,
+    bn254_inv
 );
 
 /// `T`'s modulus and `-p^-1 mod 2^32` (arkworks' `-p^-1 mod 2^64` reduced).

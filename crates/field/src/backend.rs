@@ -11,9 +11,10 @@
 //! The element stays in arkworks' form — `N` 64-bit words holding `a·R mod p`, fully reduced,
 //! with R = 2^(64N) = 2^(32·2N) — so the 32-bit limbs give the same R and every value is
 //! bit-identical to the one `MontBackend` computes. The multiplication, sums of products,
-//! addition, subtraction and negation are `lightprov_field_mont`'s kernels (compiled apart, for
-//! speed, while this crate's generic code is compiled for size); inversion and square roots are
-//! `MontBackend`'s own algorithms, encoding and decoding the multiplication by R² and by 1.
+//! addition, subtraction, negation and inversion (`MontBackend`'s algorithm) are
+//! `lightprov_field_mont`'s kernels (compiled apart, for speed, while this crate's generic code
+//! is compiled for size); square roots are arkworks' own, encoding and decoding the
+//! multiplication by R² and by 1.
 
 use core::marker::PhantomData;
 
@@ -169,7 +170,7 @@ impl<T: MontConfig<N> + Kernel<N>, const N: usize> FpConfig<N> for Wasm32Backend
     }
 
     fn inverse(a: &Ours<T, N>) -> Option<Ours<T, N>> {
-        MontBackend::<T, N>::inverse(&to_mont(*a)).map(from_mont)
+        <T as Kernel<N>>::inv(&a.0.0).map(|r| Fp(BigInt(r), PhantomData))
     }
 
     /// `r·R mod p` by this backend's multiplication by R² (arkworks' own would bring its 64-bit

@@ -20,8 +20,9 @@ use ark_ec::{
     AffineRepr, CurveGroup, PrimeGroup,
     bls12::{Bls12, Bls12Config, TwistType},
     hashing::curve_maps::{
+        parity,
         swu::SWUConfig,
-        wb::{IsogenyMap, WBConfig, WBMap},
+        wb::{IsogenyMap, WBConfig},
     },
 };
 use ark_ff::{BigInt, Field, MontFp, PrimeField, Zero};
@@ -345,7 +346,6 @@ impl WBConfig for G2Config {
 /// `MapToCurveBasedHasher` with its `DefaultFieldHasher`, the same steps). A tag over 255 bytes is
 /// first hashed, as the RFC says (§5.3.3). None never, in fact: the map is total.
 pub fn hash_to_g2(message: &[u8], dst: &[u8]) -> Option<G2Affine> {
-    use ark_ec::hashing::map_to_curve_hasher::MapToCurve;
     let bytes = expand_message_xmd(message, dst);
     let mut u = [Fq2::ZERO; 2];
     for (ui, b) in u.iter_mut().zip(bytes.chunks_exact(128)) {
@@ -353,9 +353,85 @@ pub fn hash_to_g2(message: &[u8], dst: &[u8]) -> Option<G2Affine> {
         *ui = Fq2::new(fq_from_be_wide(c0)?, fq_from_be_wide(c1)?);
     }
     let [u0, u1] = u;
-    let q0 = <WBMap<G2Config> as MapToCurve<G2Projective>>::map_to_curve(u0).ok()?;
-    let q1 = <WBMap<G2Config> as MapToCurve<G2Projective>>::map_to_curve(u1).ok()?;
+    let (q0, q1) = (map_to_g2(u0)?, map_to_g2(u1)?);
     Some((q0 + q1).into_affine().clear_cofactor())
+}
+
+/// `map_to_curve` of RFC 9380 for G2: the simplified SWU map to E' (§6.6.2), then the 3-isogeny
+/// to G2 (Appendix E.3), as arkworks' `WBMap` computes them, but with the square roots of
+/// [`fq2_sqrt`] (one exponentiation fewer than arkworks' Legendre symbol and root) and one
+/// inversion for the isogeny's two denominators. None never, in fact: the map is total.
+fn map_to_g2(u: Fq2) -> Option<G2Affine> {
+    let (a, b, z) = (
+        G2IsoConfig::COEFF_A,
+        G2IsoConfig::COEFF_B,
+        G2IsoConfig::ZETA,
+    );
+    let zeta_u2 = z * u.square();
+    let ta = zeta_u2.square() + zeta_u2;
+    let num_x1 = b * (ta + Fq2::ONE);
+    let div = a * if ta.is_zero() { z } else { -ta };
+    let div2 = div.square();
+    let div3 = div2 * div;
+    let num_gx1 = (num_x1.square() + a * div2) * num_x1 + b * div3;
+    // div ≠ 0: a and Z are not 0.
+    let div3_inv = div3.inverse()?;
+    let gx1 = num_gx1 * div3_inv;
+    // g(x1) a square: x1 and its root; else g(x2) = Z³u⁶·g(x1) is, x2 = Z·u²·x1 and its root
+    // Z·u³·√(Z·g(x1)).
+    let (num_x, y) = match fq2_sqrt(&gx1) {
+        Some(y1) => (num_x1, y1),
+        None => (zeta_u2 * num_x1, zeta_u2 * u * fq2_sqrt(&(z * gx1))?),
+    };
+    // x = num_x/div: div⁻¹ = div²·div3⁻¹.
+    let x = num_x * div2 * div3_inv;
+    let y = if parity(&y) == parity(&u) { y } else { -y };
+    // The isogeny: x' = x_num(x)/x_den(x), y' = y·y_num(x)/y_den(x), both denominators inverted
+    // at once (a zero one stays zero, as arkworks' batch inversion leaves it).
+    let horner = |c: &[Fq2]| c.iter().rev().fold(Fq2::ZERO, |acc, k| acc * x + k);
+    let (xd, yd) = (horner(&ISO_X_DEN), horner(&ISO_Y_DEN));
+    let (xd_inv, yd_inv) = match (xd * yd).inverse() {
+        Some(i) => (i * yd, i * xd),
+        None => (
+            xd.inverse().unwrap_or(Fq2::ZERO),
+            yd.inverse().unwrap_or(Fq2::ZERO),
+        ),
+    };
+    Some(G2Affine::new_unchecked(
+        horner(&ISO_X_NUM) * xd_inv,
+        y * horner(&ISO_Y_NUM) * yd_inv,
+    ))
+}
+
+/// (p + 1)/2, the inverse of 2 in Fp.
+const HALF: Fq = from_mont(MontFp!(
+    "2001204777610833696708894912867952078278441409969503942666029068062015825245418932221343814564507832018947136279894"
+));
+
+/// A square root of `a` in Fp2 = Fp[u]/(u² + 1), None when `a` is not a square: the complex
+/// method (Adj and Rodríguez-Henríquez, eprint 2012/685, Algorithm 8, as arkworks computes it)
+/// with each Legendre symbol replaced by the square root it precedes (an Fp root of a non-square
+/// fails its own check): two Fp exponentiations, three for half the inputs, where arkworks takes
+/// four, and no inversion of 2.
+pub(crate) fn fq2_sqrt(a: &Fq2) -> Option<Fq2> {
+    if a.c1.is_zero() {
+        // Every element of Fp is a square in Fp2: √c0, or √(−c0)·u (−1 is not a square in Fp).
+        return match a.c0.sqrt() {
+            Some(r) => Some(Fq2::new(r, Fq::ZERO)),
+            None => (-a.c0).sqrt().map(|r| Fq2::new(Fq::ZERO, r)),
+        };
+    }
+    // a = (x0 + x1·u)²: c0 = x0² − x1², c1 = 2·x0·x1, and the norm c0² + c1² = (x0² + x1²)² is a
+    // square in Fp exactly when a is one in Fp2.
+    let s = (a.c0.square() + a.c1.square()).sqrt()?;
+    // (c0 ± s)/2 is x0² for one sign and −x1², not a square (x1 ≠ 0 as c1 ≠ 0), for the other.
+    let x0 = match ((a.c0 + s) * HALF).sqrt() {
+        Some(x0) => x0,
+        None => ((a.c0 - s) * HALF).sqrt()?,
+    };
+    // x0 ≠ 0 as c1 ≠ 0.
+    let r = Fq2::new(x0, a.c1 * HALF * x0.inverse()?);
+    (r.square() == *a).then_some(r)
 }
 
 /// RFC 9380 §5.3.1 `expand_message_xmd` with SHA-256, 256 bytes (two Fp2 elements of 64 bytes

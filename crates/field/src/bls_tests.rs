@@ -317,3 +317,27 @@ fn malformed_g2_encodings_are_refused() {
     let (_, outside) = g2_points(1);
     assert!(g2_from_compressed(&g2_to_compressed(&g2(outside[0]))).is_none());
 }
+
+/// The Fp2 square root of hash to G2 finds a root exactly where arkworks' does: on random
+/// elements (about half of them squares), on squares, on elements of Fp (all squares in Fp2),
+/// and on 0.
+#[test]
+fn fq2_sqrt_is_a_root_where_arkworks_finds_one() {
+    use crate::bls12_381::fq2_sqrt;
+    let mut rng = ark_std::test_rng();
+    let mut elements: Vec<ark::Fq2> = (0..200).map(|_| ark::Fq2::rand(&mut rng)).collect();
+    elements.extend((0..50).map(|_| ark::Fq2::rand(&mut rng).square()));
+    elements.extend((0..50).map(|_| ark::Fq2::new(ark::Fq::rand(&mut rng), ark::Fq::zero())));
+    elements.push(ark::Fq2::zero());
+    let mut squares = 0;
+    for a in elements {
+        let ours = fq2_sqrt(&f2(a));
+        assert_eq!(ours.is_some(), a.sqrt().is_some(), "{a}");
+        if let Some(r) = ours {
+            assert_eq!(r.square(), f2(a));
+            squares += 1;
+        }
+    }
+    // 101 squares by construction, and about half of the 200 random elements.
+    assert!((160..245).contains(&squares), "{squares}");
+}
