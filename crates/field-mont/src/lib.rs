@@ -20,10 +20,14 @@ const MAX_LIMBS: usize = 12;
 const MASK: u64 = 0xffff_ffff;
 
 /// The Montgomery kernels of one modulus of `N` words (`ark_ff::MontConfig`'s, implemented for
-/// BLS12-381's and BN254's base fields): the modulus a constant of each kernel.
+/// BLS12-381's and BN254's base fields): the modulus a constant of each kernel. The operations
+/// of one element work in place, so that a caller's call is all it pays (no result copied back).
 pub trait Kernel<const N: usize> {
-    /// `a·b·2^(-64N) mod p` for `a, b < p`, fully reduced.
-    fn mul(a: &[u64; N], b: &[u64; N]) -> [u64; N];
+    /// `a ← a·b·2^(-64N) mod p` for `a, b < p`, fully reduced.
+    fn mul_assign(a: &mut [u64; N], b: &[u64; N]);
+
+    /// `a ← a²·2^(-64N) mod p` for `a < p`.
+    fn square_in_place(a: &mut [u64; N]);
 
     /// `a₀·b₀ + a₁·b₁` (times 2^(-64N)) mod p for values under p, fully reduced: one reduction.
     fn sum2(a: &[[u64; N]; 2], b: &[[u64; N]; 2]) -> [u64; N];
@@ -32,144 +36,152 @@ pub trait Kernel<const N: usize> {
     /// as the shorter has, k of them with k·p < 2^(64N)), fully reduced: one reduction.
     fn sum(a: &[[u64; N]], b: &[[u64; N]]) -> [u64; N];
 
-    /// `a + b mod p` for `a, b < p`.
-    fn add(a: &[u64; N], b: &[u64; N]) -> [u64; N];
+    /// `a ← a + b mod p` for `a, b < p`.
+    fn add_assign(a: &mut [u64; N], b: &[u64; N]);
 
-    /// `a − b mod p` for `a, b < p`.
-    fn sub(a: &[u64; N], b: &[u64; N]) -> [u64; N];
+    /// `a ← 2a mod p` for `a < p`.
+    fn double_in_place(a: &mut [u64; N]);
 
-    /// `−a mod p` for `a < p`.
-    fn neg(a: &[u64; N]) -> [u64; N];
+    /// `a ← a − b mod p` for `a, b < p`.
+    fn sub_assign(a: &mut [u64; N], b: &[u64; N]);
+
+    /// `a ← −a mod p` for `a < p`.
+    fn neg_in_place(a: &mut [u64; N]);
 
     /// The Montgomery form of `a⁻¹` for `a` in Montgomery form (arkworks' `MontBackend`
     /// inversion, the binary extended Euclidean algorithm): None for 0.
     fn inv(a: &[u64; N]) -> Option<[u64; N]>;
 }
 
-/// The kernels of one field: `$mul`, `$sum2` and `$sum` for `$config`'s modulus.
+/// The kernels of one field, `$name::*` for `$config`'s modulus.
 macro_rules! kernels {
-    ($feature:literal, $config:ty, $n:literal, $mul:ident, $sum2:ident, $sum:ident, $add:ident, $sub:ident, $neg:ident, $inv:ident) => {
+    ($feature:literal, $config:ty, $n:literal, $name:ident) => {
         #[cfg(feature = $feature)]
         impl Kernel<$n> for $config {
             #[inline]
-            fn mul(a: &[u64; $n], b: &[u64; $n]) -> [u64; $n] {
-                $mul(a, b)
+            fn mul_assign(a: &mut [u64; $n], b: &[u64; $n]) {
+                $name::mul_assign(a, b)
+            }
+
+            #[inline]
+            fn square_in_place(a: &mut [u64; $n]) {
+                $name::square_in_place(a)
             }
 
             #[inline]
             fn sum2(a: &[[u64; $n]; 2], b: &[[u64; $n]; 2]) -> [u64; $n] {
-                $sum2(a, b)
+                $name::sum2(a, b)
             }
 
             #[inline]
             fn sum(a: &[[u64; $n]], b: &[[u64; $n]]) -> [u64; $n] {
-                $sum(a, b)
+                $name::sum(a, b)
             }
 
             #[inline]
-            fn add(a: &[u64; $n], b: &[u64; $n]) -> [u64; $n] {
-                $add(a, b)
+            fn add_assign(a: &mut [u64; $n], b: &[u64; $n]) {
+                $name::add_assign(a, b)
             }
 
             #[inline]
-            fn sub(a: &[u64; $n], b: &[u64; $n]) -> [u64; $n] {
-                $sub(a, b)
+            fn double_in_place(a: &mut [u64; $n]) {
+                $name::double_in_place(a)
             }
 
             #[inline]
-            fn neg(a: &[u64; $n]) -> [u64; $n] {
-                $neg(a)
+            fn sub_assign(a: &mut [u64; $n], b: &[u64; $n]) {
+                $name::sub_assign(a, b)
+            }
+
+            #[inline]
+            fn neg_in_place(a: &mut [u64; $n]) {
+                $name::neg_in_place(a)
             }
 
             #[inline]
             fn inv(a: &[u64; $n]) -> Option<[u64; $n]> {
-                $inv(a)
+                $name::inv(a)
             }
         }
 
-        #[doc = concat!("[`Kernel::inv`] for `", stringify!($config), "`.")]
+        #[doc = concat!("The kernels of `", stringify!($config), "`.")]
         #[cfg(feature = $feature)]
-        #[inline(never)]
-        pub fn $inv(a: &[u64; $n]) -> Option<[u64; $n]> {
-            use ark_ff::{BigInt, Fp, FpConfig, MontBackend};
-            let a: Fp<MontBackend<$config, $n>, $n> = Fp(BigInt(*a), core::marker::PhantomData);
-            <MontBackend<$config, $n> as FpConfig<$n>>::inverse(&a).map(|r| r.0.0)
-        }
+        pub mod $name {
+            use super::{add_mod, modulus, mont_sum, neg_mod, sub_mod};
 
-        #[doc = concat!("[`Kernel::add`] for `", stringify!($config), "`.")]
-        #[cfg(feature = $feature)]
-        #[inline(never)]
-        pub fn $add(a: &[u64; $n], b: &[u64; $n]) -> [u64; $n] {
-            let (p, _) = modulus::<$config, $n>();
-            add_mod(a, b, &p)
-        }
+            type C = $config;
+            const N: usize = $n;
 
-        #[doc = concat!("[`Kernel::sub`] for `", stringify!($config), "`.")]
-        #[cfg(feature = $feature)]
-        #[inline(never)]
-        pub fn $sub(a: &[u64; $n], b: &[u64; $n]) -> [u64; $n] {
-            let (p, _) = modulus::<$config, $n>();
-            sub_mod(a, b, &p)
-        }
+            /// [`Kernel::mul_assign`](crate::Kernel::mul_assign).
+            #[inline(never)]
+            pub fn mul_assign(a: &mut [u64; N], b: &[u64; N]) {
+                let (p, inv) = modulus::<C, N>();
+                *a = mont_sum(core::slice::from_ref(a), core::slice::from_ref(b), &p, inv);
+            }
 
-        #[doc = concat!("[`Kernel::neg`] for `", stringify!($config), "`.")]
-        #[cfg(feature = $feature)]
-        #[inline(never)]
-        pub fn $neg(a: &[u64; $n]) -> [u64; $n] {
-            let (p, _) = modulus::<$config, $n>();
-            neg_mod(a, &p)
-        }
+            /// [`Kernel::square_in_place`](crate::Kernel::square_in_place).
+            #[inline(never)]
+            pub fn square_in_place(a: &mut [u64; N]) {
+                let (p, inv) = modulus::<C, N>();
+                let x = core::slice::from_ref(a);
+                *a = mont_sum(x, x, &p, inv);
+            }
 
-        #[doc = concat!("[`Kernel::mul`] for `", stringify!($config), "`.")]
-        #[cfg(feature = $feature)]
-        #[inline(never)]
-        pub fn $mul(a: &[u64; $n], b: &[u64; $n]) -> [u64; $n] {
-            let (p, inv) = modulus::<$config, $n>();
-            mont_sum(core::slice::from_ref(a), core::slice::from_ref(b), &p, inv)
-        }
+            /// [`Kernel::sum2`](crate::Kernel::sum2).
+            #[inline(never)]
+            pub fn sum2(a: &[[u64; N]; 2], b: &[[u64; N]; 2]) -> [u64; N] {
+                let (p, inv) = modulus::<C, N>();
+                mont_sum(a, b, &p, inv)
+            }
 
-        #[doc = concat!("[`Kernel::sum2`] for `", stringify!($config), "`.")]
-        #[cfg(feature = $feature)]
-        #[inline(never)]
-        pub fn $sum2(a: &[[u64; $n]; 2], b: &[[u64; $n]; 2]) -> [u64; $n] {
-            let (p, inv) = modulus::<$config, $n>();
-            mont_sum(a, b, &p, inv)
-        }
+            /// [`Kernel::sum`](crate::Kernel::sum).
+            #[inline(never)]
+            pub fn sum(a: &[[u64; N]], b: &[[u64; N]]) -> [u64; N] {
+                let (p, inv) = modulus::<C, N>();
+                mont_sum(a, b, &p, inv)
+            }
 
-        #[doc = concat!("[`Kernel::sum`] for `", stringify!($config), "`.")]
-        #[cfg(feature = $feature)]
-        #[inline(never)]
-        pub fn $sum(a: &[[u64; $n]], b: &[[u64; $n]]) -> [u64; $n] {
-            let (p, inv) = modulus::<$config, $n>();
-            mont_sum(a, b, &p, inv)
+            /// [`Kernel::add_assign`](crate::Kernel::add_assign).
+            #[inline(never)]
+            pub fn add_assign(a: &mut [u64; N], b: &[u64; N]) {
+                let (p, _) = modulus::<C, N>();
+                *a = add_mod(a, b, &p);
+            }
+
+            /// [`Kernel::double_in_place`](crate::Kernel::double_in_place).
+            #[inline(never)]
+            pub fn double_in_place(a: &mut [u64; N]) {
+                let (p, _) = modulus::<C, N>();
+                *a = add_mod(a, a, &p);
+            }
+
+            /// [`Kernel::sub_assign`](crate::Kernel::sub_assign).
+            #[inline(never)]
+            pub fn sub_assign(a: &mut [u64; N], b: &[u64; N]) {
+                let (p, _) = modulus::<C, N>();
+                *a = sub_mod(a, b, &p);
+            }
+
+            /// [`Kernel::neg_in_place`](crate::Kernel::neg_in_place).
+            #[inline(never)]
+            pub fn neg_in_place(a: &mut [u64; N]) {
+                let (p, _) = modulus::<C, N>();
+                *a = neg_mod(a, &p);
+            }
+
+            /// [`Kernel::inv`](crate::Kernel::inv).
+            #[inline(never)]
+            pub fn inv(a: &[u64; N]) -> Option<[u64; N]> {
+                use ark_ff::{BigInt, Fp, FpConfig, MontBackend};
+                let a: Fp<MontBackend<C, N>, N> = Fp(BigInt(*a), core::marker::PhantomData);
+                <MontBackend<C, N> as FpConfig<N>>::inverse(&a).map(|r| r.0.0)
+            }
         }
     };
 }
 
-kernels!(
-    "bls12-381",
-    ark_bls12_381::FqConfig,
-    6,
-    bls12_381_mul,
-    bls12_381_sum2,
-    bls12_381_sum,
-    bls12_381_add,
-    bls12_381_sub,
-    bls12_381_neg,
-    bls12_381_inv
-);
-kernels!(
-    "bn254",
-    ark_bn254::FqConfig,
-    4,
-    bn254_mul,
-    bn254_sum2,
-    bn254_sum,
-    bn254_add,
-    bn254_sub,
-    bn254_neg,
-    bn254_inv
-);
+kernels!("bls12-381", ark_bls12_381::FqConfig, 6, bls12_381);
+kernels!("bn254", ark_bn254::FqConfig, 4, bn254);
 
 /// `T`'s modulus and `-p^-1 mod 2^32` (arkworks' `-p^-1 mod 2^64` reduced).
 #[inline(always)]

@@ -107,28 +107,28 @@ impl<T: MontConfig<N> + Kernel<N>, const N: usize> FpConfig<N> for Wasm32Backend
 
     #[inline(always)]
     fn add_assign(a: &mut Ours<T, N>, b: &Ours<T, N>) {
-        a.0.0 = <T as Kernel<N>>::add(&a.0.0, &b.0.0);
+        <T as Kernel<N>>::add_assign(&mut a.0.0, &b.0.0);
     }
 
     #[inline(always)]
     fn sub_assign(a: &mut Ours<T, N>, b: &Ours<T, N>) {
-        a.0.0 = <T as Kernel<N>>::sub(&a.0.0, &b.0.0);
+        <T as Kernel<N>>::sub_assign(&mut a.0.0, &b.0.0);
     }
 
     #[inline(always)]
     fn double_in_place(a: &mut Ours<T, N>) {
-        a.0.0 = <T as Kernel<N>>::add(&a.0.0, &a.0.0);
+        <T as Kernel<N>>::double_in_place(&mut a.0.0);
     }
 
     #[inline(always)]
     fn neg_in_place(a: &mut Ours<T, N>) {
-        a.0.0 = <T as Kernel<N>>::neg(&a.0.0);
+        <T as Kernel<N>>::neg_in_place(&mut a.0.0);
     }
 
     // The kernel is one function per field, called from every tower and curve function.
     #[inline(never)]
     fn mul_assign(a: &mut Ours<T, N>, b: &Ours<T, N>) {
-        a.0 = BigInt(<T as Kernel<N>>::mul(&a.0.0, &b.0.0));
+        <T as Kernel<N>>::mul_assign(&mut a.0.0, &b.0.0);
     }
 
     #[inline(never)]
@@ -165,8 +165,7 @@ impl<T: MontConfig<N> + Kernel<N>, const N: usize> FpConfig<N> for Wasm32Backend
     fn square_in_place(a: &mut Ours<T, N>) {
         // The operand scanning multiplication: a squaring that skips the repeated products
         // needs a double-width accumulator and carries that ripple, slower here in wasm.
-        let x = a.0.0;
-        a.0 = BigInt(<T as Kernel<N>>::mul(&x, &x));
+        <T as Kernel<N>>::square_in_place(&mut a.0.0);
     }
 
     fn inverse(a: &Ours<T, N>) -> Option<Ours<T, N>> {
@@ -179,10 +178,9 @@ impl<T: MontConfig<N> + Kernel<N>, const N: usize> FpConfig<N> for Wasm32Backend
         if !less(&r.0, &T::MODULUS.0) {
             return None;
         }
-        Some(Fp(
-            BigInt(<T as Kernel<N>>::mul(&r.0, &T::R2.0)),
-            PhantomData,
-        ))
+        let mut w = r.0;
+        <T as Kernel<N>>::mul_assign(&mut w, &T::R2.0);
+        Some(Fp(BigInt(w), PhantomData))
     }
 
     /// `a·R⁻¹ mod p`: the Montgomery multiplication by 1.
@@ -191,6 +189,8 @@ impl<T: MontConfig<N> + Kernel<N>, const N: usize> FpConfig<N> for Wasm32Backend
         if let Some(w) = one.first_mut() {
             *w = 1;
         }
-        BigInt(<T as Kernel<N>>::mul(&a.0.0, &one))
+        let mut w = a.0.0;
+        <T as Kernel<N>>::mul_assign(&mut w, &one);
+        BigInt(w)
     }
 }
