@@ -4,7 +4,7 @@
 
 extern crate std;
 
-use std::vec::Vec;
+use std::{vec, vec::Vec};
 
 use ark_ff::{AdditiveGroup, BigInt, BigInteger, Field, MontConfig, PrimeField, UniformRand, Zero};
 use proptest::prelude::*;
@@ -87,7 +87,136 @@ fn random_values_give_the_same_words() {
     }
 }
 
+/// Montgomery words at the kernels' edges, all below p: 0, 1, 2, p − 1, p − 2, (p − 1)/2,
+/// (p + 1)/2, 2^k, 2^k − 1 and p − 2^k for k at and next to each limb boundary and for the top
+/// bits, p's top word less one over words of ones, and words whose 32-bit limbs alternate
+/// between all ones and zero (the top word capped).
+fn word_edges<const N: usize>(p: BigInt<N>) -> Vec<BigInt<N>> {
+    let one = BigInt::<N>::from(1u64);
+    let sub = |a: BigInt<N>, b: BigInt<N>| {
+        let mut r = a;
+        r.sub_with_borrow(&b);
+        r
+    };
+    let mut half = p;
+    half.div2();
+    let mut v = vec![
+        BigInt::from(0u64),
+        one,
+        BigInt::from(2u64),
+        sub(p, one),
+        sub(p, BigInt::from(2u64)),
+        half,
+        sub(p, half),
+    ];
+    let bits = p.num_bits();
+    let mut pow = one;
+    for k in 0..bits {
+        // At and next to each 32-bit limb's boundary, and the top bits.
+        if pow < p && (matches!(k % 32, 0 | 1 | 31) || k + 3 >= bits) {
+            v.extend([pow, sub(pow, one), sub(p, pow)]);
+        }
+        pow.mul2();
+    }
+    let top = p.0[N - 1];
+    let mut ones = BigInt([u64::MAX; N]);
+    ones.0[N - 1] = top - 1;
+    v.push(ones);
+    for pattern in [0xffff_ffff_0000_0000u64, 0x0000_0000_ffff_ffff] {
+        let mut w = BigInt([pattern; N]);
+        w.0[N - 1] = pattern & top;
+        v.push(w);
+    }
+    v.retain(|w| *w < p);
+    v
+}
+
+/// Every operation on Montgomery words at the edges, each against a few others, as arkworks
+/// computes it: the kernels' carries and final subtraction on words of all-ones limbs, powers
+/// of two and values next to p.
+#[test]
+fn edge_words_give_the_same_words() {
+    fn check<const N: usize, F: PrimeField<BigInt = BigInt<N>>>(
+        p: BigInt<N>,
+        test: impl Fn(F, F),
+        make: impl Fn(BigInt<N>) -> F,
+    ) {
+        let all = word_edges(p);
+        // Those with a name: the first seven, the all-ones ones (the last three).
+        let few: Vec<BigInt<N>> = all[..7]
+            .iter()
+            .chain(&all[all.len() - 3..])
+            .copied()
+            .collect();
+        for a in &all {
+            for b in &few {
+                test(make(*a), make(*b));
+            }
+        }
+    }
+    check::<6, ArkBls>(
+        <ark_bls12_381::FqConfig as MontConfig<6>>::MODULUS,
+        |a, b| same!(ArkBls, OurBls, a, b),
+        ArkBls::new_unchecked,
+    );
+    check::<4, ArkBn>(
+        <ark_bn254::FqConfig as MontConfig<4>>::MODULUS,
+        |a, b| same!(ArkBn, OurBn, a, b),
+        ArkBn::new_unchecked,
+    );
+}
+
+/// Words made of 32-bit limbs drawn from the carries' edge values (0, 1, 2^31, 2^32 − 2,
+/// 2^32 − 1) and random ones, the top word reduced below p's: long runs of all-ones limbs,
+/// which uniform words almost never have.
+fn limby<const N: usize>(p: BigInt<N>) -> impl Strategy<Value = BigInt<N>> {
+    let limb = prop_oneof![
+        Just(0u64),
+        Just(1),
+        Just(0x8000_0000),
+        Just(0xffff_fffe),
+        Just(0xffff_ffff),
+        0u64..=0xffff_ffff,
+    ];
+    proptest::collection::vec(limb, 2 * N).prop_map(move |limbs| {
+        let mut w = [0u64; N];
+        for (w, pair) in w.iter_mut().zip(limbs.chunks_exact(2)) {
+            *w = pair[0] | (pair[1] << 32);
+        }
+        // Below p: the top word at most p's less one.
+        w[N - 1] %= p.0[N - 1];
+        BigInt(w)
+    })
+}
+
 proptest! {
+    /// Montgomery words of edge limbs give the same words on both backends (BLS12-381).
+    #[test]
+    fn bls12_381_words_of_edge_limbs(
+        a in limby(<ark_bls12_381::FqConfig as MontConfig<6>>::MODULUS),
+        b in limby(<ark_bls12_381::FqConfig as MontConfig<6>>::MODULUS),
+    ) {
+        same!(ArkBls, OurBls, ArkBls::new_unchecked(a), ArkBls::new_unchecked(b));
+    }
+
+    /// The same for BN254.
+    #[test]
+    fn bn254_words_of_edge_limbs(
+        a in limby(<ark_bn254::FqConfig as MontConfig<4>>::MODULUS),
+        b in limby(<ark_bn254::FqConfig as MontConfig<4>>::MODULUS),
+    ) {
+        same!(ArkBn, OurBn, ArkBn::new_unchecked(a), ArkBn::new_unchecked(b));
+    }
+
+    /// Any canonical words of BN254 multiply as arkworks multiplies them.
+    #[test]
+    fn bn254_products_of_any_canonical_words(a in any::<[u64; 4]>(), b in any::<[u64; 4]>()) {
+        let (a, b) = (ArkBn::from_bigint(BigInt(a)), ArkBn::from_bigint(BigInt(b)));
+        if let (Some(a), Some(b)) = (a, b) {
+            same!(ArkBn, OurBn, a, b);
+        }
+    }
+
     /// Any canonical words multiply as arkworks multiplies them.
     #[test]
     fn products_of_any_canonical_words(a in any::<[u64; 6]>(), b in any::<[u64; 6]>()) {
@@ -215,4 +344,31 @@ fn long_sums_of_products() {
         OurBls::sum_of_products(&m.map(from_mont), &m.map(from_mont)).0,
         ArkBls::sum_of_products(&m, &m).0
     );
+}
+
+/// The kernels' own sums at the most terms their contract allows (k·p < 2^(64N): 9 for
+/// BLS12-381, 5 for BN254), every term (p − 1)² and p − 1 times the words of most ones below
+/// p: the accumulator's two extra words and the one final subtraction suffice.
+#[test]
+fn kernel_sums_at_their_bound() {
+    fn at_bound<C: MontConfig<N> + Kernel<N>, const N: usize, const K: usize>() {
+        type F<C, const N: usize> = ark_ff::Fp<ark_ff::MontBackend<C, N>, N>;
+        let p = C::MODULUS.0;
+        let top = u128::from(p[N - 1]) + 1;
+        assert!(
+            top * K as u128 <= 1 << 64 && top * (K as u128 + 1) > 1 << 64,
+            "{K} terms"
+        );
+        let minus_one = (-F::<C, N>::from(1u64)).0.0;
+        let mut ones = [u64::MAX; N];
+        ones[N - 1] = p[N - 1] - 1;
+        for b in [minus_one, ones] {
+            let (a, b) = ([minus_one; K], [b; K]);
+            let of = |w: [u64; N]| F::<C, N>::new_unchecked(BigInt(w));
+            let theirs = F::<C, N>::sum_of_products(&a.map(of), &b.map(of));
+            assert_eq!(C::sum(&a, &b), theirs.0.0);
+        }
+    }
+    at_bound::<ark_bls12_381::FqConfig, 6, 9>();
+    at_bound::<ark_bn254::FqConfig, 4, 5>();
 }
