@@ -22,3 +22,5 @@ pub use backend::{Wasm32Backend, from_mont, to_mont};
 mod bls_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(all(test, any(feature = "bls12-381", feature = "bn254")))]
+mod tower_tests;
