@@ -146,7 +146,7 @@ pub(crate) fn g1_in_subgroup(p: &G1Affine) -> bool {
 }
 
 /// ψ = untwist ∘ Frobenius ∘ twist on G2: (x, y) ↦ (x^p/(u + 1)^((p − 1)/3), y^p/(u + 1)^((p − 1)/2)).
-fn psi(p: &G2Affine) -> G2Affine {
+pub(crate) fn psi(p: &G2Affine) -> G2Affine {
     let mut r = *p;
     r.x.frobenius_map_in_place(1);
     r.y.frobenius_map_in_place(1);
@@ -158,7 +158,7 @@ fn psi(p: &G2Affine) -> G2Affine {
 }
 
 /// ψ² on a projective point: (x, y) ↦ (x·PSI2_X, −y).
-fn psi2(p: &G2Projective) -> G2Projective {
+pub(crate) fn psi2(p: &G2Projective) -> G2Projective {
     let mut r = *p;
     r.x.mul_assign_by_fp(&PSI2_X);
     r.y = -r.y;

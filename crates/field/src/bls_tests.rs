@@ -5,7 +5,7 @@
 
 extern crate std;
 
-use std::vec::Vec;
+use std::{vec, vec::Vec};
 
 use ark_bls12_381 as ark;
 use ark_ec::{
@@ -340,4 +340,156 @@ fn fq2_sqrt_is_a_root_where_arkworks_finds_one() {
     }
     // 101 squares by construction, and about half of the 200 random elements.
     assert!((160..245).contains(&squares), "{squares}");
+}
+
+/// `a / d` and `a mod d` for a small divisor.
+fn div_small<const N: usize>(a: &[u64], d: u64) -> ([u64; N], u64) {
+    let mut q = [0u64; N];
+    let mut r = 0u128;
+    for (q, w) in q.iter_mut().zip(a).rev() {
+        let cur = (r << 64) | u128::from(*w);
+        *q = (cur / u128::from(d)) as u64;
+        r = cur % u128::from(d);
+    }
+    (q, r as u64)
+}
+
+/// ψ's constants by their definitions, with arkworks' Fp2 arithmetic: ψ(x, y) =
+/// (x^p·(1 + u)^(−(p − 1)/3), y^p·(1 + u)^(−(p − 1)/2)), and ψ² = ψ∘ψ; on points of G2 and
+/// of the whole curve E'(Fp2), ψ satisfies Frobenius's characteristic polynomial
+/// ψ² − [t]ψ + [p] = 0 with the trace t = x + 1, and ψ(P) = [x]P exactly on G2.
+#[test]
+fn psi_is_the_untwisted_frobenius() {
+    use crate::bls12_381::{G2Projective, psi, psi2};
+    let p = ark::Fq::MODULUS;
+    let mut p_minus_1 = p;
+    p_minus_1.sub_with_borrow(&ark_ff::BigInt::from(1u64));
+    let (third, r3) = div_small::<6>(&p_minus_1.0, 3);
+    let (half, r2) = div_small::<6>(&p_minus_1.0, 2);
+    assert_eq!((r3, r2), (0, 0));
+    let xi = ark::Fq2::new(ark::Fq::from(1u64), ark::Fq::from(1u64));
+    let cx = xi.pow(third).inverse().unwrap();
+    let cy = xi.pow(half).inverse().unwrap();
+    let by_definition = |q: &ark::G2Affine| {
+        let (mut x, mut y) = (q.x, q.y);
+        x.frobenius_map_in_place(1);
+        y.frobenius_map_in_place(1);
+        ark::G2Affine::new_unchecked(x * cx, y * cy)
+    };
+    // |t| = |x| − 1 (x and t negative).
+    let t_abs = [<ark::Config as ark_ec::bls12::Bls12Config>::X[0] - 1];
+    let (inside, outside) = g2_points(6);
+    for q in inside.iter().chain(&outside) {
+        let ours = psi(&g2(*q));
+        assert!(same_g2(&ours, &by_definition(q)));
+        assert!(ours.is_on_curve());
+        let twice = psi2(&G2Projective::from(g2(*q))).into_affine();
+        assert_eq!(twice, psi(&ours));
+        // ψ²(P) + [|t|]ψ(P) + [p]P = O.
+        let sum = G2Projective::from(twice) + ours.mul_bigint(t_abs) + g2(*q).mul_bigint(p);
+        assert!(sum.is_zero());
+    }
+    // ψ(O) = O.
+    assert!(psi(&G2Affine::identity()).is_zero());
+}
+
+/// A point of the curve whose order is a power of `q` (a prime factor of the cofactor h) other
+/// than 1: [r·h/q^k]R, q^k the largest power of q dividing h, for points R of the whole curve
+/// until one is not O (None if every one is).
+fn torsion_point<P: AffineRepr>(q: u64, outside: &[P]) -> Option<P> {
+    use ark_ec::{CurveConfig, PrimeGroup};
+    let mut h = [0u64; 8];
+    for (h, c) in h.iter_mut().zip(P::Config::COFACTOR) {
+        *h = *c;
+    }
+    let mut divided = 0;
+    loop {
+        let (h_q, rem) = div_small::<8>(&h, q);
+        if rem != 0 {
+            break;
+        }
+        h = h_q;
+        divided += 1;
+    }
+    assert!(divided > 0, "{q} divides the cofactor");
+    let t = outside
+        .iter()
+        .map(|p| p.mul_bigint(h).mul_bigint(ark::Fr::MODULUS).into_affine())
+        .find(|t| !t.is_zero())?;
+    // Its order divides q^k.
+    let mut qk = t;
+    for _ in 0..divided {
+        qk = qk.mul_bigint([q]).into_affine();
+    }
+    assert!(qk.is_zero());
+    Some(t)
+}
+
+/// The subgroup checks against points of the curve that differ from a point of the subgroup
+/// by a point of small order (a factor of the cofactor: 3 for G1, 13 and 23 for G2), the
+/// points an attacker would try: each is refused, as the slow check refuses it.
+#[test]
+fn subgroup_checks_refuse_small_order_components() {
+    let (inside, outside) = g1_points(8);
+    let outside: Vec<G1Affine> = outside.into_iter().map(g1).collect();
+    let t = torsion_point(3, &outside).unwrap();
+    assert!(t.is_on_curve() && !slow_in_subgroup(&t));
+    assert!(!t.is_in_correct_subgroup_assuming_on_curve());
+    for p in inside {
+        let q = (g1(p) + t).into_affine();
+        assert!(q.is_on_curve() && !slow_in_subgroup(&q));
+        assert!(!q.is_in_correct_subgroup_assuming_on_curve());
+    }
+    let (inside, outside) = g2_points(8);
+    let outside: Vec<G2Affine> = outside.into_iter().map(g2).collect();
+    let t13 = torsion_point(13, &outside).unwrap();
+    let t23 = torsion_point(23, &outside).unwrap();
+    let t299 = (t13 + t23).into_affine();
+    for t in [t13, t23, t299] {
+        assert!(t.is_on_curve() && !slow_in_subgroup(&t));
+        assert!(!t.is_in_correct_subgroup_assuming_on_curve());
+        for p in &inside {
+            let q = (g2(*p) + t).into_affine();
+            assert!(q.is_on_curve() && !slow_in_subgroup(&q));
+            assert!(!q.is_in_correct_subgroup_assuming_on_curve());
+            // Decoding refuses it too.
+            assert!(g2_from_compressed(&g2_to_compressed(&q)).is_none());
+        }
+    }
+}
+
+/// `parity` (RFC 9380 §4.1's sgn0, used by the SSWU map's sign fix) on Fp2 elements with edge
+/// coordinates: sgn0(c0 + c1·u) = (c0 mod 2) ∨ (c0 = 0 ∧ c1 mod 2), read from arkworks'
+/// canonical integers.
+#[test]
+fn parity_is_rfc_9380_sgn0() {
+    use ark_ec::hashing::curve_maps::parity;
+    let one = ark::Fq::from(1u64);
+    let mut half = ark::Fq::MODULUS;
+    half.div2();
+    let mut rng = ark_std::test_rng();
+    let mut coords: Vec<ark::Fq> = vec![
+        ark::Fq::zero(),
+        one,
+        ark::Fq::from(2u64),
+        -one,
+        -ark::Fq::from(2u64),
+        ark::Fq::from_bigint(half).unwrap(),
+        ark::Fq::from_bigint(half).unwrap() + one,
+    ];
+    coords.extend((0..6).map(|_| ark::Fq::rand(&mut rng)));
+    let odd = |c: ark::Fq| c.into_bigint().is_odd();
+    for c0 in &coords {
+        for c1 in &coords {
+            let rfc = odd(*c0) || (c0.is_zero() && odd(*c1));
+            let x = f2(ark::Fq2::new(*c0, *c1));
+            assert_eq!(parity(&x), rfc, "{c0} {c1}");
+        }
+    }
+    // p − 1 is even: sgn0(−1) = 0, sgn0(1) = 1, sgn0(u) = 1, sgn0(−u) = 0, sgn0(0) = 0.
+    let u = ark::Fq2::new(ark::Fq::zero(), one);
+    assert!(!parity(&f2(-ark::Fq2::from(1u64))));
+    assert!(parity(&f2(ark::Fq2::from(1u64))));
+    assert!(parity(&f2(u)) && !parity(&f2(-u)));
+    assert!(!parity(&f2(ark::Fq2::zero())));
 }
