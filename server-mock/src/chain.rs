@@ -840,23 +840,7 @@ impl Chain {
         let write_set = lightprov_engine_cole::wal::encode_writes(&keyed);
         ops.push((WRITES, number.to_be_bytes().to_vec(), Some(write_set)));
         for (k, _) in &writes {
-            let mut pre = Vec::with_capacity(53);
-            match k {
-                Key::Balance(a) => {
-                    pre.push(1);
-                    pre.extend_from_slice(a.as_slice());
-                }
-                Key::Nonce(a) => {
-                    pre.push(2);
-                    pre.extend_from_slice(a.as_slice());
-                }
-                Key::Storage(a, slot) => {
-                    pre.push(3);
-                    pre.extend_from_slice(a.as_slice());
-                    pre.extend_from_slice(slot.as_slice());
-                }
-            }
-            ops.push((PREIMAGES, k.state_key().to_vec(), Some(pre)));
+            ops.push((PREIMAGES, k.state_key().to_vec(), Some(k.preimage())));
         }
         if let Err(e) = self.engine.commit(staged, ops) {
             self.discard_staged(self.families.len());

@@ -32,6 +32,21 @@ pub struct Node {
     pub max_logs_range: u64,
 }
 
+impl Node {
+    /// An honest node serving `chain` in-process (for tests and the fuzzer): blocks only when
+    /// asked, history and log queries of at most 32 blocks.
+    pub fn in_process(chain: Chain) -> Self {
+        Self {
+            chain: RwLock::new(chain),
+            dishonest: None,
+            new_tx: Notify::new(),
+            on_demand: false,
+            max_history_range: 32,
+            max_logs_range: 32,
+        }
+    }
+}
+
 impl std::fmt::Debug for Node {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Node").finish_non_exhaustive()

@@ -8,7 +8,7 @@
 import { init, LvmtParams, verifyLvmtHistory } from '@lightprov/sdk';
 import { verifyForklessHistory } from '@lightprov/sdk/forkless';
 
-import { writeFigures } from './figures.mjs';
+import { provenance, writeFigures } from './figures.mjs';
 import { loadModule, proofsFile, timeAlternating } from './wasm-timing.mjs';
 
 const data = proofsFile('history-proofs.json', 'engines benchmark', 'engines');
@@ -131,10 +131,7 @@ if (last) {
   }
 }
 writeFigures({
-  run: process.env.LIGHTPROV_BENCH_RUN ?? '',
-  proofsRun: data.run ?? '',
-  generator: 'tests/bench/history.mjs',
-  node: process.version,
+  ...provenance('tests/bench/history.mjs', data.run ?? ''),
   workload: data.workload,
   blocks: data.blocks,
   opsPerBlock: data.opsPerBlock,

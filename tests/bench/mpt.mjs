@@ -12,7 +12,7 @@ import { verifyMerkleProof } from '@ethereumjs/mpt';
 import { init, verifyAccountProof, verifyMptProof } from '@lightprov/sdk';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 
-import { JSON_OUT, writeFigures } from './figures.mjs';
+import { JSON_OUT, provenance, writeFigures } from './figures.mjs';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SOURCES = path.join(root, 'tests', 'vectors', 'mpt', 'sources');
@@ -105,9 +105,7 @@ console.log(`  with headers (+hdr) : ${raw(mptWasm) + raw(headerWasm)} B raw, ${
 if (JSON_OUT) {
   const peerVersion = JSON.parse(fs.readFileSync(path.join(root, 'node_modules', '@ethereumjs', 'mpt', 'package.json'), 'utf8')).version;
   const doc = {
-    run: process.env.LIGHTPROV_BENCH_RUN ?? '',
-    generator: 'tests/bench/mpt.mjs',
-    node: process.version,
+    ...provenance('tests/bench/mpt.mjs'),
     proofs: proofs.length,
     avgNodes,
     avgBytes,

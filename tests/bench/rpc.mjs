@@ -9,7 +9,7 @@ import path from 'node:path';
 
 import { keccak_256 } from '@noble/hashes/sha3.js';
 
-import { writeFigures } from './figures.mjs';
+import { provenance, writeFigures } from './figures.mjs';
 import { NODE_BIN, fillChain, rpc, startNode, stopNode } from './node.mjs';
 
 const bin = NODE_BIN;
@@ -59,9 +59,7 @@ console.log('| p50 ms | p99 ms | max ms | requests/s |');
 console.log('|-------:|-------:|-------:|-----------:|');
 console.log(`| ${pct(0.5).toFixed(2)} | ${pct(0.99).toFixed(2)} | ${latencies.at(-1).toFixed(2)} | ${(latencies.length / wall).toFixed(0)} |`);
 writeFigures({
-  run: process.env.LIGHTPROV_BENCH_RUN ?? '',
-  generator: 'tests/bench/rpc.mjs',
-  node: process.version,
+  ...provenance('tests/bench/rpc.mjs'),
   blocks: head,
   workload: 'kvstore, 100 tx per block, seed 1',
   fillSecs,

@@ -10,7 +10,7 @@ import { init } from '@lightprov/sdk';
 import { verifyMbtHistory, verifyMbtValue } from '@lightprov/sdk/mbt';
 import { verifyPosHistory, verifyPosRange, verifyPosValue } from '@lightprov/sdk/pos';
 
-import { writeFigures } from './figures.mjs';
+import { provenance, writeFigures } from './figures.mjs';
 import { loadModule, proofsFile, timeAlternating } from './wasm-timing.mjs';
 
 const data = proofsFile('siri-proofs.json', 'SIRI benchmark', 'siri');
@@ -82,10 +82,7 @@ for (const r of rows) {
   );
 }
 writeFigures({
-  run: process.env.LIGHTPROV_BENCH_RUN ?? '',
-  proofsRun: data.run ?? '',
-  generator: 'tests/bench/siri.mjs',
-  node: process.version,
+  ...provenance('tests/bench/siri.mjs', data.run ?? ''),
   timing: 'median µs per verify of 9 alternating rounds after a warm-up; wasm in Node',
   rows,
 });

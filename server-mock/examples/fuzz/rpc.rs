@@ -33,7 +33,7 @@
 use std::{
     collections::{BTreeMap, HashSet},
     sync::{
-        Arc, RwLock,
+        Arc,
         atomic::{AtomicU64, Ordering},
     },
 };
@@ -209,14 +209,7 @@ impl Rpc {
         };
         let raw_next = hex::encode(&dev.next_tx);
         let devchain::DevChain { dir, chain, .. } = dev;
-        let node = Arc::new(Node {
-            chain: RwLock::new(chain),
-            dishonest: None,
-            new_tx: tokio::sync::Notify::new(),
-            on_demand: false,
-            max_history_range: 32,
-            max_logs_range: 32,
-        });
+        let node = Arc::new(Node::in_process(chain));
         let module = module(node)?;
         let methods: Vec<String> = module.method_names().map(str::to_owned).collect();
         let names: HashSet<&'static str> = module.method_names().collect();

@@ -2,35 +2,26 @@
 //! (`forklessRoot`), the `forkless` scheme of `lightprov_getHistory`, and
 //! `lightprov_getForklessProof` (a key's value, its absence or its history, by typed key).
 
-use std::{
-    path::{Path, PathBuf},
-    sync::Arc,
-};
+use std::{path::Path, sync::Arc};
 
-use alloy_consensus::Header;
 use alloy_primitives::{Address, B256};
 use jsonrpsee::{RpcModule, types::ErrorObjectOwned};
 use lightprov_engine_api::StateEngine;
 use lightprov_engine_forkless::{ForklessEngine, Options, forkless_key};
+use lightprov_types::family::Commitment;
 use lightprov_types::forkless::{FORKLESS_ROOT, ForklessKey, Params, Proof};
 use serde_json::{Value, json};
 
+use super::one::{Kept, OneEngine};
 use super::{Flags as AllFlags, HistoryQuery, Room, running};
 use crate::{
     chain::Chain,
-    engines::{Engine, Held, SettingsResult, Writes, or_reopen},
+    engines::Writes,
     handler::{Node, args, block_hex, internal, invalid, opt_block_range, read},
 };
 
 /// The registry's entry.
-pub const ROOM: Room = Room {
-    engines: &["forkless"],
-    dev: || Some(Arc::new(Settings(Params::default()))),
-    settings,
-    history,
-    rpc,
-    expensive: &["lightprov_getForklessProof"],
-};
+pub const ROOM: Room = Room::one::<ForklessEngine>(history, rpc, &["lightprov_getForklessProof"]);
 
 /// The forkless engine's flags.
 #[derive(Clone, Debug, clap::Args)]
@@ -51,143 +42,80 @@ pub struct Flags {
     pub forkless_bucket_load: u8,
 }
 
-/// The LiveDB's parameters, if the node runs the engine.
-#[derive(Clone, Copy, Debug)]
-pub struct Settings(pub Params);
-
-fn settings(flags: &AllFlags, engines: &[String], _: &Path) -> SettingsResult {
-    if !engines.iter().any(|e| e == "forkless") {
-        return Ok(None);
+impl OneEngine for ForklessEngine {
+    fn dev() -> Option<Params> {
+        Some(Params::default())
     }
-    let f = &flags.forkless;
-    let params = Params {
-        page_size: f.forkless_page_size,
-        fanout: f.forkless_fanout,
-        bucket_load: f.forkless_bucket_load,
-    };
-    params
-        .validate()
-        .map_err(|e| anyhow::anyhow!("--forkless-*: {e}"))?;
-    Ok(Some(Arc::new(Settings(params))))
-}
 
-impl crate::engines::Settings for Settings {
-    fn fingerprint(&self) -> String {
+    type Params = Params;
+    type Staged = ();
+    const NAME: &'static str = "forkless";
+    const ROOT: Commitment = FORKLESS_ROOT;
+    // The engine's own rule: after a failed stage or commit, reopen it.
+    const REOPEN_AFTER_FAILED_STAGE: bool = true;
+
+    fn open_in(dir: &Path, params: Params) -> anyhow::Result<Self> {
+        Ok(Self::open(
+            dir,
+            Options {
+                params,
+                ..Options::default()
+            },
+        )?)
+    }
+
+    fn from_flags(flags: &AllFlags) -> anyhow::Result<Params> {
+        let f = &flags.forkless;
+        let params = Params {
+            page_size: f.forkless_page_size,
+            fanout: f.forkless_fanout,
+            bucket_load: f.forkless_bucket_load,
+        };
+        params
+            .validate()
+            .map_err(|e| anyhow::anyhow!("--forkless-*: {e}"))?;
+        Ok(params)
+    }
+
+    fn fingerprint(p: &Params) -> String {
+        format!("/forkless:{}/{}/{}", p.page_size, p.fanout, p.bucket_load)
+    }
+
+    fn banner(p: &Params) -> String {
         format!(
-            "/forkless:{}/{}/{}",
-            self.0.page_size, self.0.fanout, self.0.bucket_load
+            "forkless LiveDB: pages of {} B, fanout {}, bucket load {}",
+            p.page_size, p.fanout, p.bucket_load
         )
     }
 
-    fn banner(&self) -> Option<String> {
-        Some(format!(
-            "forkless LiveDB: pages of {} B, fanout {}, bucket load {}",
-            self.0.page_size, self.0.fanout, self.0.bucket_load
-        ))
+    fn stage_block(&mut self, number: u64, writes: &Writes) -> anyhow::Result<(B256, ())> {
+        Ok((self.stage(number, writes)?, ()))
     }
 
-    fn open(&self, dir: &Path) -> anyhow::Result<Option<Box<dyn Engine>>> {
-        let mut e = Forkless {
-            dir: dir.join("forkless"),
-            params: self.0,
-            engine: Held::new("forkless"),
-        };
-        e.reopen()?;
-        Ok(Some(Box::new(e)))
-    }
-}
-
-/// The engine as the chain drives it.
-#[derive(Debug)]
-pub struct Forkless {
-    dir: PathBuf,
-    params: Params,
-    engine: Held<ForklessEngine>,
-}
-
-impl Forkless {
-    /// The engine.
-    pub fn engine(&self) -> anyhow::Result<&ForklessEngine> {
-        self.engine.get()
+    fn commit_in(kept: &mut Kept<Self>) -> anyhow::Result<()> {
+        kept.step(Self::commit)
     }
 
-    /// (Re)opens the engine from its files: a staged block is gone.
-    fn reopen(&mut self) -> anyhow::Result<()> {
-        let (dir, params) = (&self.dir, self.params);
-        self.engine.reopen(dir, || {
-            ForklessEngine::open(
-                dir,
-                Options {
-                    params,
-                    ..Options::default()
-                },
-            )
+    fn status_of(&self, p: &Params) -> Value {
+        let (live, archive) = self.disk_split();
+        json!({
+            "name": "forkless",
+            "head": self.head(),
+            "diskBytes": live + archive,
+            "liveBytes": live,
+            "archiveBytes": archive,
+            "archivedTo": self.archived(),
+            "params": {
+                "pageSize": p.page_size,
+                "fanout": p.fanout,
+                "bucketLoad": p.bucket_load,
+            },
         })
     }
 }
 
-impl Engine for Forkless {
-    fn name(&self) -> &'static str {
-        "forkless"
-    }
-
-    fn blocks(&self) -> u64 {
-        self.engine
-            .as_ref()
-            .and_then(|e| e.head())
-            .map_or(0, |h| h + 1)
-    }
-
-    fn apply(&mut self, number: u64, writes: &Writes) -> anyhow::Result<()> {
-        self.engine.get_mut()?.apply_block(number, writes)?;
-        Ok(())
-    }
-
-    fn check(&self, header: &Header) -> anyhow::Result<()> {
-        let root = self.engine()?.root(header.number)?;
-        crate::engines::check_commitment("forkless", root, header, &FORKLESS_ROOT)
-    }
-
-    fn stage(&mut self, number: u64, writes: &Writes, extra: &mut [u8]) -> anyhow::Result<()> {
-        let r = self.engine.get_mut()?.stage(number, writes);
-        let root = or_reopen(r, || self.reopen())?;
-        FORKLESS_ROOT.write(extra, &root.0);
-        Ok(())
-    }
-
-    fn commit(&mut self) -> anyhow::Result<()> {
-        // The engine's own rule: after a failed commit, reopen it.
-        let r = self.engine.get_mut()?.commit();
-        or_reopen(r, || self.reopen())
-    }
-
-    fn discard(&mut self) -> anyhow::Result<()> {
-        self.reopen()
-    }
-
-    fn status(&self) -> Vec<Value> {
-        let Some(e) = self.engine.as_ref() else {
-            return Vec::new();
-        };
-        let (live, archive) = e.disk_split();
-        vec![json!({
-            "name": "forkless",
-            "head": e.head(),
-            "diskBytes": live + archive,
-            "liveBytes": live,
-            "archiveBytes": archive,
-            "archivedTo": e.archived(),
-            "params": {
-                "pageSize": self.params.page_size,
-                "fanout": self.params.fanout,
-                "bucketLoad": self.params.bucket_load,
-            },
-        })]
-    }
-}
-
 fn forkless_of(chain: &Chain) -> Result<&ForklessEngine, ErrorObjectOwned> {
-    running::<Forkless>(chain, "the forkless engine")?
+    running::<Kept<ForklessEngine>>(chain, "the forkless engine")?
         .engine()
         .map_err(internal)
 }
@@ -217,6 +145,26 @@ fn history(q: &HistoryQuery<'_>) -> Result<Value, ErrorObjectOwned> {
     Ok(answer(q.node, q.chain, &proof))
 }
 
+fn rpc(m: &mut RpcModule<Arc<Node>>) -> anyhow::Result<()> {
+    m.register_method(
+        "lightprov_getForklessProof",
+        |p, n, _| -> Result<Value, ErrorObjectOwned> {
+            let a = args(&p, 3)?;
+            let key = key_arg(a.first().unwrap_or(&Value::Null))?;
+            let chain = read(n)?;
+            let range = opt_block_range(&chain, &a, 1)?;
+            let engine = forkless_of(&chain)?;
+            let proof = match range {
+                None => engine.prove_value(&key),
+                Some((from, to)) => engine.prove_history(&key, from, to),
+            }
+            .map_err(internal)?;
+            Ok(answer(n, &chain, &proof))
+        },
+    )?;
+    Ok(())
+}
+
 /// `{kind, address, slot?}` as the SDK's `StateKey` names a key.
 fn key_arg(v: &Value) -> Result<ForklessKey, ErrorObjectOwned> {
     let address: Address = v
@@ -239,30 +187,11 @@ fn key_arg(v: &Value) -> Result<ForklessKey, ErrorObjectOwned> {
     }
 }
 
-fn rpc(m: &mut RpcModule<Arc<Node>>) -> anyhow::Result<()> {
-    m.register_method(
-        "lightprov_getForklessProof",
-        |p, n, _| -> Result<Value, ErrorObjectOwned> {
-            let a = args(&p, 3)?;
-            let key = key_arg(a.first().unwrap_or(&Value::Null))?;
-            let chain = read(n)?;
-            let range = opt_block_range(&chain, &a, 1)?;
-            let engine = forkless_of(&chain)?;
-            let proof = match range {
-                None => engine.prove_value(&key),
-                Some((from, to)) => engine.prove_history(&key, from, to),
-            }
-            .map_err(internal)?;
-            Ok(answer(n, &chain, &proof))
-        },
-    )?;
-    Ok(())
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use crate::families::one::One;
     use lightprov_engine_api::Key;
     use lightprov_types::Word;
 
@@ -274,7 +203,7 @@ mod tests {
     /// reaches the roots of an engine that never saw it.
     #[test]
     fn a_discarded_block_is_gone_and_the_next_one_takes_its_number() {
-        let settings = Settings(Params {
+        let settings = One::<ForklessEngine>::new(Params {
             page_size: 128,
             fanout: 4,
             bucket_load: 2,

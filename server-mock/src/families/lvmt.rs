@@ -27,15 +27,12 @@ use lightprov_types::{
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::{Flags as AllFlags, HistoryQuery, Room, running};
+use super::{Flags as AllFlags, HistoryQuery, Room, key_at_block, running};
 use crate::{
     chain::Chain,
     dishonest::Family,
     engines::{Engine, SettingsResult, Writes},
-    handler::{
-        Node, args, block_hex, internal, invalid, not_served, opt_arg, proof_hex, read, resolve,
-        state_key,
-    },
+    handler::{Node, block_hex, internal, invalid, not_served, proof_hex, read},
 };
 
 /// The registry's entry.
@@ -279,11 +276,8 @@ fn rpc(m: &mut RpcModule<Arc<Node>>) -> anyhow::Result<()> {
     m.register_method(
         "lightprov_getLvmtProof",
         |p, n, _| -> Result<Value, ErrorObjectOwned> {
-            let a = args(&p, 2)?;
-            let state_key = state_key(&a, 0)?;
-            let chain = read(n)?;
+            let (state_key, chain, block) = key_at_block(&p, n)?;
             let head = chain.head().0.number;
-            let block = resolve(&chain, opt_arg(&a, 1, "blockTag")?)?;
             if block != head {
                 return Err(invalid(
                     "blockTag",

@@ -3,34 +3,27 @@
 //! key's value or absence at any block) and `lightprov_getMbtDiff` (every change between two
 //! blocks). Each proof is against the root of the block it is about, never the head's.
 
-use std::{
-    path::{Path, PathBuf},
-    sync::Arc,
-};
+use std::{path::Path, sync::Arc};
 
 use alloy_consensus::Header;
 use alloy_primitives::B256;
 use jsonrpsee::{RpcModule, types::ErrorObjectOwned};
+use lightprov_engine_api::StateEngine;
 use lightprov_engine_mbt::MbtEngine;
+use lightprov_types::family::Commitment;
 use lightprov_types::mbt::{MAX_HISTORY_BLOCKS, MBT_PARAMS, MBT_ROOT, MbtParams};
 use serde_json::{Value, json};
 
-use super::{Flags as AllFlags, HistoryQuery, Room, running};
+use super::one::{Kept, OneEngine};
+use super::{Flags as AllFlags, HistoryQuery, Room, block_pair, key_at_block, running};
 use crate::{
     chain::Chain,
-    engines::{Engine, Held, SettingsResult, Writes, keyed, or_reopen},
-    handler::{Node, args, block_hex, block_range, internal, opt_arg, read, resolve, state_key},
+    engines::{Writes, keyed},
+    handler::{Node, block_hex, internal},
 };
 
 /// The registry's entry.
-pub const ROOM: Room = Room {
-    engines: &["mbt"],
-    dev: || Some(Arc::new(Settings(MbtParams::DEFAULT))),
-    settings,
-    history,
-    rpc,
-    expensive: &["lightprov_getMbtDiff"],
-};
+pub const ROOM: Room = Room::one::<MbtEngine>(history, rpc, &["lightprov_getMbtDiff"]);
 
 /// The Merkle Bucket Tree's flags.
 #[derive(Clone, Debug, clap::Args)]
@@ -47,141 +40,87 @@ pub struct Flags {
     pub mbt_fanout: u8,
 }
 
-/// The tree's parameters, if the node runs the engine.
-#[derive(Clone, Copy, Debug)]
-pub struct Settings(pub MbtParams);
-
-fn settings(flags: &AllFlags, engines: &[String], _: &Path) -> SettingsResult {
-    if !engines.iter().any(|e| e == "mbt") {
-        return Ok(None);
-    }
-    let f = &flags.mbt;
-    let params = MbtParams::new(f.mbt_bucket_bits, f.mbt_fanout)
-        .map_err(|e| anyhow::anyhow!("--mbt-*: {}: {}", e.field, e.reason))?;
-    Ok(Some(Arc::new(Settings(params))))
-}
-
-impl crate::engines::Settings for Settings {
-    fn fingerprint(&self) -> String {
-        format!("/mbt:{}/{}", self.0.bucket_bits(), self.0.fanout())
+impl OneEngine for MbtEngine {
+    fn dev() -> Option<MbtParams> {
+        Some(MbtParams::DEFAULT)
     }
 
-    fn banner(&self) -> Option<String> {
-        Some(format!(
+    type Params = MbtParams;
+    type Staged = ();
+    const NAME: &'static str = "mbt";
+    const ROOT: Commitment = MBT_ROOT;
+
+    fn open_in(dir: &Path, params: MbtParams) -> anyhow::Result<Self> {
+        Ok(Self::open(dir, params)?)
+    }
+
+    fn from_flags(flags: &AllFlags) -> anyhow::Result<MbtParams> {
+        let f = &flags.mbt;
+        MbtParams::new(f.mbt_bucket_bits, f.mbt_fanout)
+            .map_err(|e| anyhow::anyhow!("--mbt-*: {}: {}", e.field, e.reason))
+    }
+
+    fn fingerprint(p: &MbtParams) -> String {
+        format!("/mbt:{}/{}", p.bucket_bits(), p.fanout())
+    }
+
+    fn banner(p: &MbtParams) -> String {
+        format!(
             "Merkle Bucket Tree: 2^{} buckets, fanout {}",
-            self.0.bucket_bits(),
-            self.0.fanout()
-        ))
+            p.bucket_bits(),
+            p.fanout()
+        )
     }
 
-    fn open(&self, dir: &Path) -> anyhow::Result<Option<Box<dyn Engine>>> {
-        let mut e = Mbt {
-            dir: dir.join("mbt"),
-            params: self.0,
-            engine: Held::new("mbt"),
-        };
-        e.reopen()?;
-        Ok(Some(Box::new(e)))
-    }
-}
-
-/// The engine as the chain drives it.
-#[derive(Debug)]
-pub struct Mbt {
-    dir: PathBuf,
-    params: MbtParams,
-    engine: Held<MbtEngine>,
-}
-
-impl Mbt {
-    /// The engine.
-    pub fn engine(&self) -> anyhow::Result<&MbtEngine> {
-        self.engine.get()
-    }
-
-    /// (Re)opens the engine from its store: a staged block is gone.
-    fn reopen(&mut self) -> anyhow::Result<()> {
-        let (dir, params) = (&self.dir, self.params);
-        self.engine.reopen(dir, || MbtEngine::open(dir, params))
-    }
-}
-
-/// The `mbtRoot` commitment of a header (zero if absent).
-pub fn root_of(header: &Header) -> B256 {
-    B256::from(MBT_ROOT.read(&header.extra_data).unwrap_or_default())
-}
-
-impl Engine for Mbt {
-    fn name(&self) -> &'static str {
-        "mbt"
-    }
-
-    fn blocks(&self) -> u64 {
-        self.engine.as_ref().map_or(0, MbtEngine::blocks)
-    }
-
-    fn apply(&mut self, number: u64, writes: &Writes) -> anyhow::Result<()> {
-        self.engine.get_mut()?.apply(number, &keyed(writes))?;
-        Ok(())
-    }
-
-    fn check(&self, header: &Header) -> anyhow::Result<()> {
-        let root = self.engine()?.root_at(header.number)?;
-        if root != root_of(header) {
-            anyhow::bail!(
-                "the mbt root {root} differs from the header of block {}",
-                header.number
-            );
-        }
+    fn check_more(params: &MbtParams, header: &Header) -> anyhow::Result<()> {
         if header.number == 0 {
             let word = MBT_PARAMS.read(&header.extra_data).unwrap_or_default();
-            if word != self.params.to_word() {
+            if word != params.to_word() {
                 anyhow::bail!(
                     "the genesis header pins other mbt parameters ({}) than the engine's \
                      (2^{} buckets, fanout {})",
                     B256::from(word),
-                    self.params.bucket_bits(),
-                    self.params.fanout()
+                    params.bucket_bits(),
+                    params.fanout()
                 );
             }
         }
         Ok(())
     }
 
-    fn stage(&mut self, number: u64, writes: &Writes, extra: &mut [u8]) -> anyhow::Result<()> {
-        let root = self.engine.get_mut()?.stage(number, &keyed(writes))?;
+    fn stage_block(&mut self, number: u64, writes: &Writes) -> anyhow::Result<(B256, ())> {
+        Ok((self.stage(number, &keyed(writes))?, ()))
+    }
+
+    fn write_commitments(
+        &mut self,
+        params: &MbtParams,
+        number: u64,
+        root: B256,
+        extra: &mut [u8],
+    ) -> anyhow::Result<()> {
         // The genesis header also pins the parameters, once for the chain.
         if !MBT_ROOT.write(extra, &root.0)
-            || (number == 0 && !MBT_PARAMS.write(extra, &self.params.to_word()))
+            || (number == 0 && !MBT_PARAMS.write(extra, &params.to_word()))
         {
-            self.engine.get_mut()?.discard();
+            self.discard();
             anyhow::bail!("extraData holds no room for mbtRoot and mbtParams");
         }
         Ok(())
     }
 
-    fn commit(&mut self) -> anyhow::Result<()> {
-        // The batch is atomic: on failure, reopen from what the store holds (the block is not
-        // in it).
-        let r = self.engine.get_mut()?.commit();
-        or_reopen(r, || self.reopen())
+    fn commit_in(kept: &mut Kept<Self>) -> anyhow::Result<()> {
+        // The batch is atomic: on failure, reopen from what the store holds.
+        kept.step(Self::commit)
     }
 
-    fn discard(&mut self) -> anyhow::Result<()> {
-        self.reopen()
-    }
-
-    fn status(&self) -> Vec<Value> {
-        let Some(e) = self.engine.as_ref() else {
-            return Vec::new();
-        };
-        use lightprov_engine_api::StateEngine;
-        vec![json!({
+    fn status_of(&self, params: &MbtParams) -> Value {
+        json!({
             "name": "mbt",
-            "head": e.head(),
-            "diskBytes": e.disk_bytes(),
-            "params": params_json(&self.params),
-        })]
+            "head": self.head(),
+            "diskBytes": self.disk_bytes(),
+            "params": params_json(params),
+        })
     }
 }
 
@@ -190,7 +129,7 @@ fn params_json(p: &MbtParams) -> Value {
 }
 
 fn mbt_of(chain: &Chain) -> Result<&MbtEngine, ErrorObjectOwned> {
-    running::<Mbt>(chain, "the mbt engine")?
+    running::<Kept<MbtEngine>>(chain, "the mbt engine")?
         .engine()
         .map_err(internal)
 }
@@ -220,10 +159,7 @@ fn rpc(m: &mut RpcModule<Arc<Node>>) -> anyhow::Result<()> {
     m.register_method(
         "lightprov_getMbtProof",
         |p, n, _| -> Result<Value, ErrorObjectOwned> {
-            let a = args(&p, 2)?;
-            let key = state_key(&a, 0)?;
-            let chain = read(n)?;
-            let block = resolve(&chain, opt_arg(&a, 1, "blockTag")?)?;
+            let (key, chain, block) = key_at_block(&p, n)?;
             let engine = mbt_of(&chain)?;
             let proof = engine.prove_at(&key, block).map_err(internal)?;
             Ok(answer(n, engine, block, &proof.encode()))
@@ -232,9 +168,7 @@ fn rpc(m: &mut RpcModule<Arc<Node>>) -> anyhow::Result<()> {
     m.register_method(
         "lightprov_getMbtDiff",
         |p, n, _| -> Result<Value, ErrorObjectOwned> {
-            let a = args(&p, 2)?;
-            let chain = read(n)?;
-            let (from, to) = block_range(&chain, &a, 0)?;
+            let (chain, from, to) = block_pair(&p, n)?;
             let engine = mbt_of(&chain)?;
             let proof = engine.prove_diff(from, to).map_err(internal)?;
             let mut v = answer(n, engine, to, &proof.encode());
@@ -252,6 +186,7 @@ fn rpc(m: &mut RpcModule<Arc<Node>>) -> anyhow::Result<()> {
 mod tests {
     use super::*;
     use crate::families::Settings as _;
+    use crate::families::one::One;
     use lightprov_engine_api::Key;
     use lightprov_types::Word;
 
@@ -263,7 +198,7 @@ mod tests {
     /// reaches the roots of an engine that never saw it.
     #[test]
     fn a_discarded_block_is_gone_and_the_next_one_takes_its_number() {
-        let settings = Settings(MbtParams::new(3, 2).unwrap());
+        let settings = One::<MbtEngine>::new(MbtParams::new(3, 2).unwrap());
         let dir = tempfile::tempdir().unwrap();
         let (_, extra) =
             crate::engines::discarded_blocks_leave_no_trace(&settings, writes, 3, dir.path());
@@ -274,7 +209,7 @@ mod tests {
     /// root is refused.
     #[test]
     fn a_header_of_another_root_is_refused() {
-        let settings = Settings(MbtParams::new(3, 2).unwrap());
+        let settings = One::<MbtEngine>::new(MbtParams::new(3, 2).unwrap());
         let dir = tempfile::tempdir().unwrap();
         let mut e = settings.open(dir.path()).unwrap().unwrap();
         let mut extra = vec![0u8; lightprov_types::family::EXTRA_COMMITMENTS_LEN];
@@ -302,7 +237,7 @@ mod tests {
     /// Only the genesis header carries the parameters.
     #[test]
     fn later_headers_pin_nothing() {
-        let settings = Settings(MbtParams::new(3, 2).unwrap());
+        let settings = One::<MbtEngine>::new(MbtParams::new(3, 2).unwrap());
         let dir = tempfile::tempdir().unwrap();
         let mut e = settings.open(dir.path()).unwrap().unwrap();
         for n in 0..2 {
