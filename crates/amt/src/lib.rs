@@ -8,10 +8,11 @@ pub mod opening;
 
 use alloc::vec::Vec;
 
-use ark_bn254::{Bn254, Fr, G1Affine, G2Affine};
-use ark_ec::{AffineRepr, pairing::Pairing};
+use ark_bn254::{Fr, G1Affine, G2Affine};
+use ark_ec::AffineRepr;
 use ark_ff::{FftField, PrimeField, Zero};
 use ark_serialize::{CanonicalDeserialize, CanonicalSerialize, Compress, Validate};
+use lightprov_field::bn254;
 use lightprov_types::DecodeError;
 use sha2::{Digest, Sha256};
 
@@ -28,15 +29,22 @@ pub const VERSION_BITS: u32 = 40;
 /// The largest version a slot holds.
 pub const MAX_VERSION: u64 = (1 << VERSION_BITS) - 1;
 
-/// Decodes a compressed G1 point: canonical, on the curve (BN254's G1 has cofactor 1).
+/// Decodes a compressed G1 point: canonical, x below p, on the curve (BN254's G1 has cofactor
+/// 1). Decoded on lightprov-field's wasm32 backend (the square root is its arithmetic), the point
+/// handed back as `ark-bn254`'s, word for word.
 pub fn g1_from_bytes(b: &[u8], field: &str) -> Result<G1Affine, DecodeError> {
+    Ok(bn254::g1_to_ark(&fast_g1_from_bytes(b, field)?))
+}
+
+/// [`g1_from_bytes`] on the backend the check runs on.
+fn fast_g1_from_bytes(b: &[u8], field: &str) -> Result<bn254::G1Affine, DecodeError> {
     if b.len() != G1_BYTES {
         return Err(DecodeError::new(field, "a G1 point is 32 bytes"));
     }
-    let p = G1Affine::deserialize_with_mode(b, Compress::Yes, Validate::Yes)
+    let p = bn254::G1Affine::deserialize_with_mode(b, Compress::Yes, Validate::Yes)
         .map_err(|_| DecodeError::new(field, "not a point of G1"))?;
     // One encoding per point: the identity decodes from any x with the infinity flag.
-    if g1_to_bytes(&p).as_slice() != b {
+    if fast_g1_to_bytes(&p).as_slice() != b {
         return Err(DecodeError::new(field, "non-canonical point encoding"));
     }
     Ok(p)
@@ -44,19 +52,27 @@ pub fn g1_from_bytes(b: &[u8], field: &str) -> Result<G1Affine, DecodeError> {
 
 /// The compressed encoding of a G1 point.
 pub fn g1_to_bytes(p: &G1Affine) -> [u8; G1_BYTES] {
+    fast_g1_to_bytes(&bn254::g1_from_ark(p))
+}
+
+/// [`g1_to_bytes`] on the backend the check runs on (the same bytes: one serialisation routine
+/// in a wasm module).
+fn fast_g1_to_bytes(p: &bn254::G1Affine) -> [u8; G1_BYTES] {
     let mut out = [0u8; G1_BYTES];
     // Serialising a valid point into a buffer of its exact size cannot fail.
     let _ = p.serialize_with_mode(&mut out[..], Compress::Yes);
     out
 }
 
-/// Decodes a compressed G2 point: canonical, on the curve and in the prime-order subgroup.
+/// Decodes a compressed G2 point: canonical, x below p in both coordinates, on the curve and in
+/// the prime-order subgroup (the endomorphism test ψ(P) = [6x²]P), on the wasm32 backend.
 pub fn g2_from_bytes(b: &[u8], field: &str) -> Result<G2Affine, DecodeError> {
     if b.len() != G2_BYTES {
         return Err(DecodeError::new(field, "a G2 point is 64 bytes"));
     }
-    let p = G2Affine::deserialize_with_mode(b, Compress::Yes, Validate::Yes)
+    let p = bn254::G2Affine::deserialize_with_mode(b, Compress::Yes, Validate::Yes)
         .map_err(|_| DecodeError::new(field, "not a point of the G2 subgroup"))?;
+    let p = bn254::g2_to_ark(&p);
     if g2_to_bytes(&p).as_slice() != b {
         return Err(DecodeError::new(field, "non-canonical point encoding"));
     }
@@ -66,7 +82,7 @@ pub fn g2_from_bytes(b: &[u8], field: &str) -> Result<G2Affine, DecodeError> {
 /// The compressed encoding of a G2 point.
 pub fn g2_to_bytes(p: &G2Affine) -> [u8; G2_BYTES] {
     let mut out = [0u8; G2_BYTES];
-    let _ = p.serialize_with_mode(&mut out[..], Compress::Yes);
+    let _ = bn254::g2_from_ark(p).serialize_with_mode(&mut out[..], Compress::Yes);
     out
 }
 
@@ -149,7 +165,8 @@ pub struct Params {
     depth: u8,
     /// `g2[0] = [1]₂`, `g2[j + 1] = [τ^{2^j}]₂`.
     g2: Vec<G2Affine>,
-    prepared: Vec<<Bn254 as Pairing>::G2Prepared>,
+    /// The same points on lightprov-field's backend, their Miller-loop lines computed once.
+    prepared: Vec<bn254::G2Prepared>,
     omega: Fr,
 }
 
@@ -167,7 +184,7 @@ impl Params {
         }
         let omega = domain_root(depth)
             .ok_or_else(|| DecodeError::new("depth", "no root of unity of that order"))?;
-        let prepared = g2.iter().map(|p| (*p).into()).collect();
+        let prepared = g2.iter().map(|p| bn254::g2_from_ark(p).into()).collect();
         Ok(Self {
             depth,
             g2,
@@ -225,8 +242,9 @@ impl Params {
         &self.g2
     }
 
-    /// [`Params::g2`], prepared for pairings.
-    pub fn prepared(&self) -> &[<Bn254 as Pairing>::G2Prepared] {
+    /// [`Params::g2`], prepared for pairings on lightprov-field's BN254 (every line of their
+    /// Miller loops, computed once per parameter set).
+    pub fn prepared(&self) -> &[bn254::G2Prepared] {
         &self.prepared
     }
 }
@@ -248,7 +266,7 @@ pub struct Opening {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use ark_ff::Field;
+    use ark_ff::{BigInteger, Field};
 
     #[test]
     fn packing_puts_slot_s_at_2_to_the_40s() {
@@ -280,6 +298,126 @@ mod tests {
         assert_eq!(domain_root(0), None);
         assert_eq!(domain_root(MAX_DEPTH + 1), None);
         assert_eq!(shape::entries(32), None);
+    }
+
+    /// arkworks' own decoding of a compressed point (the reference the wasm32 backend's
+    /// decoding must agree with on any bytes).
+    fn ark_decode<P: CanonicalDeserialize>(b: &[u8]) -> Option<P> {
+        P::deserialize_with_mode(b, Compress::Yes, Validate::Yes).ok()
+    }
+
+    /// A base field element's 32 little-endian bytes (compressed points store x so).
+    fn le(x: &ark_ff::BigInt<4>) -> [u8; 32] {
+        let mut out = [0u8; 32];
+        out.copy_from_slice(&x.to_bytes_le());
+        out
+    }
+
+    #[test]
+    fn g1_decoding_refuses_x_at_or_above_p_and_off_the_curve() {
+        let p = ark_bn254::Fq::MODULUS;
+        // x = p, and x = 1 + p (the generator's x, aliased): flags clear, below 2^254.
+        assert!(g1_from_bytes(&le(&p), "q").is_err());
+        let mut alias = p;
+        alias.add_with_carry(&ark_ff::BigInt::from(1u64));
+        let g = g1_to_bytes(&G1Affine::generator());
+        assert_eq!(g[0], 1, "the generator's x is 1");
+        let mut aliased = le(&alias);
+        aliased[31] |= g[31] & 0xc0;
+        assert!(g1_from_bytes(&aliased, "q").is_err());
+        // An x with x³ + 3 a non-square: no point.
+        let off = (0u64..)
+            .map(ark_bn254::Fq::from)
+            .find(|x| G1Affine::get_point_from_x_unchecked(*x, false).is_none())
+            .unwrap();
+        let b = le(&off.into_bigint());
+        assert!(ark_decode::<G1Affine>(&b).is_none());
+        assert!(g1_from_bytes(&b, "q").is_err());
+    }
+
+    #[test]
+    fn g2_decoding_refuses_x_above_p_off_the_curve_and_outside_the_subgroup() {
+        // x + p in either coordinate (c0 in bytes 0..32, c1 in 32..64 under the flag bits), on
+        // multiples of the generator until each coordinate had a case that fits.
+        let p = ark_bn254::Fq::MODULUS;
+        let mut aliased = [0, 0];
+        for k in 1u64..64 {
+            let g: G2Affine = (G2Affine::generator() * Fr::from(k)).into();
+            let good = g2_to_bytes(&g);
+            assert_eq!(g2_from_bytes(&good, "t").unwrap(), g);
+            for (n, (c, at, bits)) in [(g.x.c0, 0, 256), (g.x.c1, 32, 254)]
+                .into_iter()
+                .enumerate()
+            {
+                let mut big = c.into_bigint();
+                if big.add_with_carry(&p) || big.num_bits() > bits {
+                    continue;
+                }
+                let mut t = good;
+                let flags = t[63] & 0xc0;
+                t[at..at + 32].copy_from_slice(&le(&big));
+                t[63] |= flags;
+                assert!(ark_decode::<G2Affine>(&t).is_none());
+                assert!(g2_from_bytes(&t, "t").is_err(), "x + p at {at} accepted");
+                aliased[n] += 1;
+            }
+        }
+        assert!(aliased[0] > 0 && aliased[1] > 0, "{aliased:?}");
+        // Points of the twist outside the subgroup, and an x off it.
+        let mut outside = 0;
+        let mut off = 0;
+        for k in 1u64..200 {
+            let x = ark_bn254::Fq2::new(ark_bn254::Fq::from(k), ark_bn254::Fq::from(1u64));
+            match G2Affine::get_point_from_x_unchecked(x, true) {
+                Some(q) => {
+                    assert!(!q.is_in_correct_subgroup_assuming_on_curve());
+                    let mut b = [0u8; G2_BYTES];
+                    q.serialize_with_mode(&mut b[..], Compress::Yes).unwrap();
+                    assert!(ark_decode::<G2Affine>(&b).is_none());
+                    assert!(g2_from_bytes(&b, "t").is_err());
+                    let mut params = alloc::vec![1u8];
+                    params.extend_from_slice(&g2_to_bytes(&G2Affine::generator()));
+                    params.extend_from_slice(&b);
+                    assert!(Params::decode(&params).is_err());
+                    outside += 1;
+                }
+                None => {
+                    let mut b = [0u8; G2_BYTES];
+                    x.serialize_with_mode(&mut b[..], Compress::Yes).unwrap();
+                    assert!(g2_from_bytes(&b, "t").is_err());
+                    off += 1;
+                }
+            }
+            if outside >= 3 && off >= 3 {
+                break;
+            }
+        }
+        assert!(outside >= 3 && off >= 3);
+    }
+
+    /// `b` with each of its bits flipped in turn, and the bit.
+    fn one_bit_changes<const N: usize>(b: [u8; N]) -> impl Iterator<Item = (usize, [u8; N])> {
+        (0..N * 8).map(move |bit| {
+            let mut t = b;
+            t[bit / 8] ^= 1 << (bit % 8);
+            (bit, t)
+        })
+    }
+
+    #[test]
+    fn decoding_agrees_with_arkworks_on_every_one_bit_change() {
+        for k in [1u64, 2, 7, 1 << 40] {
+            let g1 = (G1Affine::generator() * Fr::from(k)).into();
+            for (bit, t) in one_bit_changes(g1_to_bytes(&g1)) {
+                let want = ark_decode::<G1Affine>(&t).filter(|p| g1_to_bytes(p) == t);
+                assert_eq!(g1_from_bytes(&t, "q").ok(), want, "G1 k={k} bit {bit}");
+            }
+        }
+        let g2 = (G2Affine::generator() * Fr::from(3u64)).into();
+        for (bit, t) in one_bit_changes(g2_to_bytes(&g2)) {
+            let want = ark_decode::<G2Affine>(&t).filter(|p| g2_to_bytes(p) == t);
+            assert_eq!(g2_from_bytes(&t, "t").ok(), want, "G2 bit {bit}");
+        }
     }
 
     #[test]

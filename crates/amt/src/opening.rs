@@ -5,11 +5,14 @@
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::{Opening, Params, fr_to_be, g1_to_bytes};
+use crate::{Opening, Params, fast_g1_to_bytes, fr_to_be};
 
-use ark_bn254::{Bn254, Fr, G1Affine, G1Projective};
-use ark_ec::{AffineRepr, CurveGroup, VariableBaseMSM, pairing::Pairing};
-use ark_ff::{Field, One, Zero};
+use ark_bn254::Fr;
+use ark_ec::{AdditiveGroup, AffineRepr, CurveGroup, pairing::Pairing};
+use ark_ff::{BigInteger, Field, One, PrimeField, Zero};
+use lightprov_field::bn254::{
+    Bn254, G1Affine, G1Projective, G2Prepared, g1_from_ark, multi_miller_loop,
+};
 use lightprov_types::{DecodeError, ErrorCode};
 use sha2::{Digest, Sha256};
 
@@ -49,13 +52,73 @@ impl From<DecodeError> for AmtError {
 }
 
 /// The canonical bytes of an opening the batching coefficients are derived from.
-fn transcript(o: &Opening, h: &mut Sha256) {
-    h.update(g1_to_bytes(&o.commitment));
-    h.update(o.index.to_be_bytes());
-    h.update(fr_to_be(&o.value));
+fn transcript(o: &FastOpening<'_>, h: &mut Sha256) {
+    h.update(fast_g1_to_bytes(&o.commitment));
+    h.update(o.opening.index.to_be_bytes());
+    h.update(fr_to_be(&o.opening.value));
     for q in &o.quotients {
-        h.update(g1_to_bytes(q));
+        h.update(fast_g1_to_bytes(q));
     }
+}
+
+/// An opening's points on lightprov-field's backend (the same words), where the check runs.
+struct FastOpening<'a> {
+    opening: &'a Opening,
+    commitment: G1Affine,
+    quotients: Vec<G1Affine>,
+}
+
+impl<'a> From<&'a Opening> for FastOpening<'a> {
+    fn from(opening: &'a Opening) -> Self {
+        Self {
+            opening,
+            commitment: g1_from_ark(&opening.commitment),
+            quotients: opening.quotients.iter().map(g1_from_ark).collect(),
+        }
+    }
+}
+
+/// The window of [`msm`]'s signed digits: odd, below 2^(W−1) in absolute value.
+const WINDOW: usize = 5;
+
+/// `Σ_i s_i·P_i` by interleaved wNAF (Straus): each point's odd multiples 1·P … 15·P once, then
+/// one chain of 254 doublings shared by every point, with an addition per non-zero digit (one
+/// in six on average). For the few dozen points of a proof check this takes about half of
+/// arkworks' `msm`, whose bucket method (windows of 3 bits below 32 points) pays for its
+/// buckets' sums in every window. Points and scalars beyond the shorter list are ignored.
+pub(crate) fn msm(bases: &[G1Affine], scalars: &[Fr]) -> G1Projective {
+    let digits: Vec<Vec<i64>> = scalars
+        .iter()
+        .map(|s| s.into_bigint().find_wnaf(WINDOW).unwrap_or_default())
+        .collect();
+    let per = 1usize << (WINDOW - 2);
+    // tables[i·per + t] = (2t + 1)·P_i, made affine at once (one inversion) for mixed additions.
+    let mut tables: Vec<G1Projective> = Vec::with_capacity(bases.len() * per);
+    for p in bases.iter().take(digits.len()) {
+        let p = p.into_group();
+        let twice = p.double();
+        let mut m = p;
+        for _ in 0..per {
+            tables.push(m);
+            m += twice;
+        }
+    }
+    let tables = G1Projective::normalize_batch(&tables);
+    let len = digits.iter().map(Vec::len).max().unwrap_or(0);
+    let mut acc = G1Projective::zero();
+    for i in (0..len).rev() {
+        acc.double_in_place();
+        for (ds, table) in digits.iter().zip(tables.chunks_exact(per)) {
+            let d = ds.get(i).copied().unwrap_or(0);
+            let t = usize::try_from(d.unsigned_abs() / 2).unwrap_or(usize::MAX);
+            match (d.signum(), table.get(t)) {
+                (1, Some(m)) => acc += m,
+                (-1, Some(m)) => acc -= m,
+                _ => {}
+            }
+        }
+    }
+    acc
 }
 
 /// Refuses an opening whose index is beyond the AMT or whose quotient count is not D.
@@ -85,10 +148,11 @@ pub fn check_shapes(params: &Params, openings: &[Opening]) -> Result<(), AmtErro
 pub fn verify(params: &Params, openings: &[Opening]) -> Result<(), AmtError> {
     let d = usize::from(params.depth());
     check_shapes(params, openings)?;
+    let openings: Vec<FastOpening<'_>> = openings.iter().map(FastOpening::from).collect();
     // ρ_0 = 1; ρ_k = 128 bits of SHA-256(tag ‖ every opening ‖ k).
     let mut seed = Sha256::new();
     seed.update(b"lightprov/lvmt/amt-batch/v1");
-    for o in openings {
+    for o in &openings {
         transcript(o, &mut seed);
     }
     let seed = seed.finalize();
@@ -112,46 +176,85 @@ pub fn verify(params: &Params, openings: &[Opening]) -> Result<(), AmtError> {
         bases.push(o.commitment);
         scalars.push(r);
         bases.push(G1Affine::generator());
-        scalars.push(-(r * o.value));
+        scalars.push(-(r * o.opening.value));
         // c_D = ω^i, c_{d−1} = c_d².
-        let mut c = params.omega().pow([o.index]);
+        let mut c = params.omega().pow([o.opening.index]);
         for (j, q) in o.quotients.iter().enumerate().rev() {
             bases.push(*q);
             scalars.push(r * c);
             c.square_in_place();
             if let Some(acc) = right.get_mut(j) {
-                *acc += *q * r;
+                // ρ_0 = 1: the first opening's quotients are added as they are.
+                if k == 0 {
+                    *acc += q;
+                } else {
+                    *acc += *q * r;
+                }
             }
         }
     }
-    let left = G1Projective::msm(&bases, &scalars)
-        .map_err(|_| AmtError::PairingCheckFailed)?
-        .into_affine();
-    // Q_d pairs with [τ^{2^{D−d}}]₂ = g2[D − d + 1].
-    let mut g1s: Vec<G1Affine> = Vec::with_capacity(d + 1);
-    let mut g2s = Vec::with_capacity(d + 1);
-    g1s.push(left);
-    // (`check_shapes` bounds every index; a missing point fails the check rather than taking
-    // `G2Prepared::default()`, which would also pull a second copy of the G2 preparation code
-    // into the wasm module.)
-    let g2 = |i: usize| {
-        params
-            .prepared()
-            .get(i)
-            .cloned()
-            .ok_or(AmtError::PairingCheckFailed)
-    };
-    g2s.push(g2(0)?);
+    let left = msm(&bases, &scalars).into_affine();
+    // Q_d pairs with [τ^{2^{D−d}}]₂ = g2[D − d + 1]; −right_d, so that the product is 1.
+    // (`check_shapes` bounds every index; a missing point fails the check.)
+    let prepared = params.prepared();
+    let g2 = |i: usize| prepared.get(i).ok_or(AmtError::PairingCheckFailed);
+    let mut pairs: Vec<(G1Affine, &G2Prepared)> = Vec::with_capacity(d + 1);
+    pairs.push((left, g2(0)?));
     let right = G1Projective::normalize_batch(&right);
     for (j, q) in right.iter().enumerate() {
         // quotient index j is d = j + 1.
-        let t = g2(d - j)?;
-        g1s.push((-q.into_group()).into_affine());
-        g2s.push(t);
+        pairs.push((-*q, g2(d - j)?));
     }
-    let ml = Bn254::multi_miller_loop(g1s, g2s);
+    // One Miller loop, one accumulator, every line prepared; one final exponentiation.
+    let ml = multi_miller_loop(pairs).ok_or(AmtError::PairingCheckFailed)?;
     match Bn254::final_exponentiation(ml) {
         Some(out) if out.is_zero() => Ok(()),
         _ => Err(AmtError::PairingCheckFailed),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use ark_ec::{PrimeGroup, VariableBaseMSM};
+
+    /// The interleaved wNAF equals arkworks' bucket method: on 0 to 40 points, with scalars 0,
+    /// 1, −1 (r − 1), 2^k, 15, 16, 17 and pseudo-random ones, the identity among the points.
+    #[test]
+    fn msm_is_arkworks() {
+        let mut seed = 7u64;
+        let mut next = || {
+            let mut h = Sha256::new();
+            h.update(seed.to_be_bytes());
+            seed += 1;
+            crate::fr_from_be_mod_order(&h.finalize())
+        };
+        let g = G1Projective::generator();
+        for n in [0usize, 1, 2, 3, 17, 18, 34, 40] {
+            let bases: Vec<G1Affine> = (0..n)
+                .map(|i| {
+                    if i == 5 {
+                        G1Affine::zero()
+                    } else {
+                        (g * next()).into_affine()
+                    }
+                })
+                .collect();
+            let fixed = [
+                Fr::zero(),
+                Fr::one(),
+                -Fr::one(),
+                Fr::from(1u64 << 40),
+                Fr::from(15u64),
+                Fr::from(16u64),
+                Fr::from(17u64),
+            ];
+            let scalars: Vec<Fr> = (0..n)
+                .map(|i| fixed.get(i).copied().unwrap_or_else(&mut next))
+                .collect();
+            let want = G1Projective::msm(&bases, &scalars).unwrap();
+            assert_eq!(msm(&bases, &scalars), want, "{n} points");
+        }
     }
 }

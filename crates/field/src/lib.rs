@@ -8,6 +8,8 @@
 //! pairings run on it unchanged. [`bls12_381`] is BLS12-381 on it and [`bn254`] BN254.
 #![no_std]
 
+extern crate alloc;
+
 mod backend;
 #[cfg(feature = "bls12-381")]
 pub mod bls12_381;
@@ -20,6 +22,8 @@ pub use backend::{Wasm32Backend, from_mont, to_mont};
 
 #[cfg(all(test, feature = "bls12-381"))]
 mod bls_tests;
+#[cfg(all(test, feature = "bn254"))]
+mod bn_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(all(test, any(feature = "bls12-381", feature = "bn254")))]

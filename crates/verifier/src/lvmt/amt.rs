@@ -10,7 +10,8 @@
 //!
 //! Several openings are checked at once with coefficients `ρ_k` derived by hashing the canonical
 //! encoding of every opening (no randomness): every opening pairs with the same `[τ^{2^j}]₂`, so
-//! the batch still costs D + 1 Miller loops and one final exponentiation. The verifier needs
+//! the batch still costs one Miller loop over D + 1 pairs (one accumulator, the G2 lines
+//! prepared with the parameters) and one final exponentiation, on `lightprov-field`'s BN254. The verifier needs
 //! only `[1]₂` and `[τ^{2^j}]₂` for `j < D`: [`Params`]. The encodings, [`Params`] and
 //! [`Opening`] live in `lightprov-amt`, shared with the engine that produces the openings, and
 //! so does the check itself (`lightprov_amt::opening`): every BN254 routine it needs is then
