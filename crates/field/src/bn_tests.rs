@@ -8,7 +8,9 @@ use std::vec::Vec;
 
 use ark_bn254 as ark;
 use ark_ec::{AffineRepr, CurveGroup, bn::BnConfig};
+use ark_ff::{BigInteger, Field};
 use ark_ff::{PrimeField, UniformRand, Zero};
+use ark_serialize::{CanonicalDeserialize, CanonicalSerialize};
 
 use crate::bn254::{
     Config, G2Affine, SIX_X_SQUARED, g1_from_ark, g1_to_ark, g2_from_ark, g2_to_ark,
@@ -119,4 +121,119 @@ fn one_accumulator_miller_loop_is_arkworks() {
     let mut short: G2Prepared = g2(&mut rng).into();
     short.ell_coeffs.pop();
     assert!(multi_miller_loop([(g1(&mut rng), &short)]).is_none());
+}
+
+/// `a / d` for little-endian words and a one-word divisor, and the remainder.
+// A test helper (the lints' test exemption covers test functions only).
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+fn div_small(a: &[u64], d: u64) -> (Vec<u64>, u64) {
+    let mut q = std::vec![0u64; a.len()];
+    let mut rem = 0u128;
+    for (i, w) in a.iter().enumerate().rev() {
+        let cur = (rem << 64) | u128::from(*w);
+        q[i] = u64::try_from(cur / u128::from(d)).unwrap();
+        rem = cur % u128::from(d);
+    }
+    (q, u64::try_from(rem).unwrap())
+}
+
+/// The twist E'(Fp2) has order r·h with h = 2p − r = 10069 · 5864401 · 1875725156269 · ℓ₄ (four
+/// primes, ℓ₄ of 177 bits): for each prime ℓ of h, a point T of order exactly ℓ (no component
+/// in G2 at all) and G + T (a G2 point plus a small-order component) are refused by the
+/// endomorphism test, by the slow check and by decoding. The test ψ(P) = [6x²]P is sound on
+/// BN curves because ψ² − tψ + p = 0 on E', so a point where ψ acts as t − 1 has
+/// ((t − 1)² − t(t − 1) + p)·P = (p + 1 − t)·P = r·P = O, and r² does not divide r·h.
+#[test]
+fn g2_subgroup_check_refuses_every_small_order_component() {
+    let h = <ark::g2::Config as ark_ec::CurveConfig>::COFACTOR;
+    let small = [10069u64, 5_864_401, 1_875_725_156_269];
+    let mut big = h.to_vec();
+    for l in small {
+        let (q, rem) = div_small(&big, l);
+        assert_eq!(rem, 0, "{l} divides h");
+        big = q;
+    }
+    let small_product = small.iter().map(|l| u128::from(*l)).product::<u128>();
+    let small_product = [small_product as u64, (small_product >> 64) as u64];
+    // (ℓ, h/ℓ) for every prime factor ℓ of h.
+    let mut factors: Vec<(Vec<u64>, Vec<u64>)> = small
+        .iter()
+        .map(|l| (std::vec![*l], div_small(h, *l).0))
+        .collect();
+    factors.push((big, small_product.to_vec()));
+
+    let mut rng = ark_std::test_rng();
+    let g = G2Affine::generator();
+    for (l, cofactor_over_l) in &factors {
+        // T = [r·h/ℓ]P for a random point P of the twist: order ℓ unless O (chance 1/ℓ).
+        let t = loop {
+            let x = ark::Fq2::rand(&mut rng);
+            let Some(p) = ark::G2Affine::get_point_from_x_unchecked(x, true) else {
+                continue;
+            };
+            let t = g2_from_ark(&p)
+                .mul_bigint(ark::Fr::MODULUS)
+                .into_affine()
+                .mul_bigint(cofactor_over_l)
+                .into_affine();
+            if !t.is_zero() {
+                break t;
+            }
+        };
+        assert!(
+            t.is_on_curve() && t.mul_bigint(l).is_zero(),
+            "T has order {l:?}"
+        );
+        let mixed = (g + t).into_affine();
+        for p in [t, mixed, (-mixed.into_group()).into_affine()] {
+            assert!(p.is_on_curve() && !slow_in_subgroup(&p));
+            assert!(!p.is_in_correct_subgroup_assuming_on_curve(), "ℓ = {l:?}");
+            let mut b = [0u8; 64];
+            p.serialize_compressed(&mut b[..]).unwrap();
+            assert!(G2Affine::deserialize_compressed(&b[..]).is_err());
+            assert!(G2Affine::deserialize_compressed_unchecked(&b[..]).is_ok());
+        }
+    }
+}
+
+/// G1's GLV multiplication (projective points) against the plain double-and-add of affine
+/// points (arkworks' generic `mul_affine`, no endomorphism): at the scalars where the
+/// decomposition's rounding or signs turn (0, 1, λ, r − λ, (r ± 1)/2, 2^127, 2^128, r − 1,
+/// r − 2^128) and at random ones; and [λ]P is the endomorphism (βx, y).
+#[test]
+fn g1_glv_multiplication_is_double_and_add() {
+    use ark_ec::scalar_mul::glv::GLVConfig;
+
+    use crate::bn254::G1Config;
+
+    let mut rng = ark_std::test_rng();
+    let lambda = <G1Config as GLVConfig>::LAMBDA;
+    let two = ark::Fr::from(2u64);
+    let half = two.inverse().unwrap();
+    let mut scalars = std::vec![
+        ark::Fr::zero(),
+        ark::Fr::from(1u64),
+        lambda,
+        -lambda,
+        lambda + ark::Fr::from(1u64),
+        -ark::Fr::from(1u64) * half,
+        ark::Fr::from(1u64) * half,
+        two.pow([127u64]),
+        two.pow([128u64]),
+        -two.pow([128u64]),
+        -ark::Fr::from(1u64),
+    ];
+    scalars.extend((0..64).map(|_| ark::Fr::rand(&mut rng)));
+    let p = g1_from_ark(&(ark::G1Affine::generator() * ark::Fr::rand(&mut rng)).into_affine());
+    assert_eq!(
+        (p * lambda).into_affine(),
+        <G1Config as GLVConfig>::endomorphism_affine(&p)
+    );
+    for k in scalars {
+        let ((_, k1), (_, k2)) = <G1Config as GLVConfig>::scalar_decomposition(k);
+        assert!(k1.into_bigint().num_bits() <= 128 && k2.into_bigint().num_bits() <= 128);
+        let glv = (p.into_group() * k).into_affine();
+        let plain = (p * k).into_affine();
+        assert_eq!(glv, plain, "k = {k}");
+    }
 }
