@@ -420,6 +420,63 @@ mod tests {
         }
     }
 
+    /// The flag bits (the top two of the last byte: y negative, infinity): the identity has one
+    /// encoding in each group, with x = 0 and only the infinity flag; both flags together, an
+    /// identity with x ≠ 0 or with the y flag, and a wrong length are refused.
+    #[test]
+    fn identity_and_flag_encodings_are_canonical() {
+        let id1 = g1_to_bytes(&G1Affine::identity());
+        assert_eq!(id1[31], 0x40);
+        assert!(id1[..31].iter().all(|b| *b == 0));
+        assert_eq!(g1_from_bytes(&id1, "q").unwrap(), G1Affine::identity());
+        let g1 = g1_to_bytes(&(G1Affine::generator() * Fr::from(5u64)).into());
+        let id2 = g2_to_bytes(&G2Affine::identity());
+        assert_eq!(id2[63], 0x40);
+        assert!(id2[..63].iter().all(|b| *b == 0));
+        assert_eq!(g2_from_bytes(&id2, "t").unwrap(), G2Affine::identity());
+        let g2 = g2_to_bytes(&(G2Affine::generator() * Fr::from(5u64)).into());
+
+        // Both flags: on the identity and on a point.
+        let mut t = id1;
+        t[31] |= 0x80;
+        assert!(g1_from_bytes(&t, "q").is_err());
+        let mut t = g1;
+        t[31] |= 0xc0;
+        assert!(g1_from_bytes(&t, "q").is_err());
+        let mut t = id2;
+        t[63] |= 0x80;
+        assert!(g2_from_bytes(&t, "t").is_err());
+        let mut t = g2;
+        t[63] |= 0xc0;
+        assert!(g2_from_bytes(&t, "t").is_err());
+        // The infinity flag over a point's x (arkworks decodes the identity from any x: only
+        // the re-encoding refuses it), in G1, and in G2's c0 and c1.
+        let mut t = g1;
+        t[31] = (t[31] & 0x3f) | 0x40;
+        assert_eq!(ark_decode::<G1Affine>(&t), Some(G1Affine::identity()));
+        assert!(g1_from_bytes(&t, "q").is_err());
+        for at in [0usize, 40] {
+            let mut t = id2;
+            t[at] = 1;
+            assert_eq!(ark_decode::<G2Affine>(&t), Some(G2Affine::identity()));
+            assert!(
+                g2_from_bytes(&t, "t").is_err(),
+                "identity with x ≠ 0 at {at}"
+            );
+        }
+        let mut t = g2;
+        t[63] = (t[63] & 0x3f) | 0x40;
+        assert!(g2_from_bytes(&t, "t").is_err());
+        // Lengths.
+        assert!(g2_from_bytes(&g2[..63], "t").is_err());
+        let mut longer = alloc::vec::Vec::from(g2);
+        longer.push(0);
+        assert!(g2_from_bytes(&longer, "t").is_err());
+        let mut longer = alloc::vec::Vec::from(g1);
+        longer.push(0);
+        assert!(g1_from_bytes(&longer, "q").is_err());
+    }
+
     #[test]
     fn encodings_round_trip_and_refuse_non_canonical_bytes() {
         let g = (G1Affine::generator() * Fr::from(7u64)).into();

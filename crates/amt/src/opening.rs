@@ -219,6 +219,36 @@ mod tests {
     use super::*;
     use ark_ec::{PrimeGroup, VariableBaseMSM};
 
+    /// The interleaved wNAF where its additions hit their exceptional cases — points that
+    /// repeat or cancel (P + P, P + (−P)), the identity, scalars 0, 1, r − 1 and equal ones —
+    /// equals the sum of the plain double-and-add multiplications (not arkworks' MSM).
+    #[test]
+    fn msm_at_repeated_and_cancelling_points() {
+        let g = G1Projective::generator();
+        let p = (g * Fr::from(0x1234_5678u64)).into_affine();
+        let neg = -p;
+        let r1 = -Fr::one();
+        let cases: [(&[G1Affine], &[Fr]); 7] = [
+            (&[p, p], &[Fr::one(), Fr::one()]),
+            (&[p, neg], &[Fr::one(), Fr::one()]),
+            (
+                &[p, neg, p],
+                &[Fr::from(3u64), Fr::from(3u64), Fr::from(5u64)],
+            ),
+            (&[p, p, neg], &[r1, Fr::one(), Fr::from(2u64)]),
+            (&[p, G1Affine::zero(), p], &[r1, r1, Fr::from(17u64)]),
+            (&[p, p], &[r1, Fr::one()]),
+            (&[neg, p, p, p], &[Fr::from(31u64); 4]),
+        ];
+        for (bases, scalars) in cases {
+            let want = bases
+                .iter()
+                .zip(scalars)
+                .fold(G1Projective::zero(), |acc, (b, s)| acc + *b * *s);
+            assert_eq!(msm(bases, scalars), want, "{scalars:?}");
+        }
+    }
+
     /// The interleaved wNAF equals arkworks' bucket method: on 0 to 40 points, with scalars 0,
     /// 1, −1 (r − 1), 2^k, 15, 16, 17 and pseudo-random ones, the identity among the points.
     #[test]
