@@ -272,3 +272,166 @@ fn point_and_scalar_encodings_are_canonical() {
     below[31] -= 1;
     assert_eq!(fr_to_be(&fr_from_be(&below, "a").unwrap()), below);
 }
+
+fn g1(s: Fr) -> G1Affine {
+    (G1Projective::generator() * s).into_affine()
+}
+
+/// Two false openings whose errors cancel when the batch's coefficients are equal (the value
+/// one up in one and one down in the other; a quotient moved by X in one and by −X in the
+/// other; the commitment likewise) are refused: ρ_k differs per opening.
+#[test]
+fn errors_that_cancel_under_equal_coefficients_are_refused() {
+    let r = sample(3);
+    let p = r.params();
+    let honest = r.open(5);
+    verify(&p, &[honest.clone(), honest.clone()]).unwrap();
+    let x = g1(Fr::from(77u64));
+    let shift = |q: &G1Affine, by: Fr| (q.into_group() + x * by).into_affine();
+
+    let (mut a, mut b) = (honest.clone(), honest.clone());
+    a.value += Fr::one();
+    b.value -= Fr::one();
+    rejects(&p, &[a, b]);
+    for d in 0..3 {
+        let (mut a, mut b) = (honest.clone(), honest.clone());
+        a.quotients[d] = shift(&a.quotients[d], Fr::one());
+        b.quotients[d] = shift(&b.quotients[d], -Fr::one());
+        rejects(&p, &[a, b]);
+    }
+    let (mut a, mut b) = (honest.clone(), honest);
+    a.commitment = shift(&a.commitment, Fr::one());
+    b.commitment = shift(&b.commitment, -Fr::one());
+    rejects(&p, &[a, b]);
+}
+
+/// Points at infinity make pairs of the Miller loop drop out (their factor is 1), never the
+/// check: the zero vector (C = O, every Q_d = O) opens to 0 and to nothing else, a constant
+/// vector (every Q_d = O) to its constant only, and quotients chosen so that the left side is O
+/// (C − a'·G + c_D·Q_D = O for a false a') leave e(−Q_D, [τ]₂) ≠ 1 and are refused.
+#[test]
+fn points_at_infinity_do_not_make_the_check_trivial() {
+    let zero = Ref::new(2, 0xabc, vec![Fr::zero(); 4]);
+    let p = zero.params();
+    for i in 0..4 {
+        let o = zero.open(i);
+        assert!(o.commitment.is_zero() && o.quotients.iter().all(|q| q.is_zero()));
+        verify(&p, core::slice::from_ref(&o)).unwrap();
+        let mut f = o.clone();
+        f.value = Fr::one();
+        rejects(&p, &[f.clone()]);
+        rejects(&p, &[o, f]);
+    }
+    let constant = Ref::new(2, 0xabc, vec![Fr::from(7u64); 4]);
+    let o = constant.open(2);
+    assert!(o.quotients.iter().all(|q| q.is_zero()));
+    verify(&p, core::slice::from_ref(&o)).unwrap();
+    let mut f = o;
+    f.value = Fr::from(8u64);
+    rejects(&p, &[f]);
+
+    let r = sample_with(2, 0xabc);
+    for i in 0..4 {
+        let honest = r.open(i);
+        verify(&p, core::slice::from_ref(&honest)).unwrap();
+        let mut f = honest.clone();
+        f.value += Fr::one();
+        let c_d = p.omega().pow([i]);
+        // Q_D = (a'·G − C)/c_D, the other quotients O: the left side is O.
+        let q = (G1Projective::generator() * f.value - f.commitment.into_group())
+            * c_d.inverse().unwrap();
+        f.quotients = vec![G1Affine::zero(), q.into_affine()];
+        let left = f.commitment.into_group() - G1Projective::generator() * f.value + q * c_d;
+        assert!(left.is_zero());
+        rejects(&p, &[f.clone()]);
+        // And batched behind an honest opening.
+        rejects(&p, &[honest, f]);
+    }
+}
+
+/// Which part of an opening [`rho_without`] leaves out of the transcript.
+#[derive(Clone, Copy, Debug)]
+enum Left {
+    Value,
+    Quotients,
+    Commitment,
+}
+
+/// ρ_1 of a batch of two as the check derives it, but from a transcript without `left`: what a
+/// prover could compute before choosing that part if the transcript omitted it.
+fn rho_without(openings: &[Opening; 2], left: Left) -> Fr {
+    use sha2::{Digest, Sha256};
+    let mut seed = Sha256::new();
+    seed.update(b"lightprov/lvmt/amt-batch/v1");
+    for o in openings {
+        if !matches!(left, Left::Commitment) {
+            seed.update(g1_to_bytes(&o.commitment));
+        }
+        seed.update(o.index.to_be_bytes());
+        if !matches!(left, Left::Value) {
+            seed.update(fr_to_be(&o.value));
+        }
+        if !matches!(left, Left::Quotients) {
+            for q in &o.quotients {
+                seed.update(g1_to_bytes(q));
+            }
+        }
+    }
+    let mut h = Sha256::new();
+    h.update(seed.finalize());
+    h.update(1u64.to_be_bytes());
+    lightprov_amt::fr_from_be_mod_order(&h.finalize()[..16])
+}
+
+/// The batched equation of two openings with coefficients 1 and `rho1`, by arkworks' pairing:
+/// e(Σ_k ρ_k·(C_k − a_k·G + Σ_d c_d·Q_{k,d}), [1]₂) = Π_d e(Σ_k ρ_k·Q_{k,d}, [τ^{2^{D−d}}]₂).
+fn batched_equation_holds(p: &Params, o: &[Opening; 2], rho1: Fr) -> bool {
+    use ark_ec::pairing::Pairing;
+    let d = usize::from(p.depth());
+    let mut left = G1Projective::zero();
+    let mut right = vec![G1Projective::zero(); d];
+    for (o, rho) in o.iter().zip([Fr::one(), rho1]) {
+        let mut c = p.omega().pow([o.index]);
+        let mut l = o.commitment.into_group() - G1Projective::generator() * o.value;
+        for (j, q) in o.quotients.iter().enumerate().rev() {
+            l += *q * c;
+            c.square_in_place();
+            right[j] += *q * rho;
+        }
+        left += l * rho;
+    }
+    let mut a = vec![left.into_affine()];
+    let mut b = vec![p.g2()[0]];
+    for (j, r) in right.iter().enumerate() {
+        a.push((-*r).into_affine());
+        b.push(p.g2()[d - j]);
+    }
+    ark_bn254::Bn254::multi_pairing(a, b).is_zero()
+}
+
+/// The batch's coefficients bind every value, quotient and commitment: for each, the forgery a
+/// prover could make if ρ_1 were known before choosing that part (two openings of one entry,
+/// errors e and −e/ρ_1, so that ρ_0·e + ρ_1·(−e/ρ_1) = 0) is refused — and is a forgery: with
+/// that ρ_1 the batched equation holds.
+#[test]
+fn the_batch_coefficients_bind_every_part_of_every_opening() {
+    let r = sample(2);
+    let p = r.params();
+    let honest = r.open(3);
+    let x = g1(Fr::from(5u64));
+    let set = |o: &mut Opening, left: Left, e: Fr| match left {
+        Left::Value => o.value += e,
+        Left::Quotients => o.quotients[1] = (o.quotients[1].into_group() + x * e).into(),
+        Left::Commitment => o.commitment = (o.commitment.into_group() + x * e).into(),
+    };
+    for left in [Left::Value, Left::Quotients, Left::Commitment] {
+        let mut pair = [honest.clone(), honest.clone()];
+        let e = Fr::from(3u64);
+        set(&mut pair[0], left, e);
+        let rho1 = rho_without(&pair, left);
+        set(&mut pair[1], left, -e * rho1.inverse().unwrap());
+        assert_eq!(rho_without(&pair, left), rho1);
+        assert!(batched_equation_holds(&p, &pair, rho1), "{left:?}");
+        rejects(&p, &pair);
+    }
+}
