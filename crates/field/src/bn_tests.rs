@@ -237,3 +237,29 @@ fn g1_glv_multiplication_is_double_and_add() {
         assert_eq!(glv, plain, "k = {k}");
     }
 }
+
+/// A G2 point at infinity among the prepared points (what parameters holding the identity
+/// would give) drops its pair, as in arkworks' loop, and only its pair: the others still count.
+#[test]
+fn miller_loop_drops_a_pair_with_g2_at_infinity_only() {
+    use ark_ec::pairing::Pairing;
+
+    use crate::bn254::{Bn254, G1Affine, G2Prepared, multi_miller_loop};
+
+    let mut rng = ark_std::test_rng();
+    let a: Vec<G1Affine> = (0..3)
+        .map(|_| g1_from_ark(&(ark::G1Affine::generator() * ark::Fr::rand(&mut rng)).into_affine()))
+        .collect();
+    let mut b: Vec<G2Affine> = (0..3)
+        .map(|_| g2_from_ark(&(ark::G2Affine::generator() * ark::Fr::rand(&mut rng)).into_affine()))
+        .collect();
+    b[1] = G2Affine::identity();
+    let prepared: Vec<G2Prepared> = b.iter().map(|q| (*q).into()).collect();
+    assert!(prepared[1].infinity && prepared[1].ell_coeffs.is_empty());
+    let ours = multi_miller_loop(a.iter().copied().zip(&prepared)).unwrap();
+    assert_eq!(ours.0, Bn254::multi_miller_loop(a.clone(), b.clone()).0);
+    let without = multi_miller_loop([(a[0], &prepared[0]), (a[2], &prepared[2])]).unwrap();
+    assert_eq!(ours.0, without.0);
+    let one = multi_miller_loop([(a[0], &prepared[0])]).unwrap();
+    assert_ne!(ours.0, one.0);
+}
