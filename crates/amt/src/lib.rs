@@ -182,6 +182,14 @@ impl Params {
         if g2.first() != Some(&G2Affine::generator()) {
             return Err(DecodeError::new("g2[0]", "must be the G2 generator"));
         }
+        // [τ^{2^j}]₂ is the identity only for τ = 0 (a broken setup): every check against it
+        // would reduce to "the left side is O", which any prover can meet.
+        if g2.iter().skip(1).any(|p| p.is_zero()) {
+            return Err(DecodeError::new(
+                "g2",
+                "a power of τ is the point at infinity",
+            ));
+        }
         let omega = domain_root(depth)
             .ok_or_else(|| DecodeError::new("depth", "no root of unity of that order"))?;
         let prepared = g2.iter().map(|p| bn254::g2_from_ark(p).into()).collect();
@@ -489,5 +497,30 @@ mod tests {
         let p = Params::new(2, alloc::vec![G2Affine::generator(); 3]).unwrap();
         assert_eq!(Params::decode(&p.encode()).unwrap().encode(), p.encode());
         assert!(Params::new(2, alloc::vec![G2Affine::generator(); 2]).is_err());
+    }
+
+    /// A power of τ at infinity (τ = 0) is refused, by `new` and by `decode`: against it the
+    /// opening check would only ask that its left side be O.
+    #[test]
+    fn params_refuse_a_power_of_tau_at_infinity() {
+        for j in 1..=2 {
+            let mut g2 = alloc::vec![G2Affine::generator(); 3];
+            g2[j] = G2Affine::zero();
+            let err = Params::new(2, g2).unwrap_err();
+            assert_eq!(
+                (err.field.as_str(), err.reason),
+                ("g2", "a power of τ is the point at infinity")
+            );
+        }
+        let good = Params::new(2, alloc::vec![G2Affine::generator(); 3])
+            .unwrap()
+            .encode();
+        // The same bytes with the last point's encoding replaced by the identity's.
+        let identity = g2_to_bytes(&G2Affine::zero());
+        let mut bad = good.clone();
+        let at = bad.len() - identity.len();
+        bad[at..].copy_from_slice(&identity);
+        assert!(Params::decode(&bad).is_err());
+        assert!(Params::decode(&good).is_ok());
     }
 }

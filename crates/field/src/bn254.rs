@@ -30,8 +30,13 @@ crate::tower::tower_and_groups!(
         fe.c1 = nine_c1 + c0;
     },
     {
-        /// GLV (the endomorphism (x, y) ↦ (βx, y), λ), as arkworks' BN254 multiplies.
+        /// GLV (the endomorphism (x, y) ↦ (βx, y), λ), as arkworks' BN254 multiplies, for
+        /// scalars of at most four words (an `Fr`'s); longer ones by double-and-add, where
+        /// `Fr::from_sign_and_limbs` would panic.
         fn mul_projective(p: &G1Projective, scalar: &[u64]) -> G1Projective {
+            if scalar.len() > 4 {
+                return ark_ec::scalar_mul::sw_double_and_add_projective(p, scalar);
+            }
             <G1Config as GLVConfig>::glv_mul_projective(*p, Fr::from_sign_and_limbs(true, scalar))
         }
     },

@@ -238,6 +238,21 @@ fn g1_glv_multiplication_is_double_and_add() {
     }
 }
 
+/// A scalar of more than four words (longer than an `Fr`) multiplies by double-and-add, with no
+/// panic: [2^256 + 3]P = [2^256 mod r + 3]P.
+#[test]
+fn g1_multiplication_by_a_five_word_scalar() {
+    use ark_ec::short_weierstrass::SWCurveConfig;
+
+    use crate::bn254::G1Config;
+
+    let mut rng = ark_std::test_rng();
+    let p = g1_from_ark(&(ark::G1Affine::generator() * ark::Fr::rand(&mut rng)).into_affine());
+    let long = <G1Config as SWCurveConfig>::mul_projective(&p.into_group(), &[3, 0, 0, 0, 1]);
+    let k = ark::Fr::from(2u64).pow([256u64]) + ark::Fr::from(3u64);
+    assert_eq!(long.into_affine(), (p * k).into_affine());
+}
+
 /// A G2 point at infinity among the prepared points (what parameters holding the identity
 /// would give) drops its pair, as in arkworks' loop, and only its pair: the others still count.
 #[test]
