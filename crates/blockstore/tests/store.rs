@@ -251,7 +251,7 @@ fn crash_child() {
 fn killed_at_random_points_loses_no_committed_block() {
     for shared in [false, true] {
         let dir = tempfile::tempdir().unwrap();
-        let writer = CrashChild::new(CRASH_DIR, dir.path());
+        let writer = CrashChild::new(CRASH_DIR, dir.path(), module_path!());
         let env: &[(&str, &str)] = if shared { &[(CRASH_SHARED, "1")] } else { &[] };
         let mut rng = ChaCha8Rng::seed_from_u64(u64::from(shared) + 7);
         let mut committed: Option<u64> = None;

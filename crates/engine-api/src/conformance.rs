@@ -258,18 +258,28 @@ pub fn crash_writer<W, R>(
 /// Kill -9 tests: the writer a test kills again and again, its test binary's own `crash_child`
 /// test ([`crash_writer`]), which writes blocks in the directory the environment variable `var`
 /// names.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct CrashChild<'a> {
     /// The variable that names the directory (unset, `crash_child` returns at once).
     var: &'a str,
     /// The directory.
     dir: &'a Path,
+    /// The `crash_child` test's name as the test harness knows it (its module path in the test
+    /// binary, then `crash_child`).
+    test: String,
 }
 
 impl<'a> CrashChild<'a> {
-    /// The writer that writes in `dir`, named to it by the environment variable `var`.
-    pub fn new(var: &'a str, dir: &'a Path) -> Self {
-        Self { var, dir }
+    /// The writer that writes in `dir`, named to it by the environment variable `var`; `module`
+    /// is `module_path!()` where the binary's `crash_child` test is defined (the crate root of a
+    /// one-file test binary, or a module of a test binary made of several).
+    pub fn new(var: &'a str, dir: &'a Path, module: &str) -> Self {
+        // The harness names a test by its path below the crate root.
+        let test = match module.split_once("::") {
+            Some((_, inner)) => format!("{inner}::crash_child"),
+            None => "crash_child".to_owned(),
+        };
+        Self { var, dir, test }
     }
 
     /// One life of the writer: starts it (with `env` besides), lets it commit a random number
@@ -287,7 +297,7 @@ impl<'a> CrashChild<'a> {
         use std::process::{Command, Stdio};
         let exe = std::env::current_exe().expect("the test binary");
         let mut child = Command::new(exe)
-            .args(["--exact", "crash_child", "--nocapture", "--test-threads=1"])
+            .args(["--exact", &self.test, "--nocapture", "--test-threads=1"])
             .env(self.var, self.dir)
             .envs(env.iter().copied())
             .stdout(Stdio::piped())

@@ -316,7 +316,7 @@ fn crash_child() {
 fn killed_at_random_points(async_merge: bool) {
     let params = crash_params(async_merge);
     let dir = tempfile::tempdir().unwrap();
-    let writer = CrashChild::new(CRASH_DIR, dir.path());
+    let writer = CrashChild::new(CRASH_DIR, dir.path(), module_path!());
     let mut rng = ChaCha8Rng::seed_from_u64(if async_merge { 2 } else { 1 });
     let mut committed: Option<u64> = None;
     for kill in 0..16 {

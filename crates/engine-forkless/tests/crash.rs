@@ -73,7 +73,7 @@ fn killed_at_random_points_loses_no_committed_block() {
         .map(|(n, w)| r.apply_block(n as u64, w).unwrap())
         .collect();
     let dir = tempfile::tempdir().unwrap();
-    let writer = CrashChild::new(CRASH_DIR, dir.path());
+    let writer = CrashChild::new(CRASH_DIR, dir.path(), module_path!());
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     let mut committed: Option<u64> = None;
     for kill in 0..30 {

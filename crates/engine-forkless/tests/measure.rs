@@ -4,7 +4,7 @@
 //! (page size, fanout): the time of the 128 blocks (root recompute included) and the bytes of the
 //! hot key's 128-block history proof and of a cold key's value proof.
 //!
-//! `cargo test --release -p lightprov-engine-forkless --test measure -- --ignored --nocapture`
+//! `cargo test --release -p lightprov-engine-forkless --test engine -- measure:: --ignored --nocapture`
 
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::print_stdout)]
 

@@ -22,7 +22,7 @@ use lightprov_verifier::lvmt::{
     proof::{Proven, verify, verify_history, verify_proof},
 };
 
-mod common;
+use crate::common;
 
 use common::trusted;
 

@@ -38,7 +38,7 @@ use lightprov_verifier::lvmt::{
 };
 use proptest::prelude::*;
 
-mod common;
+use crate::common;
 
 use common::trusted;
 

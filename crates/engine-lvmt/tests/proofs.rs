@@ -22,7 +22,7 @@ use lightprov_types::{
 };
 use lightprov_verifier::lvmt::proof::{History, Proven, Trusted, verify, verify_history};
 
-mod common;
+use crate::common;
 
 use common::{rotating_writes, trusted};
 

@@ -31,7 +31,7 @@ use lightprov_verifier::lvmt::proof::{Trusted, verify_history};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-mod common;
+use crate::common;
 
 use common::{vector_blocks, vector_setup};
 
@@ -309,7 +309,7 @@ fn crash_child() {
 #[test]
 fn survives_kill_9() {
     let dir = tempfile::tempdir().unwrap();
-    let writer = CrashChild::new(CRASH_DIR, dir.path());
+    let writer = CrashChild::new(CRASH_DIR, dir.path(), module_path!());
     let mut rng = ChaCha8Rng::seed_from_u64(9);
     let mut reference = Lvmt::new(SETUP.clone());
     let mut want = Vec::new();

@@ -286,7 +286,7 @@ fn crash_child() {
 #[test]
 fn survives_kill_9() {
     let dir = tempfile::tempdir().unwrap();
-    let writer = CrashChild::new(CRASH_DIR, dir.path());
+    let writer = CrashChild::new(CRASH_DIR, dir.path(), module_path!());
     let reference_dir = tempfile::tempdir().unwrap();
     let mut reference = open(reference_dir.path());
     let mut rng = ChaCha8Rng::seed_from_u64(17);

@@ -3,7 +3,7 @@
 //! then 128 blocks of 100 updates, and print write throughput, read, prove and verify times,
 //! proof sizes, a 128-block history proof against 128 value proofs, and a diff proof.
 //!
-//! `cargo test -p lightprov-engine-mbt --test measure -- --ignored --nocapture`
+//! `cargo test -p lightprov-engine-mbt --test engine -- measure:: --ignored --nocapture`
 
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::print_stdout)]
 

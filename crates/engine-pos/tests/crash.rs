@@ -63,7 +63,7 @@ fn crash_child() {
 #[test]
 fn killed_at_random_points_loses_no_committed_block() {
     let dir = tempfile::tempdir().unwrap();
-    let writer = CrashChild::new(CRASH_DIR, dir.path());
+    let writer = CrashChild::new(CRASH_DIR, dir.path(), module_path!());
     let mut rng = ChaCha8Rng::seed_from_u64(11);
     let mut committed: Option<u64> = None;
     let want = reference(400);

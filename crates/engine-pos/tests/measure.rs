@@ -2,7 +2,7 @@
 //! sizes, path length, proof bytes, the bytes of a 128-block history proof against 128 separate
 //! proofs, and node sharing between versions. In memory, with the engine's update code.
 //!
-//! `POS_MEASURE=1 cargo test --release -p lightprov-engine-pos --test measure -- --nocapture`;
+//! `POS_MEASURE=1 cargo test --release -p lightprov-engine-pos --test engine -- measure:: --nocapture`;
 //! without `POS_MEASURE` it runs at 2·10^3 keys as a check that the figures hold their bounds.
 #![allow(
     clippy::unwrap_used,

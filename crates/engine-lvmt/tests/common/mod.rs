@@ -2,7 +2,13 @@
 //! trusted roots as the verifier takes them, and the workload of the committed test vectors,
 //! which the on-disk store must reproduce byte for byte.
 
-#![allow(dead_code)]
+// Test support: a broken fixture should fail the test loudly.
+#![allow(
+    dead_code,
+    clippy::expect_used,
+    clippy::unwrap_used,
+    clippy::indexing_slicing
+)]
 
 use std::{collections::BTreeMap, sync::Arc};
 
