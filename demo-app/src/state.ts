@@ -1,6 +1,6 @@
 /** What the panels share: the demo config, the connected client, the picked key, the last proof. */
 import { type HistoryScheme, type LightClient, RpcError, type StateKey, type VerifiedHeader, type VerifiedHistory } from '@lightprov/sdk';
-import { concat, dataSlice, getAddress, keccak256, toBeHex, toUtf8Bytes } from 'ethers';
+import { computeAddress, concat, keccak256, toBeHex, toUtf8Bytes } from 'ethers';
 
 /** What the demo server tells the page (`/demo-config.json`); the dev keys are public. */
 export interface DemoConfig {
@@ -17,9 +17,9 @@ export interface DemoConfig {
   workload?: { kind: string; txPerBlock: number };
 }
 
-/** Synthetic account `i` of lightprov-node's transfer workload (as server-mock computes it). */
+/** Account `i` of lightprov-node's transfer workload: the address of its public key (as server-mock derives it). */
 export function workloadAccount(i: number): string {
-  return getAddress(dataSlice(keccak256(concat([toUtf8Bytes('lightprov transfer account'), toBeHex(i, 8)])), 12));
+  return computeAddress(keccak256(concat([toUtf8Bytes('lightprov transfer account'), toBeHex(i, 8)])));
 }
 
 export interface PickedKey {

@@ -5,6 +5,7 @@ pub mod beacon;
 pub mod chain;
 pub mod dishonest;
 mod engines;
+pub mod exec;
 pub mod families;
 pub mod front;
 mod handler;

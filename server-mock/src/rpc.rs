@@ -73,7 +73,7 @@ fn block_json(node: &Node, chain: &Chain, number: u64, full: bool) -> RpcResult<
         },
         uncles: vec![],
         transactions,
-        withdrawals: None,
+        withdrawals: Some(Default::default()),
     };
     let mut v = serde_json::to_value(block).map_err(internal)?;
     dishonest::block(node.dishonest, &mut v);
@@ -94,7 +94,8 @@ fn stored_block(chain: &Chain, number: u64) -> RpcResult<Option<crate::chain::Bl
     chain.block(number).map_err(internal)
 }
 
-/// A block's RLP as geth's `debug_getRawBlock` gives it — `[header, transactions, ommers]`,
+/// A block's RLP as geth's `debug_getRawBlock` gives it — `[header, transactions, ommers,
+/// withdrawals]`,
 /// typed transactions as byte strings and legacy ones as lists — built from the stored
 /// encodings without decoding them.
 fn raw_block(record: &crate::chain::BlockRecord) -> Bytes {
@@ -115,7 +116,8 @@ fn raw_block(record: &crate::chain::BlockRecord) -> Bytes {
     }
     .encode(&mut payload);
     payload.extend_from_slice(&txs);
-    // No ommers.
+    // No ommers, and (Shanghai's layout on) no withdrawals.
+    payload.push(alloy_rlp::EMPTY_LIST_CODE);
     payload.push(alloy_rlp::EMPTY_LIST_CODE);
     let mut out = Vec::with_capacity(payload.len() + 9);
     Header {
@@ -160,12 +162,15 @@ fn block_receipts(
     let receipts = record.receipts().map_err(internal)?;
     let timestamp = record.header().map_err(internal)?.timestamp;
     let mut log_index = 0u64;
+    let mut cumulative = 0u64;
     txs.iter()
         .zip(receipts)
         .zip(record.senders.iter())
         .enumerate()
         .map(|(i, ((tx, receipt), sender))| {
             let tx_hash = *tx.tx_hash();
+            let gas_used = receipt.cumulative_gas_used() - cumulative;
+            cumulative = receipt.cumulative_gas_used();
             Ok(TransactionReceipt {
                 inner: receipt.map_logs(|l| {
                     log_index += 1;
@@ -184,13 +189,13 @@ fn block_receipts(
                 transaction_index: Some(i as u64),
                 block_hash: Some(block_hash),
                 block_number: Some(number),
-                gas_used: crate::chain::intrinsic_gas(tx),
+                gas_used,
                 effective_gas_price: tx.effective_gas_price(Some(BASE_FEE)),
                 blob_gas_used: None,
                 blob_gas_price: None,
                 from: *sender,
                 to: tx.to(),
-                contract_address: None,
+                contract_address: tx.to().is_none().then(|| sender.create(tx.nonce())),
             })
         })
         .collect()
@@ -562,11 +567,10 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
     })?;
     m.register_method("eth_getCode", |p, n, _| -> RpcResult<Bytes> {
         let a = args(&p, 2)?;
-        let _: Address = arg(&a, 0, "address")?;
+        let address: Address = arg(&a, 0, "address")?;
         let chain = read(n)?;
-        resolve(&chain, opt_arg(&a, 1, "block")?)?;
-        // No account on this chain has code.
-        Ok(Bytes::new())
+        let block = resolve(&chain, opt_arg(&a, 1, "block")?)?;
+        chain.code(&address, block).map_err(internal)
     })?;
 
     m.register_method("eth_sendRawTransaction", |p, n, _| -> RpcResult<B256> {

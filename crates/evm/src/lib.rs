@@ -20,7 +20,7 @@ pub use chain::{CANCUN_BLOB_FRACTION, ChainSpec, Fork, ForkError, PRAGUE_BLOB_FR
 pub use db::{Need, Unproven};
 pub use error::{EvmError, RequestError, StateError};
 pub use request::{AccessList, CallRequest, REQUEST_VERSION};
-pub use run::{Executed, Invalid, Outcome, Status};
+pub use run::{Executed, Invalid, Outcome, Status, block_env, halt_message};
 pub use state::{ProvenAccount, ProvenState, StateSize};
 
 #[cfg(test)]

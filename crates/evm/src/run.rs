@@ -25,8 +25,10 @@ use revm::{
     primitives::{Bytes, TxKind, U256},
 };
 
+use lightprov_types::header::Header;
+
 use crate::{
-    chain::Fork,
+    chain::{ChainSpec, Fork},
     db::{Need, ProvenDb, Unproven},
     error::RequestError,
     request::CallRequest,
@@ -243,40 +245,22 @@ pub(crate) fn run(
         Ok(f) => f,
         Err(e) => return Ok(Outcome::Done(Err(e))),
     };
-    let header = state.header();
     let fork = state.fork();
     let chain = state.chain();
     let u128_of = |w: U256, field: &'static str| {
         u128::try_from(w).map_err(|_| RequestError::new(field, "above 2^128 - 1 wei"))
     };
-    let mut block = BlockEnv {
-        number: U256::from(header.number),
-        beneficiary: header.beneficiary,
-        timestamp: U256::from(header.timestamp),
-        gas_limit: header.gas_limit,
-        basefee: 0,
-        difficulty: U256::from_be_bytes(header.difficulty),
-        prevrandao: (fork >= Fork::Paris).then_some(header.mix_hash),
-        blob_excess_gas_and_price: None,
-        slot_num: 0,
-    };
-    if !fees.price.is_zero() {
-        block.basefee = u64::try_from(base_fee(state)).map_err(|_| {
-            RequestError::new(
-                "header",
-                "a base fee above 2^64 - 1 wei, which revm cannot hold",
-            )
-        })?;
+    let mut block = block_env(state.header(), fork, chain)?;
+    // geth's `NoBaseFee`: a call that pays no gas price sees a base fee of 0.
+    if fees.price.is_zero() {
+        block.basefee = 0;
     }
-    if fork >= Fork::Cancun {
-        let excess = header.excess_blob_gas.unwrap_or_default();
-        let fraction = chain.blob_fraction(fork, header.timestamp);
-        let mut blob = BlobExcessGasAndPrice::new(excess, fraction);
-        // geth lowers the blob base fee to 0 for a call with blobs and a blob fee cap of 0.
-        if req.blob_hashes.is_some() && req.max_fee_per_blob_gas.unwrap_or_default().is_zero() {
-            blob.blob_gasprice = 0;
-        }
-        block.blob_excess_gas_and_price = Some(blob);
+    // geth lowers the blob base fee to 0 for a call with blobs and a blob fee cap of 0.
+    if let Some(blob) = &mut block.blob_excess_gas_and_price
+        && req.blob_hashes.is_some()
+        && req.max_fee_per_blob_gas.unwrap_or_default().is_zero()
+    {
+        blob.blob_gasprice = 0;
     }
 
     let mut cfg = CfgEnv::new_with_spec(fork.spec());
@@ -345,6 +329,39 @@ pub(crate) fn run(
     })
 }
 
+/// The environment of the block `header` heads, under `fork` of `chain`: number, coinbase,
+/// time, gas limit, base fee, difficulty (or `PREVRANDAO` from `mixHash` after the merge) and,
+/// from Cancun, the blob base fee from `excessBlobGas`.
+pub fn block_env(header: &Header, fork: Fork, chain: &ChainSpec) -> Result<BlockEnv, RequestError> {
+    let basefee = u64::try_from(
+        header
+            .base_fee_per_gas
+            .map_or(U256::ZERO, U256::from_be_bytes),
+    )
+    .map_err(|_| {
+        RequestError::new(
+            "header",
+            "a base fee above 2^64 - 1 wei, which revm cannot hold",
+        )
+    })?;
+    Ok(BlockEnv {
+        number: U256::from(header.number),
+        beneficiary: header.beneficiary,
+        timestamp: U256::from(header.timestamp),
+        gas_limit: header.gas_limit,
+        basefee,
+        difficulty: U256::from_be_bytes(header.difficulty),
+        prevrandao: (fork >= Fork::Paris).then_some(header.mix_hash),
+        blob_excess_gas_and_price: (fork >= Fork::Cancun).then(|| {
+            BlobExcessGasAndPrice::new(
+                header.excess_blob_gas.unwrap_or_default(),
+                chain.blob_fraction(fork, header.timestamp),
+            )
+        }),
+        slot_num: 0,
+    })
+}
+
 fn executed(r: ExecutionResult) -> Executed {
     let gas = *r.gas();
     let gas_used = gas.tx_gas_used();
@@ -385,7 +402,7 @@ fn executed(r: ExecutionResult) -> Executed {
 }
 
 /// geth's message for the same exceptional halt (core/vm/errors.go).
-fn halt_message(reason: &HaltReason) -> String {
+pub fn halt_message(reason: &HaltReason) -> String {
     match reason {
         HaltReason::OutOfGas(OutOfGasError::InvalidOperand) => "gas uint64 overflow".into(),
         HaltReason::OutOfGas(_) => "out of gas".into(),

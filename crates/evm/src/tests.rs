@@ -93,6 +93,7 @@ fn osaka_chain() -> ChainSpec {
         osaka_time: Some(0),
         later_time: None,
         blob_fractions: vec![],
+        proof_of_authority: false,
     }
 }
 

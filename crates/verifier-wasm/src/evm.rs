@@ -283,5 +283,6 @@ fn spec(chain_id: u64, s: &[u64]) -> Result<ChainSpec, JsValue> {
                 )
             })
             .collect(),
+        proof_of_authority: false,
     })
 }

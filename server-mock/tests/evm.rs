@@ -1,0 +1,261 @@
+//! The node executes transactions with the EVM: contract creation, calls, logs, reverts, gas,
+//! EIP-7702 delegations, and the workloads as transactions whose writes are the workloads'.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use alloy_consensus::{
+    SignableTransaction, Transaction, TxEip1559, TxEip7702, TxEnvelope, TxReceipt,
+};
+use alloy_eips::{eip2718::Encodable2718, eip7702::Authorization};
+use alloy_primitives::{Address, B256, Bytes, TxKind, U256, keccak256};
+use alloy_signer::SignerSync;
+use alloy_signer_local::PrivateKeySigner;
+use lightprov_engine_api::{Key, StateEngine};
+use lightprov_node::{
+    chain::{BASE_FEE, Chain, Config},
+    workload::{Kind, Workload},
+};
+
+fn artifact(name: &str) -> serde_json::Value {
+    let path = format!(
+        "{}/../tests/contracts/build/{name}.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn hex_field(v: &serde_json::Value, field: &str) -> Bytes {
+    v[field].as_str().unwrap().parse().unwrap()
+}
+
+fn calldata(signature: &str, args: &[U256]) -> Bytes {
+    let mut out = keccak256(signature.as_bytes())[..4].to_vec();
+    for a in args {
+        out.extend_from_slice(&a.to_be_bytes::<32>());
+    }
+    out.into()
+}
+
+fn send(chain: &mut Chain, key: &PrivateKeySigner, nonce: u64, to: TxKind, input: Bytes) {
+    let tx = TxEip1559 {
+        chain_id: 1337,
+        nonce,
+        gas_limit: 1_000_000,
+        max_fee_per_gas: u128::from(2 * BASE_FEE),
+        max_priority_fee_per_gas: u128::from(BASE_FEE),
+        to,
+        input,
+        ..Default::default()
+    };
+    let sig = key.sign_hash_sync(&tx.signature_hash()).unwrap();
+    chain
+        .submit(&TxEnvelope::from(tx.into_signed(sig)).encoded_2718())
+        .unwrap();
+}
+
+/// Alice deploys Store with her first transaction, in block 1.
+fn deploy_store(chain: &mut Chain, alice: &PrivateKeySigner) -> serde_json::Value {
+    let store = artifact("Store");
+    send(
+        chain,
+        alice,
+        0,
+        TxKind::Create,
+        hex_field(&store, "bytecode"),
+    );
+    chain.produce_block().unwrap();
+    store
+}
+
+fn slot(chain: &Chain, a: Address, s: B256, block: u64) -> U256 {
+    U256::from_be_bytes(chain.engine().get(&Key::Storage(a, s), block).unwrap())
+}
+
+#[test]
+fn contracts_deploy_run_log_and_revert() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = Config::dev(None).unwrap();
+    let alice = config.dev_accounts[0].clone();
+    let miner = config.signer.address();
+    let mut chain = Chain::open(dir.path(), config).unwrap();
+    let store = deploy_store(&mut chain, &alice);
+    let at = alice.address().create(0);
+    assert_eq!(
+        chain.code(&at, 1).unwrap(),
+        hex_field(&store, "deployedBytecode")
+    );
+    assert!(chain.code(&at, 0).unwrap().is_empty());
+    // The account trie commits to the code: eth_getProof gives its hash.
+    let proof = chain.engine().account_proof(&at, &[], 1).unwrap();
+    assert_eq!(
+        proof.code_hash,
+        keccak256(hex_field(&store, "deployedBytecode"))
+    );
+    assert_eq!(proof.nonce, 1, "EIP-161: a contract starts at nonce 1");
+
+    // set(7, 42) writes `value` (slot 0) and entries[7], and emits Set(7, 42).
+    send(
+        &mut chain,
+        &alice,
+        1,
+        TxKind::Call(at),
+        calldata("set(uint256,uint256)", &[U256::from(7), U256::from(42)]),
+    );
+    // nonZero(0) reverts: included, status 0, its gas spent, nothing written.
+    send(
+        &mut chain,
+        &alice,
+        2,
+        TxKind::Call(at),
+        calldata("nonZero(uint256)", &[U256::ZERO]),
+    );
+    let miner_before = U256::from_be_bytes(chain.engine().get(&Key::Balance(miner), 1).unwrap());
+    chain.produce_block().unwrap();
+    assert_eq!(slot(&chain, at, B256::ZERO, 2), U256::from(42));
+    let mut pre = [0u8; 64];
+    pre[31] = 7;
+    pre[63] = 1;
+    assert_eq!(slot(&chain, at, keccak256(pre), 2), U256::from(42));
+
+    let record = chain.block(2).unwrap().unwrap();
+    let receipts = record.receipts().unwrap();
+    let txs = record.transactions().unwrap();
+    assert_eq!(receipts.len(), 2);
+    assert!(receipts[0].status());
+    assert!(!receipts[1].status());
+    let [log] = receipts[0].logs() else {
+        panic!("one Set event, got {:?}", receipts[0].logs())
+    };
+    assert_eq!(log.address, at);
+    assert_eq!(log.topics()[0], keccak256("Set(uint256,uint256)"));
+    assert_eq!(log.topics()[1], B256::from(U256::from(7)));
+    assert!(receipts[1].logs().is_empty());
+    // Real gas: more than a transfer's, summed in the receipts and the header.
+    let used0 = receipts[0].cumulative_gas_used();
+    let used1 = receipts[1].cumulative_gas_used() - used0;
+    assert!(
+        used0 > 40_000 && used1 > 21_000 && used1 < 30_000,
+        "{used0} {used1}"
+    );
+    assert_eq!(record.header().unwrap().gas_used, used0 + used1);
+    // The coinbase takes the tips (1 gwei per gas); the sender pays base fee and tip.
+    let miner_after = U256::from_be_bytes(chain.engine().get(&Key::Balance(miner), 2).unwrap());
+    assert_eq!(
+        miner_after - miner_before,
+        U256::from(BASE_FEE) * U256::from(used0 + used1)
+    );
+    let spent = U256::from_be_bytes(
+        chain
+            .engine()
+            .get(&Key::Balance(alice.address()), 1)
+            .unwrap(),
+    ) - U256::from_be_bytes(
+        chain
+            .engine()
+            .get(&Key::Balance(alice.address()), 2)
+            .unwrap(),
+    );
+    assert_eq!(spent, U256::from(2 * BASE_FEE) * U256::from(used0 + used1));
+    assert_eq!(txs[1].nonce(), 2);
+    assert_eq!(
+        chain.engine().get(&Key::Nonce(alice.address()), 2).unwrap()[31],
+        3,
+        "the reverted call used its nonce"
+    );
+}
+
+#[test]
+fn set_code_transactions_delegate_an_account_to_a_contract() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = Config::dev(None).unwrap();
+    let alice = config.dev_accounts[0].clone();
+    let bob = config.dev_accounts[1].clone();
+    let mut chain = Chain::open(dir.path(), config).unwrap();
+    let store = deploy_store(&mut chain, &alice);
+    let target = alice.address().create(0);
+    assert!(!store["deployedBytecode"].is_null());
+    // Bob delegates his account to Store (his authorization), alice sends it and calls
+    // set(1, 5) on bob's address, which runs Store's code over bob's storage.
+    let auth = Authorization {
+        chain_id: U256::from(1337),
+        address: target,
+        nonce: 0,
+    };
+    let sig = bob.sign_hash_sync(&auth.signature_hash()).unwrap();
+    let tx = TxEip7702 {
+        chain_id: 1337,
+        nonce: 1,
+        gas_limit: 1_000_000,
+        max_fee_per_gas: u128::from(2 * BASE_FEE),
+        max_priority_fee_per_gas: 1,
+        to: bob.address(),
+        input: calldata("set(uint256,uint256)", &[U256::from(1), U256::from(5)]),
+        authorization_list: vec![auth.into_signed(sig)],
+        ..Default::default()
+    };
+    let sig = alice.sign_hash_sync(&tx.signature_hash()).unwrap();
+    chain
+        .submit(&TxEnvelope::from(tx.into_signed(sig)).encoded_2718())
+        .unwrap();
+    chain.produce_block().unwrap();
+    let receipts = chain.block(2).unwrap().unwrap().receipts().unwrap();
+    assert!(receipts[0].status());
+    let mut designator = vec![0xef, 0x01, 0x00];
+    designator.extend_from_slice(target.as_slice());
+    assert_eq!(
+        chain.code(&bob.address(), 2).unwrap(),
+        Bytes::from(designator)
+    );
+    assert_eq!(slot(&chain, bob.address(), B256::ZERO, 2), U256::from(5));
+    assert_eq!(slot(&chain, target, B256::ZERO, 2), U256::ZERO);
+    // The authorization used bob's nonce.
+    assert_eq!(
+        chain.engine().get(&Key::Nonce(bob.address()), 2).unwrap()[31],
+        1
+    );
+}
+
+/// Executed, a workload's transactions write what its model says to the workload's own keys,
+/// and every block's receipts are successful calls.
+#[test]
+fn workload_transactions_write_what_the_model_says() {
+    for kind in [Kind::Kvstore, Kind::Smallbank, Kind::Transfer] {
+        let dir = tempfile::tempdir().unwrap();
+        let w = Workload {
+            kind,
+            seed: 5,
+            ops_per_block: 60,
+        };
+        let mut chain = Chain::open(dir.path(), Config::dev(Some(w)).unwrap()).unwrap();
+        for number in 1..=3u64 {
+            chain.produce_block().unwrap();
+            let engine = chain.engine();
+            let read = |k: &Key| engine.get(k, number - 1).unwrap();
+            let model = w.block(number, &read);
+            assert!(!model.is_empty(), "{kind:?} block {number}");
+            for (k, v) in &model {
+                // The transfer workload's senders pay gas too: only the contracts' slots and
+                // the recipients' gains compare exactly.
+                if let Key::Storage(..) = k {
+                    assert_eq!(
+                        engine.get(k, number).unwrap(),
+                        *v,
+                        "{kind:?} block {number} {k:?}"
+                    );
+                }
+            }
+            let record = chain.block(number).unwrap().unwrap();
+            let receipts = record.receipts().unwrap();
+            assert!(!receipts.is_empty());
+            assert!(
+                receipts.iter().all(TxReceipt::status),
+                "{kind:?} block {number}"
+            );
+            if kind == Kind::Transfer {
+                let txs = record.transactions().unwrap();
+                for tx in &txs {
+                    assert!(tx.input().is_empty() && !tx.value().is_zero());
+                }
+            }
+        }
+    }
+}
