@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 
 pub mod beacon;
+pub mod calls;
 pub mod chain;
 pub mod dishonest;
 mod engines;

@@ -15,7 +15,8 @@ use serde_json::{Value, json};
 
 pub use crate::handler::Node;
 use crate::{
-    chain::{BASE_FEE, Chain, TRANSFER_GAS},
+    calls,
+    chain::{BASE_FEE, Chain},
     dishonest, families,
     handler::{
         RpcResult, about, arg, args, internal, invalid, opt_arg, over_limit, read, resolve, slot,
@@ -364,6 +365,9 @@ fn transaction_proof_json(chain: &Chain, number: u64, index: u64) -> RpcResult<V
 pub const EXPENSIVE_METHODS: &[&str] = &[
     "eth_getProof",
     "eth_getLogs",
+    "eth_call",
+    "eth_estimateGas",
+    "eth_createAccessList",
     "lightprov_getHistory",
     "lightprov_status",
 ];
@@ -408,31 +412,32 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
     m.register_method("eth_maxPriorityFeePerGas", |_, _, _| -> RpcResult<String> {
         Ok(format!("0x{:x}", BASE_FEE))
     })?;
-    m.register_method("eth_estimateGas", |p, _, _| -> RpcResult<String> {
+    m.register_method("eth_call", |p, n, _| -> RpcResult<Bytes> {
         let a = args(&p, 2)?;
-        let call: Value = arg(&a, 0, "transaction")?;
-        if !call.is_object() {
-            return Err(invalid("transaction", "expected an object"));
-        }
-        let data = call
-            .get("data")
-            .or_else(|| call.get("input"))
-            .and_then(Value::as_str)
-            .unwrap_or("0x");
-        if call.get("to").is_none_or(Value::is_null) || data.len() > 2 {
-            return Err(ErrorObjectOwned::owned(
-                3,
-                "only value transfers are supported",
-                None::<()>,
-            ));
-        }
-        let list: alloy_eips::eip2930::AccessList = match call.get("accessList") {
-            None | Some(Value::Null) => Default::default(),
-            Some(l) => serde_json::from_value(l.clone())
-                .map_err(|e| invalid("transaction.accessList", e))?,
-        };
-        let gas = TRANSFER_GAS + crate::chain::access_list_gas(&list);
-        Ok(format!("0x{gas:x}"))
+        let req = calls::request(arg(&a, 0, "transaction")?)?;
+        let chain = read(n)?;
+        let block = resolve(&chain, opt_arg(&a, 1, "block")?)?;
+        calls::call_result(calls::answer(&chain, block, |s, cap| {
+            lightprov_evm::call(s, &req, cap)
+        })?)
+    })?;
+    m.register_method("eth_estimateGas", |p, n, _| -> RpcResult<U256> {
+        let a = args(&p, 2)?;
+        let req = calls::request(arg(&a, 0, "transaction")?)?;
+        let chain = read(n)?;
+        let block = resolve(&chain, opt_arg(&a, 1, "block")?)?;
+        calls::estimate_result(calls::answer(&chain, block, |s, cap| {
+            lightprov_evm::estimate_gas(s, &req, cap)
+        })?)
+    })?;
+    m.register_method("eth_createAccessList", |p, n, _| -> RpcResult<Value> {
+        let a = args(&p, 2)?;
+        let req = calls::request(arg(&a, 0, "transaction")?)?;
+        let chain = read(n)?;
+        let block = resolve(&chain, opt_arg(&a, 1, "block")?)?;
+        calls::access_list_result(calls::answer(&chain, block, |s, cap| {
+            lightprov_evm::create_access_list(s, &req, cap)
+        })?)
     })?;
 
     m.register_method("eth_getBlockByNumber", |p, n, _| -> RpcResult<Value> {

@@ -259,3 +259,151 @@ fn workload_transactions_write_what_the_model_says() {
         }
     }
 }
+
+/// One JSON-RPC call: `Ok(result)` or `Err(error object)`.
+fn rpc(
+    m: &jsonrpsee::RpcModule<std::sync::Arc<lightprov_node::rpc::Node>>,
+    method: &str,
+    params: serde_json::Value,
+) -> Result<serde_json::Value, serde_json::Value> {
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let (resp, _) = rt
+        .block_on(m.raw_json_request(&body.to_string(), 1))
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(resp.get()).unwrap();
+    match v.get("result") {
+        Some(r) => Ok(r.clone()),
+        None => Err(v["error"].clone()),
+    }
+}
+
+/// eth_call, eth_estimateGas, eth_createAccessList and eth_getCode over deployed code, with
+/// geth's answers and error shapes (a revert is code 3 with its reason and data).
+#[test]
+fn calls_answer_as_geth_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = Config::dev(None).unwrap();
+    let alice = config.dev_accounts[0].clone();
+    let mut chain = Chain::open(dir.path(), config).unwrap();
+    let store = deploy_store(&mut chain, &alice);
+    let at = alice.address().create(0);
+    send(
+        &mut chain,
+        &alice,
+        1,
+        TxKind::Call(at),
+        calldata("set(uint256,uint256)", &[U256::from(7), U256::from(42)]),
+    );
+    chain.produce_block().unwrap();
+    let node = std::sync::Arc::new(lightprov_node::rpc::Node {
+        chain: std::sync::RwLock::new(chain),
+        dishonest: None,
+        new_tx: tokio::sync::Notify::new(),
+        on_demand: false,
+        max_history_range: 32,
+        max_logs_range: 32,
+    });
+    let m = lightprov_node::rpc::module(node).unwrap();
+    let from = alice.address();
+    let tx = |data: Bytes| serde_json::json!({"from": from, "to": at, "data": data});
+
+    let code = rpc(&m, "eth_getCode", serde_json::json!([at, "latest"])).unwrap();
+    assert_eq!(
+        code.as_str().unwrap(),
+        store["deployedBytecode"].as_str().unwrap()
+    );
+    assert_eq!(
+        rpc(&m, "eth_getCode", serde_json::json!([at, "0x0"])).unwrap(),
+        "0x"
+    );
+
+    let value = rpc(
+        &m,
+        "eth_call",
+        serde_json::json!([tx(calldata("value()", &[])), "latest"]),
+    )
+    .unwrap();
+    assert_eq!(
+        value.as_str().unwrap(),
+        format!("0x{}", "0".repeat(62) + "2a")
+    );
+    // At block 1, before set: 0.
+    let before = rpc(
+        &m,
+        "eth_call",
+        serde_json::json!([tx(calldata("value()", &[])), "0x1"]),
+    )
+    .unwrap();
+    assert_eq!(before.as_str().unwrap(), format!("0x{}", "0".repeat(64)));
+
+    let e = rpc(
+        &m,
+        "eth_call",
+        serde_json::json!([tx(calldata("nonZero(uint256)", &[U256::ZERO])), "latest"]),
+    )
+    .unwrap_err();
+    assert_eq!(e["code"], 3);
+    assert_eq!(e["message"], "execution reverted: x is zero");
+    assert!(e["data"].as_str().unwrap().starts_with("0x08c379a0"));
+    let e = rpc(
+        &m,
+        "eth_call",
+        serde_json::json!([tx(calldata("refuse(uint256)", &[U256::from(5)])), "latest"]),
+    )
+    .unwrap_err();
+    assert_eq!(e["code"], 3);
+    assert_eq!(e["message"], "execution reverted");
+    let selector = &keccak256("Refused(address,uint256)")[..4];
+    assert!(
+        e["data"]
+            .as_str()
+            .unwrap()
+            .starts_with(&Bytes::copy_from_slice(selector).to_string())
+    );
+
+    let gas = rpc(
+        &m,
+        "eth_estimateGas",
+        serde_json::json!([tx(calldata(
+            "set(uint256,uint256)",
+            &[U256::from(8), U256::from(1)]
+        ))]),
+    )
+    .unwrap();
+    let gas = u64::from_str_radix(gas.as_str().unwrap().trim_start_matches("0x"), 16).unwrap();
+    assert!((40_000..100_000).contains(&gas), "{gas}");
+    let e = rpc(
+        &m,
+        "eth_estimateGas",
+        serde_json::json!([tx(calldata("nonZero(uint256)", &[U256::ZERO]))]),
+    )
+    .unwrap_err();
+    assert_eq!(e["code"], 3);
+
+    let list = rpc(
+        &m,
+        "eth_createAccessList",
+        serde_json::json!([
+            tx(calldata(
+                "set(uint256,uint256)",
+                &[U256::from(8), U256::from(1)]
+            )),
+            "latest"
+        ]),
+    )
+    .unwrap();
+    // The callee's address is left out, but not the slots it touched (geth's tracer): set
+    // touches `value` and entries[8].
+    let mut pre = [0u8; 64];
+    pre[31] = 8;
+    pre[63] = 1;
+    assert_eq!(
+        list["accessList"],
+        serde_json::json!([{"address": at, "storageKeys": [B256::ZERO, keccak256(pre)]}])
+    );
+    assert!(list.get("error").is_none());
+    assert!(list["gasUsed"].as_str().unwrap().starts_with("0x"));
+}
