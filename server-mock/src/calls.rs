@@ -16,7 +16,7 @@ use lightprov_evm::{
 use crate::{
     chain::Chain,
     exec,
-    handler::{RpcResult, internal, invalid},
+    handler::{Node, RpcResult, arg, args, internal, invalid, opt_arg, read, resolve},
 };
 
 /// The most pieces of state one call may prove (each costs a run).
@@ -83,6 +83,21 @@ fn supply(chain: &Chain, state: &mut ProvenState, need: Need, block: u64) -> any
         }
     }
     Ok(())
+}
+
+/// One of the three methods as an RPC handler: its params `[tx, block?]`, `method` run over the
+/// block's state (see [`answer`]), its answer shaped by `shape`.
+pub fn handle<T, R>(
+    p: &jsonrpsee::types::Params<'_>,
+    node: &Node,
+    method: fn(&ProvenState, &CallRequest, u64) -> Result<Outcome<T>, RequestError>,
+    shape: fn(T) -> RpcResult<R>,
+) -> RpcResult<R> {
+    let a = args(p, 2)?;
+    let req = request(arg(&a, 0, "transaction")?)?;
+    let chain = read(node)?;
+    let block = resolve(&chain, opt_arg(&a, 1, "block")?)?;
+    shape(answer(&chain, block, |s, cap| method(s, &req, cap))?)
 }
 
 /// Runs `method` over block `block`'s state, proving what it reaches until it answers.

@@ -636,6 +636,40 @@ impl Chain {
             for (address, code) in w.contracts() {
                 state.set_genesis_account(address, U256::ZERO, Some(code))?;
             }
+            let deployments = w.deployments();
+            if !deployments.is_empty() {
+                // Their creation code runs as it would in transactions of no gas price, with
+                // room for any constructor; the genesis block holds no transaction.
+                let (fork, mut env) =
+                    exec::environment(&self.spec, &self.template(0, B256::ZERO, GENESIS_TIME))?;
+                env.gas_limit = 1 << 40;
+                env.basefee = 0;
+                let txs: Vec<_> = deployments
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, code)| revm::context::TxEnv {
+                        caller: workload::GENESIS_DEPLOYER,
+                        gas_limit: 1 << 32,
+                        kind: TxKind::Create,
+                        data: code,
+                        nonce: i as u64,
+                        chain_id: Some(self.config.chain_id),
+                        ..Default::default()
+                    })
+                    .collect();
+                for (i, o) in exec::run_block(&mut state, fork, self.config.chain_id, &env, &txs)
+                    .into_iter()
+                    .enumerate()
+                {
+                    match o {
+                        Ok(o) if o.success => {}
+                        Ok(_) => anyhow::bail!("genesis contract {i} failed to deploy"),
+                        Err(Refused::Db(e)) => anyhow::bail!("genesis contract {i}: {e}"),
+                        Err(Refused::Invalid(e)) => anyhow::bail!("genesis contract {i}: {e}"),
+                        Err(Refused::Full) => anyhow::bail!("genesis contract {i}: no gas"),
+                    }
+                }
+            }
         }
         let mut writes = std::mem::take(&mut state.writes);
         let code = Code {
@@ -643,7 +677,7 @@ impl Chain {
             new: std::mem::take(&mut state.new_code),
         };
         drop(state);
-        if let Some(w) = &self.config.workload {
+        if let Some(w) = self.config.workload.as_ref().filter(|w| !w.deploys()) {
             writes.extend(w.genesis());
         }
         let header = self.template(0, B256::ZERO, GENESIS_TIME);

@@ -413,31 +413,18 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
         Ok(format!("0x{:x}", BASE_FEE))
     })?;
     m.register_method("eth_call", |p, n, _| -> RpcResult<Bytes> {
-        let a = args(&p, 2)?;
-        let req = calls::request(arg(&a, 0, "transaction")?)?;
-        let chain = read(n)?;
-        let block = resolve(&chain, opt_arg(&a, 1, "block")?)?;
-        calls::call_result(calls::answer(&chain, block, |s, cap| {
-            lightprov_evm::call(s, &req, cap)
-        })?)
+        calls::handle(&p, n, lightprov_evm::call, calls::call_result)
     })?;
     m.register_method("eth_estimateGas", |p, n, _| -> RpcResult<U256> {
-        let a = args(&p, 2)?;
-        let req = calls::request(arg(&a, 0, "transaction")?)?;
-        let chain = read(n)?;
-        let block = resolve(&chain, opt_arg(&a, 1, "block")?)?;
-        calls::estimate_result(calls::answer(&chain, block, |s, cap| {
-            lightprov_evm::estimate_gas(s, &req, cap)
-        })?)
+        calls::handle(&p, n, lightprov_evm::estimate_gas, calls::estimate_result)
     })?;
     m.register_method("eth_createAccessList", |p, n, _| -> RpcResult<Value> {
-        let a = args(&p, 2)?;
-        let req = calls::request(arg(&a, 0, "transaction")?)?;
-        let chain = read(n)?;
-        let block = resolve(&chain, opt_arg(&a, 1, "block")?)?;
-        calls::access_list_result(calls::answer(&chain, block, |s, cap| {
-            lightprov_evm::create_access_list(s, &req, cap)
-        })?)
+        calls::handle(
+            &p,
+            n,
+            lightprov_evm::create_access_list,
+            calls::access_list_result,
+        )
     })?;
 
     m.register_method("eth_getBlockByNumber", |p, n, _| -> RpcResult<Value> {

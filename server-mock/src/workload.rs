@@ -36,6 +36,9 @@ pub enum Kind {
     Smallbank,
     /// YCSB-style read/update of storage slots.
     Kvstore,
+    /// ERC-20 token transfers between the workload accounts (an OpenZeppelin token and a
+    /// Multicall3 deployed at genesis).
+    Erc20,
 }
 
 /// The contract-style account that holds SmallBank's slots.
@@ -43,6 +46,26 @@ pub const SMALLBANK: Address = Address::new([0x5b; 20]);
 /// The contract-style account that holds the key-value store's slots.
 pub const KVSTORE: Address = Address::new([0xcc; 20]);
 const ACCOUNTS: u64 = 1000;
+/// Tokens each workload account holds at genesis (`erc20`).
+pub const TOKENS_EACH: u64 = 1_000_000;
+/// The account that deploys the genesis contracts of `erc20` (no key: it sends no transaction).
+pub const GENESIS_DEPLOYER: Address = Address::new([0xde; 20]);
+
+/// The `erc20` workload's token (`LightToken`: OpenZeppelin's ERC-20), the deployer's first
+/// creation.
+pub fn token() -> Address {
+    GENESIS_DEPLOYER.create(0)
+}
+
+/// The `erc20` workload's Multicall3 (`aggregate3`), the deployer's second creation.
+pub fn multicall() -> Address {
+    GENESIS_DEPLOYER.create(1)
+}
+
+/// The token balance of `holder`: OpenZeppelin's `_balances` mapping at slot 0.
+fn token_balance(holder: Address) -> Key {
+    Key::Storage(token(), slot(&[holder.into_word().as_slice(), &[0; 32]]))
+}
 const RECORDS: u64 = 10_000;
 
 /// The workload accounts' keys: account `i`'s is keccak256("lightprov transfer account" ‖ i as
@@ -86,6 +109,7 @@ enum Op {
     SendPayment { c: u64, d: u64, amount: U256 },
     Read { k: u64 },
     Write { k: u64, value: Word },
+    TokenTransfer { from: u64, to: u64, amount: U256 },
 }
 
 /// Calldata: the function's selector, then its arguments as 32-byte words.
@@ -121,6 +145,15 @@ impl Op {
                 KVSTORE,
                 U256::ZERO,
                 calldata("get(uint64)", &[n(k)]),
+                60_000,
+            ),
+            Op::TokenTransfer { to, amount, .. } => (
+                token(),
+                U256::ZERO,
+                calldata(
+                    "transfer(address,uint256)",
+                    &[U256::from_be_slice(account(to).as_slice()), amount],
+                ),
                 60_000,
             ),
             Op::Write { k, value } => (
@@ -214,6 +247,9 @@ impl Workload {
                     ]
                 })
                 .collect(),
+            Kind::Erc20 => (0..ACCOUNTS)
+                .map(|i| (token_balance(account(i)), word(U256::from(TOKENS_EACH))))
+                .collect(),
             Kind::Kvstore => (0..RECORDS)
                 .map(|k| {
                     (
@@ -228,7 +264,7 @@ impl Workload {
     /// The contracts the workload runs on, deployed at genesis: address and code.
     pub fn contracts(&self) -> Vec<(Address, Bytes)> {
         match self.kind {
-            Kind::Transfer => Vec::new(),
+            Kind::Transfer | Kind::Erc20 => Vec::new(),
             Kind::Smallbank => vec![(
                 SMALLBANK,
                 deployed(include_str!("../../tests/contracts/build/SmallBank.json")),
@@ -238,6 +274,41 @@ impl Workload {
                 deployed(include_str!("../../tests/contracts/build/KvStore.json")),
             )],
         }
+    }
+
+    /// The contracts the workload deploys at genesis by running their creation code from
+    /// [`GENESIS_DEPLOYER`], in order: `erc20`'s token (minting [`TOKENS_EACH`] to every
+    /// workload account) and Multicall3.
+    pub fn deployments(&self) -> Vec<Bytes> {
+        if self.kind != Kind::Erc20 {
+            return Vec::new();
+        }
+        let artifact = |a: &str| -> Bytes {
+            serde_json::from_str::<serde_json::Value>(a)
+                .ok()
+                .and_then(|v| v.get("bytecode")?.as_str()?.parse().ok())
+                .unwrap_or_default()
+        };
+        let mut token =
+            artifact(include_str!("../../tests/contracts/build/LightToken.json")).to_vec();
+        // constructor(address[] holders, uint256 each): the array's offset, `each`, the array.
+        let word = |v: U256| v.to_be_bytes::<32>();
+        token.extend_from_slice(&word(U256::from(64)));
+        token.extend_from_slice(&word(U256::from(TOKENS_EACH)));
+        token.extend_from_slice(&word(U256::from(ACCOUNTS)));
+        for i in 0..ACCOUNTS {
+            token.extend_from_slice(account(i).into_word().as_slice());
+        }
+        vec![
+            token.into(),
+            artifact(include_str!("../../tests/contracts/build/Multicall.json")),
+        ]
+    }
+
+    /// Whether the workload's genesis state comes from its deployments (`erc20`) rather than
+    /// from the writes of [`Workload::genesis`].
+    pub fn deploys(&self) -> bool {
+        self.kind == Kind::Erc20
     }
 
     /// The accounts that send the workload's transactions (funded at genesis).
@@ -275,6 +346,11 @@ impl Workload {
                         },
                     }
                 }
+                Kind::Erc20 => {
+                    let (from, to) = (rng.random_range(0..ACCOUNTS), rng.random_range(0..ACCOUNTS));
+                    let amount = U256::from(rng.random_range(1..=1000u64));
+                    Op::TokenTransfer { from, to, amount }
+                }
                 Kind::Kvstore => {
                     let k = rng.random_range(0..RECORDS);
                     if rng.random_bool(0.5) {
@@ -304,8 +380,12 @@ impl Workload {
         let mut out = Vec::with_capacity(self.ops_per_block);
         for (i, op) in self.ops(number).into_iter().enumerate() {
             let from = match op {
-                Op::Transfer { from, to, .. } if from == to => continue,
-                Op::Transfer { from, .. } => from,
+                Op::Transfer { from, to, .. } | Op::TokenTransfer { from, to, .. }
+                    if from == to =>
+                {
+                    continue;
+                }
+                Op::Transfer { from, .. } | Op::TokenTransfer { from, .. } => from,
                 _ => (number.wrapping_mul(self.ops_per_block as u64) + i as u64) % ACCOUNTS,
             };
             let signer = signer(from)
@@ -386,6 +466,15 @@ impl Workload {
                     }
                 }
                 Op::Write { k, value } => v.set(record(k), value),
+                Op::TokenTransfer { from, to, amount } => {
+                    let (fb, tb) = (token_balance(account(from)), token_balance(account(to)));
+                    let have = num(&v.get(&fb));
+                    if from == to || have < amount {
+                        continue;
+                    }
+                    v.set(fb, word(have - amount));
+                    v.set(tb, word(num(&v.get(&tb)) + amount));
+                }
             }
         }
         v.order

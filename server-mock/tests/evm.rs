@@ -2,6 +2,9 @@
 //! EIP-7702 delegations, and the workloads as transactions whose writes are the workloads'.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
+mod common;
+use common::rpc;
+
 use alloy_consensus::{
     SignableTransaction, Transaction, TxEip1559, TxEip7702, TxEnvelope, TxReceipt,
 };
@@ -218,7 +221,7 @@ fn set_code_transactions_delegate_an_account_to_a_contract() {
 /// and every block's receipts are successful calls.
 #[test]
 fn workload_transactions_write_what_the_model_says() {
-    for kind in [Kind::Kvstore, Kind::Smallbank, Kind::Transfer] {
+    for kind in [Kind::Kvstore, Kind::Smallbank, Kind::Transfer, Kind::Erc20] {
         let dir = tempfile::tempdir().unwrap();
         let w = Workload {
             kind,
@@ -257,26 +260,6 @@ fn workload_transactions_write_what_the_model_says() {
                 }
             }
         }
-    }
-}
-
-/// One JSON-RPC call: `Ok(result)` or `Err(error object)`.
-fn rpc(
-    m: &jsonrpsee::RpcModule<std::sync::Arc<lightprov_node::rpc::Node>>,
-    method: &str,
-    params: serde_json::Value,
-) -> Result<serde_json::Value, serde_json::Value> {
-    let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
-    let (resp, _) = rt
-        .block_on(m.raw_json_request(&body.to_string(), 1))
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_str(resp.get()).unwrap();
-    match v.get("result") {
-        Some(r) => Ok(r.clone()),
-        None => Err(v["error"].clone()),
     }
 }
 
@@ -406,4 +389,63 @@ fn calls_answer_as_geth_does() {
     );
     assert!(list.get("error").is_none());
     assert!(list["gasUsed"].as_str().unwrap().starts_with("0x"));
+}
+
+/// `--workload erc20`: the token and Multicall3 deployed at genesis answer calls, every workload
+/// account holds its tokens, and each block's token transfers leave ERC-20 Transfer events.
+#[test]
+fn the_erc20_workload_deploys_a_token_and_moves_it() {
+    use lightprov_node::workload::{TOKENS_EACH, account, multicall, token};
+    let dir = tempfile::tempdir().unwrap();
+    let w = Workload {
+        kind: Kind::Erc20,
+        seed: 2,
+        ops_per_block: 20,
+    };
+    let mut chain = Chain::open(dir.path(), Config::dev(Some(w)).unwrap()).unwrap();
+    chain.produce_block().unwrap();
+    let node = std::sync::Arc::new(lightprov_node::rpc::Node {
+        chain: std::sync::RwLock::new(chain),
+        dishonest: None,
+        new_tx: tokio::sync::Notify::new(),
+        on_demand: false,
+        max_history_range: 32,
+        max_logs_range: 32,
+    });
+    let m = lightprov_node::rpc::module(node.clone()).unwrap();
+    let call = |to: Address, data: Bytes, block: &str| {
+        rpc(
+            &m,
+            "eth_call",
+            serde_json::json!([{"to": to, "data": data}, block]),
+        )
+        .unwrap()
+    };
+    let holder = U256::from_be_slice(account(3).as_slice());
+    let at_genesis = call(token(), calldata("balanceOf(address)", &[holder]), "0x0");
+    assert_eq!(
+        at_genesis.as_str().unwrap(),
+        format!("{:#066x}", TOKENS_EACH)
+    );
+    let supply = call(token(), calldata("totalSupply()", &[]), "latest");
+    assert_eq!(
+        supply.as_str().unwrap(),
+        format!("{:#066x}", TOKENS_EACH * 1000)
+    );
+    let number = call(multicall(), calldata("getBlockNumber()", &[]), "latest");
+    assert_eq!(number.as_str().unwrap(), format!("{:#066x}", 1));
+    let chain = node.chain.read().unwrap();
+    let receipts = chain.block(1).unwrap().unwrap().receipts().unwrap();
+    assert!(!receipts.is_empty());
+    for r in &receipts {
+        assert!(r.status());
+        let [log] = r.logs() else {
+            panic!("one Transfer event, got {:?}", r.logs())
+        };
+        assert_eq!(log.address, token());
+        assert_eq!(
+            log.topics()[0],
+            keccak256("Transfer(address,address,uint256)")
+        );
+    }
 }
