@@ -55,6 +55,18 @@ fn send(chain: &mut Chain, key: &PrivateKeySigner, nonce: u64, to: TxKind, input
         .unwrap();
 }
 
+/// The chain behind the node's RPC handlers.
+fn serve(chain: Chain) -> std::sync::Arc<lightprov_node::rpc::Node> {
+    std::sync::Arc::new(lightprov_node::rpc::Node {
+        chain: std::sync::RwLock::new(chain),
+        dishonest: None,
+        new_tx: tokio::sync::Notify::new(),
+        on_demand: false,
+        max_history_range: 32,
+        max_logs_range: 32,
+    })
+}
+
 /// Alice deploys Store with her first transaction, in block 1.
 fn deploy_store(chain: &mut Chain, alice: &PrivateKeySigner) -> serde_json::Value {
     let store = artifact("Store");
@@ -281,14 +293,7 @@ fn calls_answer_as_geth_does() {
         calldata("set(uint256,uint256)", &[U256::from(7), U256::from(42)]),
     );
     chain.produce_block().unwrap();
-    let node = std::sync::Arc::new(lightprov_node::rpc::Node {
-        chain: std::sync::RwLock::new(chain),
-        dishonest: None,
-        new_tx: tokio::sync::Notify::new(),
-        on_demand: false,
-        max_history_range: 32,
-        max_logs_range: 32,
-    });
+    let node = serve(chain);
     let m = lightprov_node::rpc::module(node).unwrap();
     let from = alice.address();
     let tx = |data: Bytes| serde_json::json!({"from": from, "to": at, "data": data});
@@ -404,14 +409,7 @@ fn the_erc20_workload_deploys_a_token_and_moves_it() {
     };
     let mut chain = Chain::open(dir.path(), Config::dev(Some(w)).unwrap()).unwrap();
     chain.produce_block().unwrap();
-    let node = std::sync::Arc::new(lightprov_node::rpc::Node {
-        chain: std::sync::RwLock::new(chain),
-        dishonest: None,
-        new_tx: tokio::sync::Notify::new(),
-        on_demand: false,
-        max_history_range: 32,
-        max_logs_range: 32,
-    });
+    let node = serve(chain);
     let m = lightprov_node::rpc::module(node.clone()).unwrap();
     let call = |to: Address, data: Bytes, block: &str| {
         rpc(
