@@ -346,12 +346,23 @@ export class HeaderChain {
       if (target - this.highest > this.maxHeaderGap) {
         throw unreachable(`is more than maxHeaderGap headers past the verified ${this.highest}`);
       }
-      return this.serial(() => this.extendForward(e, target));
+      return this.serial(() => this.extended(e, target));
     }
     if (this.lowest - target > this.maxHeaderGap) {
       throw unreachable(`is more than maxHeaderGap headers before the verified ${this.lowest}`);
     }
-    return this.serial(() => this.extendBackward(e, target));
+    return this.serial(() => this.extended(e, target));
+  }
+
+  /**
+   * The verified header at `target`, extending the verified range forward or backward to it.
+   * Runs in {@link serial}: another read's extension may have reached `target` while this one
+   * waited, so the range is looked at again here (a walk that starts past its target would
+   * return the header it starts from, another block's).
+   */
+  private extended(e: Endpoint, target: bigint): Promise<VerifiedHeader> {
+    if (target >= this.lowest && target <= this.highest) return this.verifiedAt(e, target);
+    return target > this.highest ? this.extendForward(e, target) : this.extendBackward(e, target);
   }
 
   /**

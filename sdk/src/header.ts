@@ -7,8 +7,8 @@ import { VerificationError, wasmCall } from './errors.js';
 import { bigIntToMinimalBytes, bytesArg, bytesToHex, hexToBigInt, hexToBytes } from './hex.js';
 import { wasmOf } from './init.js';
 
-/** A block object from `eth_getBlockByNumber` / `eth_getBlockByHash` (other fields are ignored). */
-export interface BlockHeaderJson {
+/** The fields every header layout has, integers as `Int`. */
+interface HeaderFields<Int> {
   parentHash: string;
   sha3Uncles: string;
   miner: string;
@@ -16,14 +16,18 @@ export interface BlockHeaderJson {
   transactionsRoot: string;
   receiptsRoot: string;
   logsBloom: string;
-  difficulty: string;
-  number: string;
-  gasLimit: string;
-  gasUsed: string;
-  timestamp: string;
+  difficulty: Int;
+  number: Int;
+  gasLimit: Int;
+  gasUsed: Int;
+  timestamp: Int;
   extraData: string;
   mixHash: string;
   nonce: string;
+}
+
+/** A block object from `eth_getBlockByNumber` / `eth_getBlockByHash` (other fields are ignored). */
+export interface BlockHeaderJson extends HeaderFields<string> {
   baseFeePerGas?: string | null;
   withdrawalsRoot?: string | null;
   blobGasUsed?: string | null;
@@ -37,24 +41,9 @@ export interface BlockHeaderJson {
 export type HeaderLayout = 'frontier' | 'london' | 'shanghai' | 'cancun' | 'prague';
 
 /** A header whose hash was checked. Hashes are lowercase hex, integers bigint. */
-export interface VerifiedHeader {
+export interface VerifiedHeader extends HeaderFields<bigint> {
   hash: string;
   layout: HeaderLayout;
-  parentHash: string;
-  sha3Uncles: string;
-  miner: string;
-  stateRoot: string;
-  transactionsRoot: string;
-  receiptsRoot: string;
-  logsBloom: string;
-  difficulty: bigint;
-  number: bigint;
-  gasLimit: bigint;
-  gasUsed: bigint;
-  timestamp: bigint;
-  extraData: string;
-  mixHash: string;
-  nonce: string;
   baseFeePerGas?: bigint;
   withdrawalsRoot?: string;
   blobGasUsed?: bigint;

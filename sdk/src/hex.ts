@@ -65,6 +65,23 @@ export function bytesToHex(b: Uint8Array): string {
   return parts.join('');
 }
 
+/** The 32-byte big-endian word at byte `at` of `b` (bytes past its end read as zero): a value in a verifier's result bytes. */
+export function readWord(b: Uint8Array, at: number): bigint {
+  let v = 0n;
+  for (let i = 0; i < 32; i++) v = (v << 8n) | BigInt(b[at + i] ?? 0);
+  return v;
+}
+
+/** The big-endian u64 at byte `at` of `b` (a block number or version in a verifier's result bytes). */
+export function readU64(b: Uint8Array, at: number): bigint {
+  return new DataView(b.buffer, b.byteOffset + at, 8).getBigUint64(0, false);
+}
+
+/** The big-endian u32 at byte `at` of `b` (a count in a verifier's result bytes). */
+export function readU32(b: Uint8Array, at: number): number {
+  return new DataView(b.buffer, b.byteOffset + at, 4).getUint32(0, false);
+}
+
 /** `v` as `n` big-endian bytes (`v` must fit). */
 export function bigIntToBytes(v: bigint, n: number): Uint8Array {
   const out = new Uint8Array(n);

@@ -7,7 +7,7 @@
  * checked against a verified header by one of the families (`families/`).
  */
 import { wasmCall } from './errors.js';
-import { bigIntToBytes, bytesArg, bytesToHex, hexToBytes, slotToHex } from './hex.js';
+import { bigIntToBytes, bytesArg, bytesToHex, hexToBytes, readU32, readU64, readWord, slotToHex } from './hex.js';
 import { keccak256 } from './init.js';
 
 /** A state key and, so that every scheme can answer for it, the state it names. */
@@ -53,6 +53,19 @@ export const stateKeys = {
 export interface Version {
   block: bigint;
   value: bigint;
+}
+
+/**
+ * A verified history as the COLE and forkless verifiers return it, read from byte `at` of their
+ * result: `present(u8) ‖ block(u64) ‖ value(32)` (the version in force at the range's first
+ * block), then `count(u32)` and `count` × `block(u64) ‖ value(32)`, oldest first.
+ */
+export function readVersions(out: Uint8Array, at: number): { versions: Version[]; atFrom: Version | null } {
+  const version = (p: number): Version => ({ block: readU64(out, p), value: readWord(out, p + 8) });
+  const atFrom = out[at] === 1 ? version(at + 1) : null;
+  const versions: Version[] = [];
+  for (let i = 0, n = readU32(out, at + 41); i < n; i++) versions.push(version(at + 45 + i * 40));
+  return { versions, atFrom };
 }
 
 /**

@@ -309,13 +309,7 @@ fn main() {
         let doc = json!({
             "run": run_id,
             "generator": "server-mock/benches/engines.rs",
-            "build": if smoke {
-                "test (smoke)"
-            } else if cfg!(debug_assertions) {
-                "dev"
-            } else {
-                "release"
-            },
+            "build": lightprov_testkit::bench_build(smoke),
             "seed": SEED,
             "opsPerBlock": ops,
             "sizes": sizes,

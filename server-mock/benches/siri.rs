@@ -615,6 +615,11 @@ fn f(v: &Value) -> f64 {
     v.as_f64().unwrap_or(f64::NAN)
 }
 
+/// Each of `items` written by `show`, joined by `sep`.
+fn joined<T>(items: &[T], show: impl Fn(&T) -> String, sep: &str) -> String {
+    items.iter().map(show).collect::<Vec<_>>().join(sep)
+}
+
 fn row(rows: &[Value], s: Structure, n: u64) -> &Value {
     rows.iter()
         .find(|r| r["structure"] == s.id() && r["n"] == n)
@@ -692,34 +697,32 @@ fn print_targets(rows: &[Value], dedup: &[Value], sizes: &[u64]) -> Vec<Value> {
     println!(
         "  MBT ({buckets} buckets, fanout {}): height {} nodes at every N ({}); as N/B grows {}: writes/s {} ({}); reads/s {} (a binary search in the bucket)",
         params["fanout"],
-        heights
-            .iter()
-            .map(|h| format!("{h:.0}"))
-            .collect::<Vec<_>>()
-            .join(", "),
+        joined(&heights, |h| format!("{h:.0}"), ", "),
         if constant {
             "constant: met"
         } else {
             "not constant"
         },
-        sizes
-            .iter()
-            .map(|n| format!("{:.1}", *n as f64 / buckets as f64))
-            .collect::<Vec<_>>()
-            .join(" → "),
-        mbt.iter()
-            .map(|r| format!("{:.2}×", f(&r["writesPerS"]) / f(&base["writesPerS"])))
-            .collect::<Vec<_>>()
-            .join(" → "),
+        joined(
+            sizes,
+            |n| format!("{:.1}", *n as f64 / buckets as f64),
+            " → "
+        ),
+        joined(
+            &mbt,
+            |r| format!("{:.2}×", f(&r["writesPerS"]) / f(&base["writesPerS"])),
+            " → "
+        ),
         if falls {
             "falls at every step: met"
         } else {
             "does not fall at every step: short"
         },
-        mbt.iter()
-            .map(|r| format!("{:.2}×", f(&r["readsPerS"]) / f(&base["readsPerS"])))
-            .collect::<Vec<_>>()
-            .join(" → "),
+        joined(
+            &mbt,
+            |r| format!("{:.2}×", f(&r["readsPerS"]) / f(&base["readsPerS"])),
+            " → "
+        ),
     );
     targets.push(json!({
         "target": "mbtHeightConstantThroughputFalls",
@@ -770,13 +773,7 @@ fn print_targets(rows: &[Value], dedup: &[Value], sizes: &[u64]) -> Vec<Value> {
 fn main() {
     let cfg = config();
     let (run_id, json_out) = common::report_env();
-    let build = if cfg.smoke {
-        "test (smoke)"
-    } else if cfg!(debug_assertions) {
-        "dev"
-    } else {
-        "release"
-    };
+    let build = lightprov_testkit::bench_build(cfg.smoke);
     println!(
         "\nSIRI — MPT, MBT (MbtParams::DEFAULT), POS-Tree (SplitRule::DEFAULT) and a Merkle B+-tree (POS with fixed splits of 16 entries), on fjall, one synced commit per block; {build} build; seed {SEED}\n"
     );

@@ -939,23 +939,7 @@ impl Chain {
             ops.push((exec::CODE, hash.to_vec(), Some(code.to_vec())));
         }
         for (k, _) in &writes {
-            let mut pre = Vec::with_capacity(53);
-            match k {
-                Key::Balance(a) => {
-                    pre.push(1);
-                    pre.extend_from_slice(a.as_slice());
-                }
-                Key::Nonce(a) => {
-                    pre.push(2);
-                    pre.extend_from_slice(a.as_slice());
-                }
-                Key::Storage(a, slot) => {
-                    pre.push(3);
-                    pre.extend_from_slice(a.as_slice());
-                    pre.extend_from_slice(slot.as_slice());
-                }
-            }
-            ops.push((PREIMAGES, k.state_key().to_vec(), Some(pre)));
+            ops.push((PREIMAGES, k.state_key().to_vec(), Some(k.preimage())));
         }
         if let Err(e) = self.engine.commit(staged, ops) {
             self.discard_staged(self.families.len());

@@ -87,37 +87,119 @@ pub trait Engine: Send + Sync + Any {
     fn status(&self) -> Vec<Value>;
 }
 
+/// A room's engine, held open between blocks (`None` only while it reopens after a failure):
+/// what every room that opens one engine from its directory shares.
+#[derive(Debug)]
+pub(crate) struct Held<E> {
+    /// The engine's name in messages ("the {what} engine is not open").
+    what: &'static str,
+    engine: Option<E>,
+}
+
+impl<E> Held<E> {
+    /// Nothing open yet: [`Held::reopen`] opens it.
+    pub(crate) const fn new(what: &'static str) -> Self {
+        Self { what, engine: None }
+    }
+
+    /// The engine.
+    pub(crate) fn get(&self) -> anyhow::Result<&E> {
+        self.engine
+            .as_ref()
+            .ok_or_else(|| anyhow::anyhow!("the {} engine is not open", self.what))
+    }
+
+    /// The engine, to write to.
+    pub(crate) fn get_mut(&mut self) -> anyhow::Result<&mut E> {
+        self.engine
+            .as_mut()
+            .ok_or_else(|| anyhow::anyhow!("the {} engine is not open", self.what))
+    }
+
+    /// The engine, if it is open.
+    pub(crate) fn as_ref(&self) -> Option<&E> {
+        self.engine.as_ref()
+    }
+
+    /// Drops the engine (and what it staged), then opens it again with `open`, whose error
+    /// names `dir`.
+    pub(crate) fn reopen<X: std::fmt::Display>(
+        &mut self,
+        dir: &Path,
+        open: impl FnOnce() -> Result<E, X>,
+    ) -> anyhow::Result<()> {
+        self.engine = None;
+        let e = open().map_err(|e| anyhow::anyhow!("opening {}: {e}", dir.display()))?;
+        self.engine = Some(e);
+        Ok(())
+    }
+}
+
+/// `result`, after `reopen` when it failed: the engines' rule for a failed step whose batch may
+/// be half in memory (reopen from what the store holds), the step's error kept.
+pub(crate) fn or_reopen<T, X: Into<anyhow::Error>>(
+    result: Result<T, X>,
+    reopen: impl FnOnce() -> anyhow::Result<()>,
+) -> anyhow::Result<T> {
+    match result {
+        Ok(v) => Ok(v),
+        Err(e) => {
+            reopen()?;
+            Err(e.into())
+        }
+    }
+}
+
 /// `e` as its concrete type.
 pub fn downcast<T: Engine>(e: &dyn Engine) -> Option<&T> {
     let any: &dyn Any = e;
     any.downcast_ref()
 }
 
+/// A block's writes for the rooms' tests: the balances of `accounts` accounts (0x00…, 0x01…),
+/// each set to a word ending in `byte`.
+#[cfg(test)]
+pub(crate) fn balance_writes(accounts: u8, byte: u8) -> Vec<(Key, Word)> {
+    (0..accounts)
+        .map(|i| {
+            (
+                Key::Balance(alloy_primitives::Address::repeat_byte(i)),
+                B256::with_last_byte(byte).0,
+            )
+        })
+        .collect()
+}
+
 /// What every room's engine must do with a block the chain did not commit: `settings` opens two
-/// engines; one stages a block of other writes and drops it before each block it commits, the
-/// other never sees those; their commitments must agree block by block. Returns the first.
+/// engines; one stages a block of other writes and drops it before each of `blocks` blocks it
+/// commits, the other never sees those; their commitments must agree block by block. Returns
+/// the first engine and the last block's commitment table.
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 pub(crate) fn discarded_blocks_leave_no_trace(
     settings: &dyn Settings,
     writes: fn(u64) -> Vec<(Key, Word)>,
+    blocks: u64,
     dir: &Path,
-) -> Box<dyn Engine> {
+) -> (
+    Box<dyn Engine>,
+    [u8; lightprov_types::family::EXTRA_COMMITMENTS_LEN],
+) {
     let (a, b) = (dir.join("a"), dir.join("b"));
     let mut e = settings.open(&a).unwrap().unwrap();
     let mut clean = settings.open(&b).unwrap().unwrap();
     let mut extra = [0u8; lightprov_types::family::EXTRA_COMMITMENTS_LEN];
     let mut extra_clean = extra;
-    for n in 0..3 {
+    for n in 0..blocks {
         e.stage(n, &writes(100 + n), &mut extra).unwrap();
         e.discard().unwrap();
         assert_eq!(e.blocks(), n, "the discarded block {n} is not held");
         e.stage(n, &writes(n), &mut extra).unwrap();
         e.commit().unwrap();
+        assert_eq!(e.blocks(), n + 1, "block {n} committed");
         clean.stage(n, &writes(n), &mut extra_clean).unwrap();
         clean.commit().unwrap();
         assert_eq!(extra, extra_clean, "block {n}");
     }
-    assert_eq!(e.blocks(), 3);
-    e
+    (e, extra)
 }

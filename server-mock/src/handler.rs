@@ -32,6 +32,21 @@ pub struct Node {
     pub max_logs_range: u64,
 }
 
+impl Node {
+    /// An honest node serving `chain` in-process (for tests and the fuzzer): blocks only when
+    /// asked, history and log queries of at most 32 blocks.
+    pub fn in_process(chain: Chain) -> Self {
+        Self {
+            chain: RwLock::new(chain),
+            dishonest: None,
+            new_tx: Notify::new(),
+            on_demand: false,
+            max_history_range: 32,
+            max_logs_range: 32,
+        }
+    }
+}
+
 impl std::fmt::Debug for Node {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Node").finish_non_exhaustive()
@@ -75,6 +90,47 @@ pub(crate) fn not_served(what: impl std::fmt::Display) -> ErrorObjectOwned {
 /// COLE or LVMT proof bytes as hex, as served (corrupted in some `--dishonest` modes).
 pub(crate) fn proof_hex(n: &Node, family: Family, bytes: Vec<u8>) -> String {
     lightprov_types::hex::encode(&dishonest::proof_bytes(n.dishonest, family, bytes))
+}
+
+/// Block `n` as an answer names it: `0x…` (another block in the `other-block` `--dishonest` mode).
+pub(crate) fn block_hex(n: &Node, block: u64) -> String {
+    format!("0x{:x}", dishonest::claimed_block(n.dishonest, block))
+}
+
+/// The optional `fromBlock` and `toBlock` at `a[i]` and `a[i + 1]`: both or neither, and
+/// `fromBlock ≤ toBlock ≤` the head when given.
+pub(crate) fn opt_block_range(
+    chain: &Chain,
+    a: &[Value],
+    i: usize,
+) -> RpcResult<Option<(u64, u64)>> {
+    let from: Option<alloy_primitives::U64> = opt_arg(a, i, "fromBlock")?;
+    let to: Option<alloy_primitives::U64> = opt_arg(a, i + 1, "toBlock")?;
+    let (from, to) = match (from, to) {
+        (None, None) => return Ok(None),
+        (Some(f), Some(t)) => (f.to::<u64>(), t.to::<u64>()),
+        _ => {
+            return Err(invalid(
+                "toBlock",
+                "give both fromBlock and toBlock, or neither",
+            ));
+        }
+    };
+    let head = chain.head().0.number;
+    if from > to || to > head {
+        return Err(invalid(
+            "toBlock",
+            format!("expected fromBlock ≤ toBlock ≤ the head (#{head})"),
+        ));
+    }
+    Ok(Some((from, to)))
+}
+
+/// `fromBlock` and `toBlock` at `a[i]` and `a[i + 1]`, both required, `fromBlock ≤ toBlock ≤`
+/// the head.
+pub(crate) fn block_range(chain: &Chain, a: &[Value], i: usize) -> RpcResult<(u64, u64)> {
+    opt_block_range(chain, a, i)?
+        .ok_or_else(|| invalid("toBlock", "expected fromBlock and toBlock"))
 }
 
 pub(crate) fn internal(e: impl std::fmt::Display) -> ErrorObjectOwned {

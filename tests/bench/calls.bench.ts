@@ -19,7 +19,7 @@ import { verifyMerkleProof } from '@ethereumjs/mpt';
 import { RLP } from '@ethereumjs/rlp';
 import { KECCAK256_NULL, bytesToHex, createAccount, createAddressFromString, hexToBytes } from '@ethereumjs/util';
 import { createVM } from '@ethereumjs/vm';
-import { LightClient, init } from '@lightprov/sdk';
+import { type AccountProofJson, LightClient, init } from '@lightprov/sdk';
 import { keccak256 } from 'ethers';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
@@ -61,14 +61,7 @@ async function servedState(tx: { to: string; data: string }) {
   for (const e of list) accounts.set(e.address.toLowerCase(), e.storageKeys);
   const out = [];
   for (const [address, keys] of accounts) {
-    const proof = (await rpc(g.url, 'eth_getProof', [address, keys, at])) as {
-      balance: string;
-      nonce: string;
-      codeHash: string;
-      storageHash: string;
-      accountProof: string[];
-      storageProof: { key: string; value: string; proof: string[] }[];
-    };
+    const proof = (await rpc(g.url, 'eth_getProof', [address, keys, at])) as AccountProofJson;
     const code = (await rpc(g.url, 'eth_getCode', [address, at])) as string;
     out.push({ address, proof, code });
   }

@@ -5,27 +5,18 @@
 // block (the baseline) — on the proofs the engines benchmark wrote
 // (target/bench/history-proofs.json, same state, same keys). Prints a table and the ratios;
 // nothing is asserted. `--json <file>` also writes the figures as JSON.
-import fs from 'node:fs';
-import path from 'node:path';
-
 import { init, LvmtParams, verifyLvmtHistory } from '@lightprov/sdk';
 import { verifyForklessHistory } from '@lightprov/sdk/forkless';
 
-import { loadModule, root, timeAlternating } from './wasm-timing.mjs';
+import { provenance, writeFigures } from './figures.mjs';
+import { loadModule, proofsFile, timeAlternating } from './wasm-timing.mjs';
 
-const jsonAt = process.argv.indexOf('--json');
-const jsonOut = jsonAt > 0 ? process.argv[jsonAt + 1] : undefined;
-const file = path.join(root, 'target', 'bench', 'history-proofs.json');
-if (!fs.existsSync(file)) {
-  console.log(`no ${path.relative(root, file)}: run the engines benchmark first (cargo bench -p lightprov-node --bench engines)`);
-  process.exit(0);
-}
+const data = proofsFile('history-proofs.json', 'engines benchmark', 'engines');
 await init({ families: ['lvmt', 'forkless'] });
 const coleWasm = await loadModule('cole');
 const mptWasm = await loadModule('mpt');
 
 const bytes = (h) => Uint8Array.from(Buffer.from(h.slice(2), 'hex'));
-const data = JSON.parse(fs.readFileSync(file, 'utf8'));
 const ZERO = new Uint8Array(32);
 // LVMT (when the engines benchmark ran it): the parameters, decoded and validated once, and the
 // anchor — the head's lvmtRoot and lvmtHistoryRoot.
@@ -139,22 +130,14 @@ if (last) {
     );
   }
 }
-if (jsonOut) {
-  const doc = {
-    run: process.env.LIGHTPROV_BENCH_RUN ?? '',
-    proofsRun: data.run ?? '',
-    generator: 'tests/bench/history.mjs',
-    node: process.version,
-    workload: data.workload,
-    blocks: data.blocks,
-    opsPerBlock: data.opsPerBlock,
-    seed: data.seed ?? null,
-    keys: keyCount,
-    timing: 'median µs per verify of 9 alternating rounds after a warm-up; wasm in Node',
-    lvmt: withLvmt ? { depth: data.lvmt.depth, paramsBytes: data.lvmt.paramsBytes, setup: data.lvmt.setup } : null,
-    rows,
-  };
-  fs.mkdirSync(path.dirname(path.resolve(jsonOut)), { recursive: true });
-  fs.writeFileSync(jsonOut, JSON.stringify(doc, null, 2) + '\n');
-  console.log(`figures written to ${jsonOut}`);
-}
+writeFigures({
+  ...provenance('tests/bench/history.mjs', data.run ?? ''),
+  workload: data.workload,
+  blocks: data.blocks,
+  opsPerBlock: data.opsPerBlock,
+  seed: data.seed ?? null,
+  keys: keyCount,
+  timing: 'median µs per verify of 9 alternating rounds after a warm-up; wasm in Node',
+  lvmt: withLvmt ? { depth: data.lvmt.depth, paramsBytes: data.lvmt.paramsBytes, setup: data.lvmt.setup } : null,
+  rows,
+});

@@ -14,7 +14,8 @@ import path from 'node:path';
 
 import { LightClient, init } from '@lightprov/sdk';
 
-import { JSON_OUT, NODE_BIN, rpc, startNode, stopNode, waitForBlocks } from './node.mjs';
+import { JSON_OUT } from './figures.mjs';
+import { NODE_BIN, fillChain, rpc, startNode, stopNode } from './node.mjs';
 
 const jsonOut = JSON_OUT;
 const bin = NODE_BIN;
@@ -32,14 +33,10 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 await init();
 // 1. A chain of BLOCKS blocks after genesis, two transfers (two events) in each.
-let node = await start(['--block-time', '5ms']);
-const t0 = Date.now();
-await waitForBlocks(node, BLOCKS);
-await stopNode(node);
-const fillSecs = (Date.now() - t0) / 1000;
+const fillSecs = await fillChain(start, BLOCKS);
 
 // 2. No more blocks: both sides read the same range.
-node = await start(['--block-time', '3600s']);
+const node = await start(['--block-time', '3600s']);
 const from = 1;
 const to = BLOCKS;
 const filter = { address: TRANSFER_LOG_ADDRESS, topics: [TRANSFER_TOPIC] };

@@ -12,9 +12,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { JSON_OUT, provenance, writeFigures } from './figures.mjs';
+
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const jsonAt = process.argv.indexOf('--json');
-const jsonOut = jsonAt > 0 ? process.argv[jsonAt + 1] : undefined;
+const jsonOut = JSON_OUT;
 const rel = (f) => path.relative(root, f);
 const proofsFile = path.join(root, 'target', 'bench', 'lvmt-proofs.json');
 const sdkDir = path.join(root, 'sdk', 'wasm', 'lvmt');
@@ -156,10 +157,7 @@ pOurs.free();
 pBase.free();
 if (jsonOut) {
   const doc = {
-    run: process.env.LIGHTPROV_BENCH_RUN ?? '',
-    proofsRun: data.run ?? '',
-    generator: 'tests/bench/lvmt.mjs',
-    node: process.version,
+    ...provenance('tests/bench/lvmt.mjs', data.run ?? ''),
     depth: data.depth,
     setup: data.setup,
     blocks: data.blocks,
@@ -180,7 +178,5 @@ if (jsonOut) {
       sameBuildMs: sb.ms,
     })),
   };
-  fs.mkdirSync(path.dirname(path.resolve(jsonOut)), { recursive: true });
-  fs.writeFileSync(jsonOut, JSON.stringify(doc, null, 2) + '\n');
-  console.log(`figures written to ${jsonOut}`);
+  writeFigures(doc);
 }

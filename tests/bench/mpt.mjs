@@ -12,9 +12,9 @@ import { verifyMerkleProof } from '@ethereumjs/mpt';
 import { init, verifyAccountProof, verifyMptProof } from '@lightprov/sdk';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 
+import { JSON_OUT, provenance, writeFigures } from './figures.mjs';
+
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const jsonAt = process.argv.indexOf('--json');
-const jsonOut = jsonAt > 0 ? process.argv[jsonAt + 1] : undefined;
 const SOURCES = path.join(root, 'tests', 'vectors', 'mpt', 'sources');
 const bytes = (h) => Uint8Array.from(Buffer.from(h.slice(2), 'hex'));
 const pad32 = (k) => bytes('0x' + BigInt(k).toString(16).padStart(64, '0'));
@@ -102,12 +102,10 @@ console.log(`\nwasm download (the SDK's modules):`);
 console.log(`  MPT module          : ${raw(mptWasm)} B raw, ${gz(mptWasm)} B gzip (budget 26500 B gzip)`);
 console.log(`  with headers (+hdr) : ${raw(mptWasm) + raw(headerWasm)} B raw, ${gz(mptWasm) + gz(headerWasm)} B gzip`);
 
-if (jsonOut) {
+if (JSON_OUT) {
   const peerVersion = JSON.parse(fs.readFileSync(path.join(root, 'node_modules', '@ethereumjs', 'mpt', 'package.json'), 'utf8')).version;
   const doc = {
-    run: process.env.LIGHTPROV_BENCH_RUN ?? '',
-    generator: 'tests/bench/mpt.mjs',
-    node: process.version,
+    ...provenance('tests/bench/mpt.mjs'),
     proofs: proofs.length,
     avgNodes,
     avgBytes,
@@ -124,7 +122,5 @@ if (jsonOut) {
       withHeaders: { raw: raw(mptWasm) + raw(headerWasm), gzip: gz(mptWasm) + gz(headerWasm) },
     },
   };
-  fs.mkdirSync(path.dirname(path.resolve(jsonOut)), { recursive: true });
-  fs.writeFileSync(jsonOut, JSON.stringify(doc, null, 2) + '\n');
-  console.log(`figures written to ${jsonOut}`);
+  writeFigures(doc);
 }

@@ -8,8 +8,6 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** The node binary: LIGHTPROV_NODE_BIN, or the release build. */
 export const NODE_BIN = process.env.LIGHTPROV_NODE_BIN ?? path.join(ROOT, 'target', 'release', 'lightprov-node');
-/** The file after `--json` on the command line, if any. */
-export const JSON_OUT = process.argv.includes('--json') ? process.argv[process.argv.indexOf('--json') + 1] : undefined;
 
 /** Starts `bin` on `dataDir` with `args`; resolves once it listens, with what it printed. */
 export function startNode(bin, dataDir, args) {
@@ -42,4 +40,13 @@ export async function stopNode(node) {
 /** Waits until the node's head reaches `blocks`. */
 export async function waitForBlocks(node, blocks) {
   while (Number(await rpc(node.url, 'eth_blockNumber', [])) < blocks) await new Promise((r) => setTimeout(r, 50));
+}
+
+/** Fills a chain: `start(['--block-time', '5ms'])`, until the head reaches `blocks`, then stops the node; the seconds the blocks took. */
+export async function fillChain(start, blocks) {
+  const node = await start(['--block-time', '5ms']);
+  const t0 = Date.now();
+  await waitForBlocks(node, blocks);
+  await stopNode(node);
+  return (Date.now() - t0) / 1000;
 }

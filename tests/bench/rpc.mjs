@@ -9,9 +9,9 @@ import path from 'node:path';
 
 import { keccak_256 } from '@noble/hashes/sha3.js';
 
-import { JSON_OUT, NODE_BIN, rpc, startNode, stopNode, waitForBlocks } from './node.mjs';
+import { provenance, writeFigures } from './figures.mjs';
+import { NODE_BIN, fillChain, rpc, startNode, stopNode } from './node.mjs';
 
-const jsonOut = JSON_OUT;
 const bin = NODE_BIN;
 const BLOCKS = Number(process.env.LIGHTPROV_BENCH_RPC_BLOCKS ?? 200);
 const CLIENTS = 20;
@@ -22,14 +22,10 @@ const workload = ['--workload', 'kvstore', '--tx-per-block', '100', '--seed', '1
 const start = (args) => startNode(bin, dataDir, [...workload, ...args]);
 
 // 1. Fill the chain.
-let node = await start(['--block-time', '5ms']);
-const t0 = Date.now();
-await waitForBlocks(node, BLOCKS);
-await stopNode(node);
-const fillSecs = (Date.now() - t0) / 1000;
+const fillSecs = await fillChain(start, BLOCKS);
 
 // 2. Serve proofs to 20 concurrent clients.
-node = await start(['--block-time', '0']);
+const node = await start(['--block-time', '0']);
 const head = Number(await rpc(node.url, 'eth_blockNumber', []));
 const KV = '0x' + 'cc'.repeat(20);
 const slot = (k) => '0x' + Buffer.from(keccak_256(Buffer.from(BigInt(k).toString(16).padStart(16, '0'), 'hex'))).toString('hex');
@@ -62,20 +58,13 @@ console.log(`${CLIENTS} concurrent clients on loopback, ${latencies.length} requ
 console.log('| p50 ms | p99 ms | max ms | requests/s |');
 console.log('|-------:|-------:|-------:|-----------:|');
 console.log(`| ${pct(0.5).toFixed(2)} | ${pct(0.99).toFixed(2)} | ${latencies.at(-1).toFixed(2)} | ${(latencies.length / wall).toFixed(0)} |`);
-if (jsonOut) {
-  const doc = {
-    run: process.env.LIGHTPROV_BENCH_RUN ?? '',
-    generator: 'tests/bench/rpc.mjs',
-    node: process.version,
-    blocks: head,
-    workload: 'kvstore, 100 tx per block, seed 1',
-    fillSecs,
-    clients: CLIENTS,
-    requests: latencies.length,
-    latencyMs: { p50: pct(0.5), p99: pct(0.99), max: latencies.at(-1) },
-    requestsPerS: latencies.length / wall,
-  };
-  fs.mkdirSync(path.dirname(path.resolve(jsonOut)), { recursive: true });
-  fs.writeFileSync(jsonOut, JSON.stringify(doc, null, 2) + '\n');
-  console.log(`figures written to ${jsonOut}`);
-}
+writeFigures({
+  ...provenance('tests/bench/rpc.mjs'),
+  blocks: head,
+  workload: 'kvstore, 100 tx per block, seed 1',
+  fillSecs,
+  clients: CLIENTS,
+  requests: latencies.length,
+  latencyMs: { p50: pct(0.5), p99: pct(0.99), max: latencies.at(-1) },
+  requestsPerS: latencies.length / wall,
+});

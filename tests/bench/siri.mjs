@@ -6,27 +6,18 @@
 // B+-tree baseline (SDK verifyPosValue) — and a POS range proof and the 128-block history proofs
 // of POS and MBT (SDK verifyPosRange, verifyPosHistory, verifyMbtHistory). Prints µs per verify
 // and the ratio to MPT's; nothing is asserted. `--json <file>` also writes the figures as JSON.
-import fs from 'node:fs';
-import path from 'node:path';
-
 import { init } from '@lightprov/sdk';
 import { verifyMbtHistory, verifyMbtValue } from '@lightprov/sdk/mbt';
 import { verifyPosHistory, verifyPosRange, verifyPosValue } from '@lightprov/sdk/pos';
 
-import { loadModule, root, timeAlternating } from './wasm-timing.mjs';
+import { provenance, writeFigures } from './figures.mjs';
+import { loadModule, proofsFile, timeAlternating } from './wasm-timing.mjs';
 
-const jsonAt = process.argv.indexOf('--json');
-const jsonOut = jsonAt > 0 ? process.argv[jsonAt + 1] : undefined;
-const file = path.join(root, 'target', 'bench', 'siri-proofs.json');
-if (!fs.existsSync(file)) {
-  console.log(`no ${path.relative(root, file)}: run the SIRI benchmark first (cargo bench -p lightprov-node --bench siri)`);
-  process.exit(0);
-}
+const data = proofsFile('siri-proofs.json', 'SIRI benchmark', 'siri');
 await init({ families: ['mbt', 'pos'] });
 const mptWasm = await loadModule('mpt');
 const bytes = (h) => Uint8Array.from(Buffer.from(h.slice(2), 'hex'));
 const word = (h) => BigInt(h);
-const data = JSON.parse(fs.readFileSync(file, 'utf8'));
 
 const STRUCTURES = [['mpt', 'MPT'], ['mbt', 'MBT'], ['pos', 'POS-Tree'], ['btree', 'Merkle B+-tree']];
 const rows = [];
@@ -90,16 +81,8 @@ for (const r of rows) {
       `${r.history.blocks}-block history: POS ${r.history.pos.bytes} B in ${r.history.pos.verifyUs.toFixed(0)} µs, MBT ${r.history.mbt.bytes} B in ${r.history.mbt.verifyUs.toFixed(0)} µs`,
   );
 }
-if (jsonOut) {
-  const doc = {
-    run: process.env.LIGHTPROV_BENCH_RUN ?? '',
-    proofsRun: data.run ?? '',
-    generator: 'tests/bench/siri.mjs',
-    node: process.version,
-    timing: 'median µs per verify of 9 alternating rounds after a warm-up; wasm in Node',
-    rows,
-  };
-  fs.mkdirSync(path.dirname(path.resolve(jsonOut)), { recursive: true });
-  fs.writeFileSync(jsonOut, JSON.stringify(doc, null, 2) + '\n');
-  console.log(`figures written to ${jsonOut}`);
-}
+writeFigures({
+  ...provenance('tests/bench/siri.mjs', data.run ?? ''),
+  timing: 'median µs per verify of 9 alternating rounds after a warm-up; wasm in Node',
+  rows,
+});

@@ -1,5 +1,5 @@
-// What the wasm benches share: loading a module of the SDK from its files, and timing
-// verifiers in alternating rounds.
+// What the wasm benches share: the proofs a Rust benchmark wrote, loading a module of the SDK
+// from its files, and timing verifiers in alternating rounds.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,19 @@ export async function loadModule(family) {
   const m = await import(path.join(dir, 'lightprov_verifier_wasm.js'));
   m.initSync({ module: fs.readFileSync(path.join(dir, 'lightprov_verifier_wasm_bg.wasm')) });
   return m;
+}
+
+/**
+ * The proofs a Rust benchmark wrote to target/bench/`name`, parsed; when the file is missing, says
+ * which benchmark (`what`, run as `--bench bench`) writes it and exits without measuring.
+ */
+export function proofsFile(name, what, bench) {
+  const file = path.join(root, 'target', 'bench', name);
+  if (!fs.existsSync(file)) {
+    console.log(`no ${path.relative(root, file)}: run the ${what} first (cargo bench -p lightprov-node --bench ${bench})`);
+    process.exit(0);
+  }
+  return JSON.parse(fs.readFileSync(file, 'utf8'));
 }
 
 /**

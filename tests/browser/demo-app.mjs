@@ -102,6 +102,11 @@ try {
       const el = document.querySelector(s);
       if (el) window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - 56);
     }, selector);
+  /** A screenshot of a panel, scrolled to the top of the viewport. */
+  const shotOf = async (selector, name) => {
+    await view(selector);
+    await shot(name);
+  };
   const points = () =>
     page.$$eval('#history-points tr[data-block]', (rows) => rows.map((r) => `${r.getAttribute('data-block')}=${r.children[1]?.textContent}`));
   const drawn = async (scheme) => {
@@ -134,8 +139,7 @@ try {
     expect(signed === '30', `participation: ${signed} (the node's default is 30 of 32)`);
     // It follows: the optimistic head moves as blocks are sealed.
     await page.waitForFunction((n) => Number(document.querySelector('#beacon-out tr[data-beacon="optimistic"]')?.getAttribute('data-block')) > n, heads.optimistic, { timeout: 30_000 });
-    await view('#beacon-panel');
-    await shot('02-beacon');
+    await shotOf('#beacon-panel', '02-beacon');
   });
 
   await check('picks an account and reads its balance, verified by MPT against a header', async () => {
@@ -161,6 +165,12 @@ try {
   });
 
   let cole = [];
+  /** Draws `scheme`'s history (`label` in messages): the same points as COLE's, with the inspector's outline (`outline`) shown. */
+  const drawnAsCole = async (label, scheme, outline) => {
+    const got = await drawn(scheme);
+    expect(JSON.stringify(got) === JSON.stringify(cole), `${label} ${got.join(', ')} ≠ COLE ${cole.join(', ')}`);
+    await page.waitForSelector(`#inspector-out ${outline}`, { timeout: 30_000 });
+  };
   await check('draws a COLE history: every point verified, the proof drawn with its root', async () => {
     // The range ends at the head the page verified now, so that every scheme below is asked for
     // the same blocks while the node goes on producing them (a blank field follows the head).
@@ -181,40 +191,27 @@ try {
     await page.waitForSelector('#inspector-out .root-check[data-matches="true"]', { timeout: 30_000 });
     expect(inspectorLoads() === 1, `the inspector module was fetched ${inspectorLoads()} times`);
     console.log(`demo-app:      COLE points ${cole.join(', ')}`);
-    await view('#history-panel');
-    await shot('03-history-cole');
-    await view('#inspector-panel');
-    await shot('04-inspector-cole');
+    await shotOf('#history-panel', '03-history-cole');
+    await shotOf('#inspector-panel', '04-inspector-cole');
   });
 
   await check('switches to LVMT: the same points, verified by one LVMT history proof', async () => {
-    const lvmt = await drawn('lvmt');
-    expect(JSON.stringify(lvmt) === JSON.stringify(cole), `LVMT ${lvmt.join(', ')} ≠ COLE ${cole.join(', ')}`);
-    await page.waitForSelector('#inspector-out .outline[data-family="lvmt-history"]', { timeout: 30_000 });
-    await view('#history-panel');
-    await shot('05-history-lvmt');
-    await view('#inspector-panel');
-    await shot('06-inspector-lvmt');
+    await drawnAsCole('LVMT', 'lvmt', '.outline[data-family="lvmt-history"]');
+    await shotOf('#history-panel', '05-history-lvmt');
+    await shotOf('#inspector-panel', '06-inspector-lvmt');
   });
 
   await check('switches to MPT: the same points, one eth_getProof per block', async () => {
-    const mpt = await drawn('mpt');
-    expect(JSON.stringify(mpt) === JSON.stringify(cole), `MPT ${mpt.join(', ')} ≠ COLE ${cole.join(', ')}`);
-    await page.waitForSelector('#inspector-out .outline[data-family="mpt"] .root-check[data-matches="true"]', { timeout: 30_000 });
-    await view('#history-panel');
-    await shot('07-history-mpt');
-    await view('#inspector-panel');
-    await shot('07-inspector-mpt');
+    await drawnAsCole('MPT', 'mpt', '.outline[data-family="mpt"] .root-check[data-matches="true"]');
+    await shotOf('#history-panel', '07-history-mpt');
+    await shotOf('#inspector-panel', '07-inspector-mpt');
     expect(inspectorLoads() === 1, `the inspector module was fetched ${inspectorLoads()} times`);
   });
 
   await check('switches to MBT and the POS-Tree: the same points, each one proof whose buckets and paths are drawn', async () => {
     for (const scheme of ['mbt', 'pos']) {
-      const points = await drawn(scheme);
-      expect(JSON.stringify(points) === JSON.stringify(cole), `${scheme} ${points.join(', ')} ≠ COLE ${cole.join(', ')}`);
-      await page.waitForSelector(`#inspector-out .outline[data-family="${scheme}-history"]`, { timeout: 30_000 });
-      await view('#inspector-panel');
-      await shot(`07-inspector-${scheme}`);
+      await drawnAsCole(scheme, scheme, `.outline[data-family="${scheme}-history"]`);
+      await shotOf('#inspector-panel', `07-inspector-${scheme}`);
     }
     expect(inspectorLoads() === 1, `the inspector module was fetched ${inspectorLoads()} times`);
   });
@@ -232,8 +229,7 @@ try {
     );
     const row = await page.innerText('#compare-table tr[data-range="128"]');
     console.log(`demo-app:      128 blocks: ${row.replace(/\s+/g, ' ')}`);
-    await view('#compare-panel');
-    await shot('08-compare');
+    await shotOf('#compare-panel', '08-compare');
   });
 
   await check('forgery mode: each tamper is rejected with its code, nothing shown as data', async () => {
@@ -259,13 +255,11 @@ try {
       expect(/Rejected/.test(text) && /the code this tamper must get/.test(text), `${scheme}/${kind}: ${text}`);
       seen.push(`${scheme}/${kind} → ${code}`);
       if (scheme === 'cole') {
-        await view('#forgery-panel');
-        await shot('09-forgery-cole');
+        await shotOf('#forgery-panel', '09-forgery-cole');
       }
     }
     console.log(`demo-app:      ${seen.join(', ')}`);
-    await view('#forgery-panel');
-    await shot('10-forgery-mpt');
+    await shotOf('#forgery-panel', '10-forgery-mpt');
   });
 
   await check('sends a transfer through the verified provider and sees the new point', async () => {
@@ -281,11 +275,9 @@ try {
     expect((await receipt.getAttribute('data-events')) === '1', `the receipt shows ${await receipt.getAttribute('data-events')} events, not the transfer's one`);
     expect(/Transfer .* → .*: 0\.25 ETH/.test(await receipt.innerText()), `receipt: ${await receipt.innerText()}`);
     expect(await receipt.$('.verified'), 'the receipt is not marked verified');
-    await view('#transfer-panel');
-    await shot('11-transfer-receipt');
+    await shotOf('#transfer-panel', '11-transfer-receipt');
     console.log(`demo-app:      transfer included in block #${block}; history now ${(await points()).join(', ')}`);
-    await view('#history-panel');
-    await shot('11-transfer-history-after');
+    await shotOf('#history-panel', '11-transfer-history-after');
     await page.evaluate(() => window.scrollTo(0, 0));
     await shot('12-overview');
   });
@@ -294,8 +286,7 @@ try {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.evaluate(() => window.scrollTo(0, 0));
     await shot('13-mobile-top');
-    await view('#history-panel');
-    await shot('14-mobile-history');
+    await shotOf('#history-panel', '14-mobile-history');
     await page.screenshot({ path: path.join(shots, '15-mobile-full.png'), fullPage: true });
     const overflow = await page.evaluate(() => {
       const wide = [...document.querySelectorAll('body *')]

@@ -84,3 +84,40 @@ describe('Clique rules of the header walk', () => {
     expect(isVerificationError(e2, 'SIGNER_RULE') && (e2 as { field?: string }).field).toBe('difficulty');
   });
 });
+
+describe('concurrent reads of the header walk', () => {
+  /** Forwards to the node; the first `eth_blockNumber` after `arm()` is answered late. */
+  function lateFirstHead() {
+    let armed = false;
+    const fetchLate: typeof fetch = async (input, init) => {
+      const body = JSON.parse(String(init?.body)) as { method?: string };
+      if (armed && body.method === 'eth_blockNumber') {
+        armed = false;
+        await new Promise((ok) => setTimeout(ok, 300));
+      }
+      return fetch(node.url, init);
+    };
+    return { fetch: fetchLate, arm: () => (armed = true) };
+  }
+
+  it('two reads walking forward at once each get their own block, whichever walk runs first', async () => {
+    await mine(node.url, 8);
+    const late = lateFirstHead();
+    const c = await LightClient.connect({ rpc: 'http://late.invalid/', trust: { genesisHash: node.genesisHash, signers: [node.signer] }, fetch: late.fetch });
+    // The lower block asks first but waits: the walk to the higher one runs first.
+    late.arm();
+    const [six, nine] = await Promise.all([c.getHeader(6n), c.getHeader(9n)]);
+    expect([six.number, nine.number]).toEqual([6n, 9n]);
+    expect(six.hash).toBe((await header(6)).hash);
+    expect(nine.hash).toBe((await header(9)).hash);
+  });
+
+  it('two reads walking back from a checkpoint at once each get their own block', async () => {
+    const cp = await header(10);
+    const c = await LightClient.connect({ rpc: node.url, trust: { checkpoint: { number: 10n, hash: cp['hash']! } } });
+    // The walk to block 3 runs first and passes block 8 on its way.
+    const [three, eight] = await Promise.all([c.getHeader(3n), c.getHeader(8n)]);
+    expect([three.number, eight.number]).toEqual([3n, 8n]);
+    expect(eight.hash).toBe((await header(8)).hash);
+  });
+});

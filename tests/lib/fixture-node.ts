@@ -9,18 +9,12 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import type { AccountProofJson } from '@lightprov/sdk';
+
 const SOURCES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'vectors', 'mpt', 'sources');
 
-interface ProofSource {
-  blockHash?: string | null;
-  address: string;
-  balance: string;
-  nonce: string;
-  codeHash: string;
-  storageHash: string;
-  accountProof: string[];
-  storageProof: { key: string; value: string; proof: string[] }[];
-}
+/** A recorded `eth_getProof` answer, with the block it was taken at. */
+type ProofSource = AccountProofJson & { blockHash?: string | null };
 
 export type Lie = (method: string, params: unknown[], answer: unknown) => unknown;
 

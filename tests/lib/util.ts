@@ -1,4 +1,4 @@
-import { RpcError } from '@lightprov/sdk';
+import { RpcError, VerificationError, type WasmModuleName } from '@lightprov/sdk';
 
 /** The error a promise rejects with; fails the test if it resolves. */
 export async function rejection(p: Promise<unknown>): Promise<unknown> {
@@ -31,4 +31,21 @@ export function thrown(f: () => unknown): unknown {
     return e;
   }
   throw new Error('expected a throw');
+}
+
+/** The `VerificationError` `f` throws; any other throw propagates, and a return fails the test. */
+export function verificationError(f: () => unknown): VerificationError {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof VerificationError) return e;
+    throw e;
+  }
+  throw new Error('accepted');
+}
+
+/** A `locate` for `init()` that records each module the SDK asks for (and lets it load them from their default place). */
+export function recordingLocate(): { asked: WasmModuleName[]; locate: (m: WasmModuleName) => undefined } {
+  const asked: WasmModuleName[] = [];
+  return { asked, locate: (m) => (asked.push(m), undefined) };
 }

@@ -39,6 +39,18 @@ const quantity = (v: bigint): string => '0x' + v.toString(16);
  */
 type BeaconStep = BeaconUpdateArgs | { kind: 'force_update'; currentSlot: number } | { kind: 'upgrade_store'; fork: string };
 
+/** A COLE vector's query (all its inputs but the proof), as the COLE verify and outline functions take it. */
+export function coleQuery(i: Record<string, unknown>) {
+  return {
+    stateKey: i['stateKey'] as string,
+    fromBlock: BigInt(i['fromBlock'] as string),
+    toBlock: BigInt(i['toBlock'] as string),
+    coleRoot: i['coleRoot'] as string,
+    siblingRoot: i['siblingRoot'] as string,
+    scheme: i['scheme'] as 'cole' | 'cole-star',
+  };
+}
+
 /**
  * A beacon vector: the bootstrap from the trusted root, then each step in order — an update, or
  * a force update after a period without finality — through the SDK's `BeaconStore` (the
@@ -122,15 +134,7 @@ export function run(v: Vector): unknown {
   // POS after MBT: MBT's diff and history vectors carry oldRoot and roots too (and bucketBits).
   if ('posRoot' in i || 'oldRoot' in i || 'roots' in i) return runPos(i);
   if ('coleRoot' in i) {
-    const h = verifyColeHistory({
-      proof: i['proof'] as string,
-      stateKey: i['stateKey'] as string,
-      fromBlock: BigInt(i['fromBlock'] as string),
-      toBlock: BigInt(i['toBlock'] as string),
-      coleRoot: i['coleRoot'] as string,
-      siblingRoot: i['siblingRoot'] as string,
-      scheme: i['scheme'] as 'cole' | 'cole-star',
-    });
+    const h = verifyColeHistory({ ...coleQuery(i), proof: i['proof'] as string });
     const version = (x: { block: bigint; value: bigint }) => ({ block: quantity(x.block), value: wordHex(x.value) });
     return { ok: true, atFrom: h.atFrom ? version(h.atFrom) : null, versions: h.versions.map(version) };
   }

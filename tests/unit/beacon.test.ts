@@ -2,26 +2,17 @@
 // asked for, real mainnet data (sync committee periods 862..867, tests/fixtures/beacon/real)
 // syncs to the finalized execution block, and each argument check of the wrapper names its
 // field. Its own file: vitest isolates files, so no module is loaded when it starts.
-import { VerificationError, type WasmModuleName, init } from '@lightprov/sdk';
+import { VerificationError, init } from '@lightprov/sdk';
 import { type BeaconFork, BeaconStore, beaconNetworks, loadBeacon } from '@lightprov/sdk/beacon';
 import { describe, expect, it } from 'vitest';
 
+import { recordingLocate, verificationError } from '../lib/util.js';
 import { type Step, TRUSTED_ROOT, asFinalityUpdate, asOptimisticUpdate, bootstrapArgs, capella, raw, ssz, steps } from './beacon-data.js';
-
-function verificationError(f: () => unknown): VerificationError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof VerificationError) return e;
-    throw e;
-  }
-  throw new Error('accepted');
-}
 
 describe('loading', () => {
   it('init() leaves the beacon module out; loadBeacon() loads it', async () => {
-    const asked: WasmModuleName[] = [];
-    await init({ locate: (m) => (asked.push(m), undefined) });
+    const { asked, locate } = recordingLocate();
+    await init({ locate });
     expect(asked.length).toBeGreaterThan(0);
     expect(asked).not.toContain('beacon');
     expect(() => beaconNetworks()).toThrow(/init\(\{ families: \['beacon'\] \}\)/);

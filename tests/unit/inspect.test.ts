@@ -24,6 +24,7 @@ import {
 } from '@lightprov/sdk/inspect';
 import { beforeAll, describe, expect, it } from 'vitest';
 
+import { coleQuery } from '../lib/vectors.js';
 import { loadVectors } from './load.js';
 
 beforeAll(() => init());
@@ -126,15 +127,8 @@ describe('COLE outlines and forgeries', () => {
 
   describe.each(vectors)('%s', (_name, v) => {
     const i = v.inputs as Record<string, string>;
-    const scheme = i['scheme'] as 'cole' | 'cole-star';
-    const args = {
-      stateKey: i['stateKey'] as string,
-      fromBlock: BigInt(i['fromBlock'] as string),
-      toBlock: BigInt(i['toBlock'] as string),
-      coleRoot: i['coleRoot'] as string,
-      siblingRoot: i['siblingRoot'] as string,
-      scheme,
-    };
+    const args = coleQuery(i);
+    const scheme = args.scheme;
     const proof = i['proof'] as string;
 
     it('outlines the honest proof with the header root', async () => {
@@ -175,25 +169,9 @@ describe('COLE outlines and forgeries', () => {
   it('structure-dropped leaves the last structure out', async () => {
     const [, v] = vectors[0] as [string, (typeof vectors)[0][1]];
     const i = v.inputs as Record<string, string>;
-    const honest = await outlineColeProof({
-      proof: i['proof'] as string,
-      stateKey: i['stateKey'] as string,
-      fromBlock: BigInt(i['fromBlock'] as string),
-      toBlock: BigInt(i['toBlock'] as string),
-      coleRoot: i['coleRoot'] as string,
-      siblingRoot: i['siblingRoot'] as string,
-      scheme: i['scheme'] as 'cole' | 'cole-star',
-    });
+    const honest = await outlineColeProof({ ...coleQuery(i), proof: i['proof'] as string });
     const f = await forgeProof({ family: 'cole', kind: 'structure-dropped', proof: i['proof'] as string });
-    const forged = await outlineColeProof({
-      proof: f.proof,
-      stateKey: i['stateKey'] as string,
-      fromBlock: BigInt(i['fromBlock'] as string),
-      toBlock: BigInt(i['toBlock'] as string),
-      coleRoot: i['coleRoot'] as string,
-      siblingRoot: i['siblingRoot'] as string,
-      scheme: i['scheme'] as 'cole' | 'cole-star',
-    });
+    const forged = await outlineColeProof({ ...coleQuery(i), proof: f.proof });
     expect(forged.tree.children.map((n) => n.hash)).toEqual(honest.tree.children.slice(0, -1).map((n) => n.hash));
     expect(f.expectedCode).toBe('ROOT_MISMATCH');
   });

@@ -8,6 +8,7 @@ import zlib from 'node:zlib';
 import { IN_ALL, WASM_FAMILIES, type WasmFamily, type WasmModuleName, init, modulesFor, verifyAccountProof } from '@lightprov/sdk';
 import { describe, expect, it } from 'vitest';
 
+import { recordingLocate } from '../lib/util.js';
 import { VECTORS } from './load.js';
 
 const repo = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -61,11 +62,7 @@ describe('init', () => {
   const source = JSON.parse(fs.readFileSync(path.join(VECTORS, 'mpt', 'sources', 'mainnet-eoa-500000.json'), 'utf8')) as Record<string, unknown> & { stateRoot: string };
 
   it('loads only the modules the families need, each once, and names a family it does not know', async () => {
-    const asked: WasmModuleName[] = [];
-    const locate = (m: WasmModuleName) => {
-      asked.push(m);
-      return undefined;
-    };
+    const { asked, locate } = recordingLocate();
     await init({ families: ['mpt'], locate });
     expect(asked).toEqual(['mpt']);
     expect(verifyAccountProof(source, source.stateRoot).exists).toBe(true);

@@ -2,26 +2,17 @@
  * The SDK's mbt verify functions beyond the shared vectors: each argument is checked and an
  * error names it; the roots of a history must cover its range; a claimed value is checked.
  */
-import { VerificationError, init } from '@lightprov/sdk';
+import { init } from '@lightprov/sdk';
 import { verifyMbtDiff, verifyMbtHistory, verifyMbtValue } from '@lightprov/sdk/mbt';
 import { beforeAll, describe, expect, it } from 'vitest';
 
+import { verificationError as rejected } from '../lib/util.js';
 import { loadVectors } from './load.js';
 
 beforeAll(() => init());
 
 const valid = Object.fromEntries(loadVectors('mbt', 'valid').map(([name, v]) => [name.replace(/\.json$/, ''), v.inputs as Record<string, unknown>]));
 const params = (i: Record<string, unknown>) => ({ bucketBits: i['bucketBits'] as number, fanout: i['fanout'] as number });
-
-function rejected(f: () => unknown): VerificationError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof VerificationError) return e;
-    throw e;
-  }
-  throw new Error('accepted');
-}
 
 describe('verifyMbtValue', () => {
   const i = valid['value-present']!;

@@ -89,21 +89,13 @@ fn check(store: &BlockStore, head: u64, what: &str) {
             Some(b.hash),
             "{what}: hash of {n}"
         );
-        assert_eq!(
-            store.header(n).unwrap(),
-            Some(b.header.clone()),
-            "{what}: header {n}"
-        );
-        assert_eq!(
-            store.body(n).unwrap(),
-            Some(b.body.clone()),
-            "{what}: body {n}"
-        );
-        assert_eq!(
-            store.receipts(n).unwrap(),
-            Some(b.receipts.clone()),
-            "{what}: receipts {n}"
-        );
+        for (part, got, want) in [
+            ("header", store.header(n), &b.header),
+            ("body", store.body(n), &b.body),
+            ("receipts", store.receipts(n), &b.receipts),
+        ] {
+            assert_eq!(got.unwrap(), Some(want.clone()), "{what}: {part} {n}");
+        }
         assert_eq!(
             store.number_of(&b.hash).unwrap(),
             Some(n),

@@ -24,23 +24,35 @@ impl Key {
     /// The 32-byte state key (docs/architecture.md): `keccak256(0x01 ‖ addr)` for balances,
     /// `keccak256(0x02 ‖ addr)` for nonces, `keccak256(0x03 ‖ addr ‖ slot)` for storage.
     pub fn state_key(&self) -> B256 {
+        let (domain, address, slot) = self.parts();
         let mut h = Keccak256::new();
-        match self {
-            Self::Balance(a) => {
-                h.update([1]);
-                h.update(a);
-            }
-            Self::Nonce(a) => {
-                h.update([2]);
-                h.update(a);
-            }
-            Self::Storage(a, s) => {
-                h.update([3]);
-                h.update(a);
-                h.update(s);
-            }
+        h.update([domain]);
+        h.update(address);
+        if let Some(s) = slot {
+            h.update(s);
         }
         B256::from(<[u8; 32]>::from(h.finalize()))
+    }
+
+    /// What [`Key::state_key`] hashes: `0x01 ‖ addr`, `0x02 ‖ addr` or `0x03 ‖ addr ‖ slot`.
+    pub fn preimage(&self) -> Vec<u8> {
+        let (domain, address, slot) = self.parts();
+        let mut out = Vec::with_capacity(53);
+        out.push(domain);
+        out.extend_from_slice(address.as_slice());
+        if let Some(s) = slot {
+            out.extend_from_slice(s.as_slice());
+        }
+        out
+    }
+
+    /// The preimage's parts: the domain byte, the address and the slot (storage only).
+    const fn parts(&self) -> (u8, &Address, Option<&B256>) {
+        match self {
+            Self::Balance(a) => (1, a, None),
+            Self::Nonce(a) => (2, a, None),
+            Self::Storage(a, s) => (3, a, Some(s)),
+        }
     }
 
     /// The account the key belongs to.
@@ -126,6 +138,19 @@ mod tests {
             Key::Balance(a).state_key(),
             alloy_primitives::keccak256(pre)
         );
+    }
+
+    #[test]
+    fn the_state_key_hashes_the_preimage() {
+        let a = Address::repeat_byte(7);
+        let slot = B256::repeat_byte(9);
+        for k in [Key::Balance(a), Key::Nonce(a), Key::Storage(a, slot)] {
+            assert_eq!(alloy_primitives::keccak256(k.preimage()), k.state_key());
+        }
+        let mut pre = vec![3u8];
+        pre.extend_from_slice(a.as_slice());
+        pre.extend_from_slice(slot.as_slice());
+        assert_eq!(Key::Storage(a, slot).preimage(), pre);
     }
 
     #[test]

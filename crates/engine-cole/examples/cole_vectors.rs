@@ -133,6 +133,20 @@ fn searched(p: &mut HistoryProof) -> Vec<&mut Structure> {
         .collect()
 }
 
+/// Over the searched structures in order, the first node of two leaves or more (one to a tree)
+/// whose first leaf is followed by another: its children and that first leaf's position.
+fn leaf_pair(p: &mut HistoryProof) -> Option<(&mut Vec<Tree>, usize)> {
+    for s in searched(p) {
+        if let Some(n) = node_with_leaves(&mut s.tree) {
+            let a = n.iter().position(|x| matches!(x, Tree::Leaf(_))).unwrap();
+            if matches!(n.get(a + 1), Some(Tree::Leaf(_))) {
+                return Some((n, a));
+            }
+        }
+    }
+    None
+}
+
 /// Forgeries of an honest proof, each with the check that must catch it.
 fn forgeries(
     e: &ColeEngine,
@@ -203,34 +217,12 @@ fn forgeries(
     );
     add(
         "results-swapped",
-        &|p| {
-            for s in searched(p) {
-                if let Some(n) = node_with_leaves(&mut s.tree) {
-                    let a = n.iter().position(|x| matches!(x, Tree::Leaf(_))).unwrap();
-                    if matches!(n.get(a + 1), Some(Tree::Leaf(_))) {
-                        n.swap(a, a + 1);
-                        return true;
-                    }
-                }
-            }
-            false
-        },
+        &|p| leaf_pair(p).map(|(n, a)| n.swap(a, a + 1)).is_some(),
         ErrorCode::ResultsOutOfOrder,
     );
     add(
         "result-duplicated",
-        &|p| {
-            for s in searched(p) {
-                if let Some(n) = node_with_leaves(&mut s.tree) {
-                    let a = n.iter().position(|x| matches!(x, Tree::Leaf(_))).unwrap();
-                    if matches!(n.get(a + 1), Some(Tree::Leaf(_))) {
-                        n[a + 1] = n[a].clone();
-                        return true;
-                    }
-                }
-            }
-            false
-        },
+        &|p| leaf_pair(p).map(|(n, a)| n[a + 1] = n[a].clone()).is_some(),
         ErrorCode::ResultsOutOfOrder,
     );
     add(

@@ -80,33 +80,30 @@ fn absent_and_zero_are_distinct_but_both_read_zero() {
     let never = Key::Balance(addr(2));
     e.apply_block(0, &[(zeroed, word(5))]).unwrap();
     let root = e.apply_block(1, &[(zeroed, [0; 32])]).unwrap();
-    let z = verify_value(
-        &root,
-        &forkless_key(&zeroed),
-        &e.prove_value(&forkless_key(&zeroed)).unwrap().encode(),
-    )
-    .unwrap();
+    // A key's value and its history over blocks 0..=1, proven and verified.
+    let value = |k: &Key| {
+        let k = forkless_key(k);
+        verify_value(&root, &k, &e.prove_value(&k).unwrap().encode()).unwrap()
+    };
+    let history = |k: &Key| {
+        let k = forkless_key(k);
+        verify_history(
+            &root,
+            &k,
+            0,
+            1,
+            &e.prove_history(&k, 0, 1).unwrap().encode(),
+        )
+        .unwrap()
+    };
+    let z = value(&zeroed);
     assert!(z.exists);
     assert_eq!(z.value, [0; 32]);
-    let n = verify_value(
-        &root,
-        &forkless_key(&never),
-        &e.prove_value(&forkless_key(&never)).unwrap().encode(),
-    )
-    .unwrap();
+    let n = value(&never);
     assert!(!n.exists);
     assert_eq!(n.value, [0; 32]);
     // The zero write is a change in the history; the never-written key has none.
-    let h = verify_history(
-        &root,
-        &forkless_key(&zeroed),
-        0,
-        1,
-        &e.prove_history(&forkless_key(&zeroed), 0, 1)
-            .unwrap()
-            .encode(),
-    )
-    .unwrap();
+    let h = history(&zeroed);
     assert_eq!(
         h.versions
             .iter()
@@ -114,16 +111,7 @@ fn absent_and_zero_are_distinct_but_both_read_zero() {
             .collect::<Vec<_>>(),
         vec![(0, word(5)), (1, [0; 32])]
     );
-    let h = verify_history(
-        &root,
-        &forkless_key(&never),
-        0,
-        1,
-        &e.prove_history(&forkless_key(&never), 0, 1)
-            .unwrap()
-            .encode(),
-    )
-    .unwrap();
+    let h = history(&never);
     assert!(!h.exists && h.versions.is_empty() && h.at_lo.is_none());
 }
 

@@ -26,10 +26,7 @@ fn addr(i: u64) -> Address {
 #[test]
 #[ignore = "a measurement: run it with --ignored --nocapture"]
 fn measure() {
-    let n: u64 = std::env::var("FORKLESS_MEASURE_ACCOUNTS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(20_000);
+    let n: u64 = lightprov_testkit::env_parsed("FORKLESS_MEASURE_ACCOUNTS").unwrap_or(20_000);
     for (page_size, fanout) in [
         (4096, 32),
         (4096, 2),

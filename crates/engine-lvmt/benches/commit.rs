@@ -32,7 +32,7 @@ fn main() {
     } else {
         (16u8, 100, 1_000, 50_000)
     };
-    let env = |name: &str| std::env::var(name).ok().and_then(|s| s.parse().ok());
+    let env = lightprov_testkit::env_parsed;
     let depth: u8 = env("LIGHTPROV_BENCH_LVMT_DEPTH").map_or(depth, |d: u64| d as u8);
     let blocks: u64 = env("LIGHTPROV_BENCH_LVMT_COMMIT_BLOCKS").unwrap_or(blocks);
     let t = Instant::now();
@@ -117,13 +117,7 @@ fn main() {
         let doc = serde_json::json!({
             "run": std::env::var("LIGHTPROV_BENCH_RUN").unwrap_or_default(),
             "generator": "crates/engine-lvmt/benches/commit.rs",
-            "build": if smoke {
-                "test (smoke)"
-            } else if cfg!(debug_assertions) {
-                "dev"
-            } else {
-                "release"
-            },
+            "build": lightprov_testkit::bench_build(smoke),
             "depth": depth,
             "setup": "INSECURE dev setup (tau from a public seed): for benchmarks only",
             "setupSecs": derived,

@@ -206,24 +206,23 @@ fn read_layout<R: Read + Seek>(r: &mut R) -> Result<(PtauHeader, Section, Sectio
             format!("{power} is implausibly large"),
         ));
     };
-    if g1.size != g1_size {
-        return Err(SetupError::format(
-            section_name(SECTION_TAU_G1),
-            format!(
-                "{} bytes; power {power} means 2·2^{power} − 1 points, {g1_size} bytes",
-                g1.size
-            ),
-        ));
-    }
-    if g2.size != g2_size {
-        return Err(SetupError::format(
-            section_name(SECTION_TAU_G2),
-            format!(
-                "{} bytes; power {power} means 2^{power} points, {g2_size} bytes",
-                g2.size
-            ),
-        ));
-    }
+    // A section of `size` bytes holds the `points` (as the message counts them) of `want` bytes.
+    let sized = |id: u32, size: u64, points: &str, want: u64| {
+        if size == want {
+            return Ok(());
+        }
+        Err(SetupError::format(
+            section_name(id),
+            format!("{size} bytes; power {power} means {points} points, {want} bytes"),
+        ))
+    };
+    sized(
+        SECTION_TAU_G1,
+        g1.size,
+        &format!("2·2^{power} − 1"),
+        g1_size,
+    )?;
+    sized(SECTION_TAU_G2, g2.size, &format!("2^{power}"), g2_size)?;
     Ok((header, g1, g2))
 }
 

@@ -115,13 +115,24 @@ impl Setup {
         }
         let params = Params::new(depth, G2Projective::normalize_batch(&g2s))
             .map_err(|_| SetupError::Depth(depth))?;
-        Ok(Self {
+        Ok(Self::from_tables(depth, lagrange, quotient, params))
+    }
+
+    /// A setup of derived tables, secure as far as its τ is unknown (the constructors of a
+    /// public τ mark it insecure).
+    const fn from_tables(
+        depth: u8,
+        lagrange: Vec<G1Affine>,
+        quotient: Vec<G1Affine>,
+        params: Params,
+    ) -> Self {
+        Self {
             depth,
             lagrange,
             quotient,
             params,
             insecure: false,
-        })
+        }
     }
 
     /// **Test support, INSECURE.** The tables for a known τ, computed directly (the reference
@@ -219,13 +230,7 @@ impl Setup {
         let (lagrange, quotient) = tables(depth, g1)?;
         let params =
             Params::new(depth, g2).map_err(|e| SetupError::format(g2_name, e.to_string()))?;
-        Ok(Self {
-            depth,
-            lagrange,
-            quotient,
-            params,
-            insecure: false,
-        })
+        Ok(Self::from_tables(depth, lagrange, quotient, params))
     }
 
     /// D.

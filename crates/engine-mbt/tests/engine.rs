@@ -63,24 +63,37 @@ fn diff_proofs_give_exactly_the_changed_keys() {
     let (_dir, e, model) = run(w);
     let universe = w.universe();
     for (from, to) in [(0, 1), (3, 17), (10, 10), (29, 2), (0, 29)] {
-        let proof = e.prove_diff(from, to).unwrap().encode();
-        let t = DiffTrusted {
-            params: params(),
-            old_root: e.root(from).unwrap(),
-            new_root: e.root(to).unwrap(),
-        };
-        let got: BTreeSet<(B256, Word, Word)> = verify_diff(&t, &proof)
-            .unwrap()
-            .into_iter()
-            .map(|c| (c.key, c.old, c.new))
-            .collect();
-        let want: BTreeSet<(B256, Word, Word)> = universe
-            .iter()
-            .map(|k| (k.state_key(), model.get(k, from), model.get(k, to)))
-            .filter(|(_, a, b)| a != b)
-            .collect();
-        assert_eq!(got, want, "diff {from} → {to}");
+        check_diff(&e, &model, &universe, from, to).unwrap();
     }
+}
+
+/// Verifies the engine's diff proof between `from` and `to` against their roots and compares
+/// the changes it gives with the model's.
+fn check_diff(
+    e: &MbtEngine,
+    model: &HistoryModel,
+    universe: &[Key],
+    from: u64,
+    to: u64,
+) -> Result<(), String> {
+    let proof = e.prove_diff(from, to).unwrap().encode();
+    let t = DiffTrusted {
+        params: e.params(),
+        old_root: e.root(from).unwrap(),
+        new_root: e.root(to).unwrap(),
+    };
+    let got: BTreeSet<(B256, Word, Word)> = verify_diff(&t, &proof)
+        .map_err(|err| format!("diff {from} → {to}: {err}"))?
+        .into_iter()
+        .map(|c| (c.key, c.old, c.new))
+        .collect();
+    let want: BTreeSet<(B256, Word, Word)> = universe
+        .iter()
+        .map(|k| (k.state_key(), model.get(k, from), model.get(k, to)))
+        .filter(|(_, a, b)| a != b)
+        .collect();
+    assert_eq!(got, want, "diff {from} → {to}");
+    Ok(())
 }
 
 #[test]
@@ -307,6 +320,39 @@ fn survives_kill_9() {
             let p = e.prove_at(&k, head).unwrap();
             let got = verify_proof(&params(), &e.root_at(head).unwrap(), &k, &p).unwrap();
             assert_eq!(got.unwrap_or([0; 32]), want);
+        }
+    }
+}
+
+/// Diff proofs between every pair of blocks of many seeded workloads verify against the two
+/// roots and name exactly the changed keys, under parameters whose slots outnumber the buckets.
+#[test]
+fn diff_proofs_verify_between_any_two_blocks_of_many_workloads() {
+    for (bits, fanout) in [(5, 3), (4, 3), (3, 2)] {
+        let params = MbtParams::new(bits, fanout).unwrap();
+        for seed in 0..15 {
+            let w = Workload {
+                seed: 1000 + seed,
+                blocks: 12,
+                accounts: 6,
+                slots: 4,
+                writes_per_block: 10,
+            };
+            let dir = tempfile::tempdir().unwrap();
+            let mut e = MbtEngine::open(dir.path(), params).unwrap();
+            let mut model = HistoryModel::default();
+            for (b, writes) in w.blocks().iter().enumerate() {
+                e.apply_block(b as u64, writes).unwrap();
+                model.apply(b as u64, writes);
+            }
+            let universe = w.universe();
+            for from in 0..w.blocks {
+                for to in 0..w.blocks {
+                    if let Err(err) = check_diff(&e, &model, &universe, from, to) {
+                        panic!("b={bits} m={fanout} seed {seed}: {err}");
+                    }
+                }
+            }
         }
     }
 }

@@ -28,10 +28,7 @@ fn word(i: u64) -> Word {
 #[test]
 #[ignore = "a measurement: run it with --ignored --nocapture"]
 fn measure() {
-    let n: u64 = std::env::var("MBT_MEASURE_KEYS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(10_000);
+    let n: u64 = lightprov_testkit::env_parsed("MBT_MEASURE_KEYS").unwrap_or(10_000);
     for params in [
         MbtParams::new(10, 16).unwrap(),
         MbtParams::DEFAULT,

@@ -88,12 +88,20 @@ const RULES: [SplitRule; 3] = [
     SplitRule::FixedSize { entries: 3 },
 ];
 
+/// A block's writes applied to a model of the state by state key (writing zero deletes).
+fn apply_to_model(model: &mut BTreeMap<B256, Word>, writes: &[(Key, Word)]) {
+    for (k, v) in writes {
+        if *v == [0; 32] {
+            model.remove(&k.state_key());
+        } else {
+            model.insert(k.state_key(), *v);
+        }
+    }
+}
+
 /// 48 cases by default; `POS_CASES=2000` for a longer run.
 fn cases() -> u32 {
-    std::env::var("POS_CASES")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(48)
+    lightprov_testkit::env_parsed("POS_CASES").unwrap_or(48)
 }
 
 proptest! {
@@ -310,13 +318,7 @@ fn engine_proofs_of_ranges_diffs_and_histories_verify() {
                 (Key::Balance(a), v)
             })
             .collect();
-        for (k, v) in &writes {
-            if *v == [0; 32] {
-                state.remove(&k.state_key());
-            } else {
-                state.insert(k.state_key(), *v);
-            }
-        }
+        apply_to_model(&mut state, &writes);
         e.apply_block(b, &writes).unwrap();
         model.push(state.clone());
     }
@@ -382,13 +384,7 @@ fn fixed_split_makes_nodes_of_exactly_n_entries_and_its_proofs_verify() {
                 (account(i), v)
             })
             .collect();
-        for (k, v) in &writes {
-            if *v == [0; 32] {
-                model.remove(&k.state_key());
-            } else {
-                model.insert(k.state_key(), *v);
-            }
-        }
+        apply_to_model(&mut model, &writes);
         e.apply_block(b, &writes).unwrap();
         let head = e.head().unwrap();
         // The nodes of each level, in key order.

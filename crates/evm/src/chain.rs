@@ -279,27 +279,16 @@ mod tests {
 
     fn header(number: u64, timestamp: u64, layout_fields: usize) -> Header {
         Header {
-            parent_hash: Default::default(),
-            ommers_hash: Default::default(),
-            beneficiary: Default::default(),
-            state_root: Default::default(),
-            transactions_root: Default::default(),
-            receipts_root: Default::default(),
-            logs_bloom: [0; 256],
-            difficulty: [0; 32],
             number,
             gas_limit: 30_000_000,
-            gas_used: 0,
             timestamp,
-            extra_data: Vec::new(),
-            mix_hash: Default::default(),
-            nonce: [0; 8],
             base_fee_per_gas: (layout_fields >= 16).then_some([0; 32]),
             withdrawals_root: (layout_fields >= 17).then(Default::default),
             blob_gas_used: (layout_fields >= 20).then_some(0),
             excess_blob_gas: (layout_fields >= 20).then_some(0),
             parent_beacon_block_root: (layout_fields >= 20).then(Default::default),
             requests_hash: (layout_fields >= 21).then(Default::default),
+            ..Header::default()
         }
     }
 

@@ -142,21 +142,17 @@ impl World {
             state_root: self.state_trie().root_hash().unwrap(),
             transactions_root: EMPTY_ROOT_HASH,
             receipts_root: EMPTY_ROOT_HASH,
-            logs_bloom: [0; 256],
-            difficulty: [0; 32],
             number: self.number,
             gas_limit: 30_000_000,
-            gas_used: 0,
             timestamp: self.timestamp,
-            extra_data: vec![],
             mix_hash: B256::repeat_byte(0x42),
-            nonce: [0; 8],
             base_fee_per_gas: Some(U256::from(self.base_fee).to_be_bytes::<32>()),
             withdrawals_root: Some(EMPTY_ROOT_HASH),
             blob_gas_used: Some(0),
             excess_blob_gas: Some(0),
             parent_beacon_block_root: Some(B256::ZERO),
             requests_hash: Some(B256::ZERO),
+            ..Header::default()
         }
     }
 

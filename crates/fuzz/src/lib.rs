@@ -112,12 +112,28 @@ pub struct Regression {
     pub count_family: Option<&'static str>,
 }
 
+/// A target's name and its seed inputs (a name and the bytes of each), which every target
+/// holds and [`Target::name`] and [`Target::seeds`] read.
+#[derive(Debug)]
+pub struct Corpus {
+    /// The target's name (`mpt`, `header`, …).
+    pub name: &'static str,
+    /// The seed inputs. Every seed must be accepted unmutated.
+    pub seeds: Vec<(String, Vec<u8>)>,
+}
+
 /// One fuzz target.
 pub trait Target: Send + Sync {
+    /// The target's name and seeds.
+    fn corpus(&self) -> &Corpus;
     /// The target's name (`mpt`, `header`, …).
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &'static str {
+        self.corpus().name
+    }
     /// The seed inputs: a name and the bytes. Every seed must be accepted unmutated.
-    fn seeds(&self) -> &[(String, Vec<u8>)];
+    fn seeds(&self) -> &[(String, Vec<u8>)] {
+        &self.corpus().seeds
+    }
     /// Runs one input derived from seed `seed`.
     fn run(&self, seed: usize, data: &[u8]) -> Result<Outcome, Finding>;
     /// A structure-aware mutation of `data` (derived from `seed`), if the target has any.

@@ -95,20 +95,9 @@ fn regression_vectors_carry_the_input() {
                 _ if inputs["proof"].is_object() => {
                     AccountProof::from_json(&inputs["proof"]).unwrap().encode()
                 }
-                _ => {
-                    let nodes: Vec<Vec<u8>> = inputs["proof"]
-                        .as_array()
-                        .unwrap()
-                        .iter()
-                        .map(|n| hex::data(n.as_str().unwrap(), "n").unwrap())
-                        .collect();
-                    let value = inputs["value"].as_str().map(|s| hex::data(s, "v").unwrap());
-                    lightprov_fuzz::targets::mpt::encode_trie_case(
-                        &hex::data(inputs["key"].as_str().unwrap(), "k").unwrap(),
-                        value.as_deref(),
-                        &nodes,
-                    )
-                }
+                _ => lightprov_fuzz::targets::mpt::TrieInputs::read(inputs)
+                    .unwrap()
+                    .encode(),
             };
             assert_eq!(&back, data, "{name}: {seed}");
             assert_eq!(v["expected"]["error"], "FIXME");

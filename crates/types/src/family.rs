@@ -298,6 +298,11 @@ impl Rejection for crate::DecodeError {
 /// `thiserror` reads it, which also writes `Display`, `std::error::Error` and the `#[from]`
 /// conversions).
 ///
+/// The rejections several families answer in the same words are written once here and named in
+/// an enum by `#[shared] KeyMismatch` (the proof is for another 32-byte state key: `expected`,
+/// `found`) or `#[shared] RangeMismatch` (it answers another block range: `expected`, `found`,
+/// each `(lo, hi)`); where each points stays the family's own, in its `evidence`.
+///
 /// The enum derives `thiserror::Error` itself (the derive must come with the enum's tokens for
 /// `thiserror` to read `.field` arguments). Besides the enum the macro writes what every family's
 /// error has in the same shape: `const fn code()` from the tags and the [`Rejection`] impl, whose
@@ -306,6 +311,39 @@ impl Rejection for crate::DecodeError {
 macro_rules! rejection {
     ($(#[$($attr:tt)*])* pub enum $name:ident { $($body:tt)* }) => {
         $crate::family::rejection!(@variant $name [$(#[$($attr)*])*] [] []; $($body)*);
+    };
+    // The shared variants.
+    (@variant $name:ident $docs:tt $v:tt $arms:tt; #[shared] KeyMismatch, $($rest:tt)*) => {
+        $crate::family::rejection!(@variant $name $docs $v $arms;
+            /// The proof is for another state key.
+            #[code(KeyMismatch)]
+            #[error(
+                "the proof is for state key {}, not {}",
+                $crate::hex::hex(.found),
+                $crate::hex::hex(.expected),
+            )]
+            KeyMismatch {
+                /// The key asked for.
+                expected: $crate::B256,
+                /// The proof's key.
+                found: $crate::B256,
+            }, $($rest)*);
+    };
+    (@variant $name:ident $docs:tt $v:tt $arms:tt; #[shared] RangeMismatch, $($rest:tt)*) => {
+        $crate::family::rejection!(@variant $name $docs $v $arms;
+            /// The proof answers another block range.
+            #[code(RangeMismatch)]
+            #[error(
+                "the proof answers blocks {}, not {}",
+                $crate::family::Range(*.found),
+                $crate::family::Range(*.expected),
+            )]
+            RangeMismatch {
+                /// The range asked for (or the one the trusted roots cover).
+                expected: (u64, u64),
+                /// The proof's range.
+                found: (u64, u64),
+            }, $($rest)*);
     };
     // One variant: unit, tuple or struct, its code, its attributes.
     (@variant $name:ident $docs:tt [$($v:tt)*] $arms:tt;

@@ -163,26 +163,13 @@ mod tests {
     fn header(parent: B256) -> Header {
         Header {
             parent_hash: parent,
-            ommers_hash: B256::repeat_byte(2),
-            beneficiary: Address::repeat_byte(3),
             state_root: B256::repeat_byte(4),
-            transactions_root: B256::repeat_byte(5),
-            receipts_root: B256::repeat_byte(6),
-            logs_bloom: [0; 256],
-            difficulty: [0; 32],
             number: 7,
             gas_limit: 30_000_000,
-            gas_used: 0,
             timestamp: 1_700_000_007,
             extra_data: vec![0; 96 + 65],
-            mix_hash: B256::ZERO,
-            nonce: [0; 8],
             base_fee_per_gas: Some([1; 32]),
-            withdrawals_root: None,
-            blob_gas_used: None,
-            excess_blob_gas: None,
-            parent_beacon_block_root: None,
-            requests_hash: None,
+            ..Header::default()
         }
     }
 

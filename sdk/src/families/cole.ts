@@ -7,7 +7,7 @@ import { blockNumberArg } from '../args.js';
 import { commitmentOf } from '../commitments.js';
 import { wasmCall } from '../errors.js';
 import { bytesArg, bytesToHex, hexToBytes } from '../hex.js';
-import { type Version, changesFromVersions } from '../history.js';
+import { type Version, changesFromVersions, readVersions } from '../history.js';
 import { loadFamily, wasmOf } from '../init.js';
 import type { VerifiedHeader } from '../header.js';
 import { type Family, type FamilyContext, type VerifiedHistory, answerProof, historyAnswer } from './family.js';
@@ -22,16 +22,6 @@ export interface ColeHistory {
 
 /** The COLE engines a history can be proven by. */
 export type ColeScheme = 'cole' | 'cole-star';
-
-function wordToBigInt(b: Uint8Array, at: number): bigint {
-  let v = 0n;
-  for (let i = 0; i < 32; i++) v = (v << 8n) | BigInt(b[at + i] ?? 0);
-  return v;
-}
-
-function readU64(b: Uint8Array, at: number): bigint {
-  return new DataView(b.buffer, b.byteOffset + at, 8).getBigUint64(0, false);
-}
 
 /** A COLE provenance proof and what it is checked against (see {@link verifyColeHistory}). */
 export interface ColeProofArgs {
@@ -59,14 +49,7 @@ export function verifyColeHistory(args: ColeProofArgs): ColeHistory {
   if (args.scheme !== 'cole' && args.scheme !== 'cole-star') throw new TypeError(`scheme: expected cole or cole-star`);
   const wasm = wasmOf('cole');
   const out = wasmCall(() => wasm.verifyColeHistory(root, args.scheme, sibling, key, lo, hi, proof));
-  const atFrom = out[0] === 1 ? { block: readU64(out, 1), value: wordToBigInt(out, 9) } : null;
-  const count = new DataView(out.buffer, out.byteOffset + 41, 4).getUint32(0, false);
-  const versions: Version[] = [];
-  for (let i = 0; i < count; i++) {
-    const at = 45 + i * 40;
-    versions.push({ block: readU64(out, at), value: wordToBigInt(out, at + 8) });
-  }
-  return { versions, atFrom };
+  return readVersions(out, 0);
 }
 
 /** The `coleRoot` held in a header's extraData (where: the core's commitment table). */

@@ -9,8 +9,8 @@ import { blockNumberArg } from '../args.js';
 import { commitmentOf } from '../commitments.js';
 import { NodeFaultError, RpcError, VerificationError, wasmCall } from '../errors.js';
 import type { VerifiedHeader } from '../header.js';
-import { bytesArg, hexToBigInt, hexToBytes } from '../hex.js';
-import { type StateKey, type Version, changesFromVersions } from '../history.js';
+import { bytesArg, hexToBigInt, hexToBytes, readWord } from '../hex.js';
+import { type StateKey, type Version, changesFromVersions, readVersions } from '../history.js';
 import { loadFamily, wasmOf } from '../init.js';
 import type { Endpoint } from '../transport.js';
 import { type Family, type FamilyContext, type VerifiedHistory, type VerifiedValue, answerProof } from './family.js';
@@ -63,16 +63,6 @@ function keyParts(key: ForklessKeyArg): [string, Uint8Array, Uint8Array] {
   return [key.kind, address, slot];
 }
 
-function word(b: Uint8Array, at: number): bigint {
-  let v = 0n;
-  for (let i = 0; i < 32; i++) v = (v << 8n) | BigInt(b[at + i] ?? 0);
-  return v;
-}
-
-function u64(b: Uint8Array, at: number): bigint {
-  return new DataView(b.buffer, b.byteOffset + at, 8).getBigUint64(0, false);
-}
-
 /**
  * Verifies a forkless proof of a key's value (as `lightprov_getForklessProof` without a range
  * returns it) against a verified header's `forklessRoot`. Synchronous after `await init()`.
@@ -83,7 +73,7 @@ export function verifyForklessValue(args: ForklessProofArgs): ForklessValue {
   const [kind, address, slot] = keyParts(args.key);
   const wasm = wasmOf('forkless');
   const out = wasmCall(() => wasm.verifyForklessValue(root, kind, address, slot, proof));
-  return { exists: out[0] === 1, value: word(out, 1) };
+  return { exists: out[0] === 1, value: readWord(out, 1) };
 }
 
 /**
@@ -98,14 +88,7 @@ export function verifyForklessHistory(args: ForklessHistoryArgs): ForklessHistor
   const hi = blockNumberArg(args.toBlock, 'toBlock');
   const wasm = wasmOf('forkless');
   const out = wasmCall(() => wasm.verifyForklessHistory(root, kind, address, slot, lo, hi, proof));
-  const atFrom = out[1] === 1 ? { block: u64(out, 2), value: word(out, 10) } : null;
-  const count = new DataView(out.buffer, out.byteOffset + 42, 4).getUint32(0, false);
-  const versions: Version[] = [];
-  for (let i = 0; i < count; i++) {
-    const at = 46 + i * 40;
-    versions.push({ block: u64(out, at), value: word(out, at + 8) });
-  }
-  return { exists: out[0] === 1, versions, atFrom };
+  return { exists: out[0] === 1, ...readVersions(out, 1) };
 }
 
 /**

@@ -8,7 +8,7 @@
  */
 import { commitmentOf } from '../commitments.js';
 import { NodeFaultError, RpcError, VerificationError, wasmCall } from '../errors.js';
-import { bytesArg, bytesToHex, hexToBigInt, hexToBytes } from '../hex.js';
+import { bytesArg, bytesToHex, hexToBigInt, hexToBytes, readU32, readU64, readWord } from '../hex.js';
 import { changesFromVersions } from '../history.js';
 import { loadFamily, wasmOf } from '../init.js';
 import type { Endpoint } from '../transport.js';
@@ -85,16 +85,6 @@ export function lvmtRootsOf(extraData: string): { lvmtRoot: string; lvmtHistoryR
   return { lvmtRoot: commitmentOf({ extraData }, 'lvmtRoot'), lvmtHistoryRoot: commitmentOf({ extraData }, 'lvmtHistoryRoot') };
 }
 
-function u64(b: Uint8Array, at: number): bigint {
-  return new DataView(b.buffer, b.byteOffset + at, 8).getBigUint64(0, false);
-}
-
-function word(b: Uint8Array, at: number): bigint {
-  let v = 0n;
-  for (let i = 0; i < 32; i++) v = (v << 8n) | BigInt(b[at + i] ?? 0);
-  return v;
-}
-
 function anchorArgs(a: LvmtAnchor): [Uint8Array, Uint8Array, bigint] {
   const n = typeof a.number === 'number' ? BigInt(a.number) : a.number;
   if (typeof n !== 'bigint' || n < 0n) throw new TypeError('anchor.number: expected a block number');
@@ -109,7 +99,7 @@ export function verifyLvmtProof(args: { params: LvmtParams; anchor: LvmtAnchor; 
   const wasm = wasmOf('lvmt');
   const out = wasmCall(() => wasm.verifyLvmtProof(args.params.inner as never, root, hist, blocks, key, proof));
   if (out[0] !== 1) return null;
-  return { version: u64(out, 1), block: u64(out, 9), value: word(out, 17) };
+  return { version: readU64(out, 1), block: readU64(out, 9), value: readWord(out, 17) };
 }
 
 /** Verifies an LVMT history proof of `stateKey` over `fromBlock..=toBlock`. */
@@ -128,9 +118,9 @@ export function verifyLvmtHistory(args: {
   const hi = BigInt(args.toBlock);
   const wasm = wasmOf('lvmt');
   const out = wasmCall(() => wasm.verifyLvmtHistory(args.params.inner as never, root, hist, blocks, key, lo, hi, proof));
-  const read = (at: number): LvmtVersion => ({ block: u64(out, at), version: u64(out, at + 8), value: word(out, at + 16) });
+  const read = (at: number): LvmtVersion => ({ block: readU64(out, at), version: readU64(out, at + 8), value: readWord(out, at + 16) });
   const atFrom = out[0] === 1 ? read(1) : null;
-  const count = new DataView(out.buffer, out.byteOffset + 49, 4).getUint32(0, false);
+  const count = readU32(out, 49);
   const versions: LvmtVersion[] = [];
   for (let i = 0; i < count; i++) versions.push(read(53 + i * 48));
   return { versions, atFrom };

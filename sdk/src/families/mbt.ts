@@ -13,7 +13,7 @@
 import { blockNumberArg } from '../args.js';
 import { commitmentOf } from '../commitments.js';
 import { NodeFaultError, RpcError, VerificationError, wasmCall } from '../errors.js';
-import { bigIntToBytes, bytesArg, bytesToHex, hexToBigInt, hexToBytes } from '../hex.js';
+import { bigIntToBytes, bytesArg, bytesToHex, hexToBigInt, hexToBytes, readU32, readWord } from '../hex.js';
 import { changesFromValues } from '../history.js';
 import { loadFamily, wasmOf } from '../init.js';
 import type { Endpoint } from '../transport.js';
@@ -113,16 +113,6 @@ function claimedArg(v: unknown): Uint8Array {
 
 const proofArg = (p: unknown) => (p instanceof Uint8Array ? p : hexToBytes(p, 'proof'));
 
-function word(b: Uint8Array, at: number): bigint {
-  let v = 0n;
-  for (let i = 0; i < 32; i++) v = (v << 8n) | BigInt(b[at + i] ?? 0);
-  return v;
-}
-
-function count(b: Uint8Array): number {
-  return new DataView(b.buffer, b.byteOffset, 4).getUint32(0, false);
-}
-
 /**
  * Verifies an mbt proof of a state key's value (as `lightprov_getMbtProof` returns it) against
  * the `mbtRoot` of the block asked. Synchronous after `await init()`.
@@ -135,7 +125,7 @@ export function verifyMbtValue(args: MbtProofArgs): MbtValue {
   const claimed = args.claimed === undefined ? undefined : claimedArg(args.claimed);
   const wasm = wasmOf('mbt');
   const out = wasmCall(() => wasm.verifyMbtValue(b, m, root, key, proof, claimed));
-  return { present: out[0] === 1, value: word(out, 1) };
+  return { present: out[0] === 1, value: readWord(out, 1) };
 }
 
 /**
@@ -150,9 +140,9 @@ export function verifyMbtDiff(args: MbtDiffArgs): MbtChange[] {
   const wasm = wasmOf('mbt');
   const out = wasmCall(() => wasm.verifyMbtDiff(b, m, oldRoot, newRoot, proof));
   const changes: MbtChange[] = [];
-  for (let i = 0, n = count(out); i < n; i++) {
+  for (let i = 0, n = readU32(out, 0); i < n; i++) {
     const at = 4 + i * 96;
-    changes.push({ stateKey: bytesToHex(out.subarray(at, at + 32)), old: word(out, at + 32), new: word(out, at + 64) });
+    changes.push({ stateKey: bytesToHex(out.subarray(at, at + 32)), old: readWord(out, at + 32), new: readWord(out, at + 64) });
   }
   return changes;
 }
@@ -173,7 +163,7 @@ export function verifyMbtHistory(args: MbtHistoryArgs): bigint[] {
   const wasm = wasmOf('mbt');
   const out = wasmCall(() => wasm.verifyMbtHistory(b, m, roots, key, lo, hi, proof));
   const values: bigint[] = [];
-  for (let i = 0, n = count(out); i < n; i++) values.push(word(out, 4 + i * 32));
+  for (let i = 0, n = readU32(out, 0); i < n; i++) values.push(readWord(out, 4 + i * 32));
   return values;
 }
 

@@ -5,7 +5,7 @@
 import { type BlockTag, uint64Arg } from '../args.js';
 import { VerificationError, wasmCall } from '../errors.js';
 import type { VerifiedHeader } from '../header.js';
-import { bigIntToBytes, bytesArg, bytesToHex, hexToBigInt, hexToBytes, slotToHex } from '../hex.js';
+import { bigIntToBytes, bytesArg, bytesToHex, hexToBigInt, hexToBytes, readU32, slotToHex } from '../hex.js';
 import { type StateKey, changesFromValues } from '../history.js';
 import { loadFamily, wasmOf } from '../init.js';
 import type { Endpoint } from '../transport.js';
@@ -319,7 +319,7 @@ export function verifyTransactionProof(
   const out = wasmCall(() => wasm.verifyTransactionProof(wire, txRoot, receiptRoot, i, h));
   let proven: ProvenTransactionBytes | null = null;
   if (out.length > 0) {
-    const len = new DataView(out.buffer, out.byteOffset, 4).getUint32(0);
+    const len = readU32(out, 0);
     proven = { transaction: out.subarray(4, 4 + len), receipt: out.subarray(4 + len) };
   }
   requireClaim(claims[0], proven && proven.transaction, 'transaction');

@@ -9,7 +9,7 @@ import { type BlockTag, blockNumberArg } from '../args.js';
 import { commitmentOf } from '../commitments.js';
 import { RpcError, VerificationError, wasmCall } from '../errors.js';
 import type { VerifiedHeader } from '../header.js';
-import { bytesArg, bytesToHex, hexToBytes } from '../hex.js';
+import { bytesArg, bytesToHex, hexToBytes, readU32, readWord } from '../hex.js';
 import { type Version, changesFromValues } from '../history.js';
 import { loadFamily, wasmOf } from '../init.js';
 import type { Endpoint } from '../transport.js';
@@ -83,19 +83,9 @@ function proofArg(p: unknown): Uint8Array {
   return p instanceof Uint8Array ? p : hexToBytes(p, 'proof', 'argument');
 }
 
-function word(b: Uint8Array, at: number): bigint {
-  let v = 0n;
-  for (let i = 0; i < 32; i++) v = (v << 8n) | BigInt(b[at + i] ?? 0);
-  return v;
-}
-
-function count(b: Uint8Array): number {
-  return new DataView(b.buffer, b.byteOffset, 4).getUint32(0, false);
-}
-
 /** `present(u8) ‖ value(32)` at `at`. */
 function maybe(b: Uint8Array, at: number): bigint | null {
-  return b[at] === 1 ? word(b, at + 1) : null;
+  return b[at] === 1 ? readWord(b, at + 1) : null;
 }
 
 /**
@@ -109,9 +99,9 @@ export function verifyPosValue(args: PosValueArgs): PosValue {
   const root = bytesArg(args.posRoot, 'posRoot', 32);
   const wasm = wasmOf('pos');
   const out = wasmCall(() => wasm.verifyPosValue(root, key, proof));
-  const proven: PosValue = { present: out[0] === 1, value: word(out, 1) };
+  const proven: PosValue = { present: out[0] === 1, value: readWord(out, 1) };
   if (args.value !== undefined) {
-    const claimed = args.value === null ? null : typeof args.value === 'bigint' ? args.value : word(bytesArg(args.value, 'value', 32), 0);
+    const claimed = args.value === null ? null : typeof args.value === 'bigint' ? args.value : readWord(bytesArg(args.value, 'value', 32), 0);
     if (claimed !== null && (claimed < 0n || claimed >> 256n !== 0n)) throw new RangeError('value: expected a 256-bit word');
     const shown = (v: bigint | null) => (v === null ? 'absent' : '0x' + v.toString(16));
     const got = proven.present ? proven.value : null;
@@ -129,9 +119,9 @@ export function verifyPosRange(args: PosRangeArgs): PosEntry[] {
   const wasm = wasmOf('pos');
   const out = wasmCall(() => wasm.verifyPosRange(root, lo, hi, proof));
   const entries: PosEntry[] = [];
-  for (let i = 0, n = count(out); i < n; i++) {
+  for (let i = 0, n = readU32(out, 0); i < n; i++) {
     const at = 4 + i * 64;
-    entries.push({ key: bytesToHex(out.subarray(at, at + 32)), value: word(out, at + 32) });
+    entries.push({ key: bytesToHex(out.subarray(at, at + 32)), value: readWord(out, at + 32) });
   }
   return entries;
 }
@@ -144,7 +134,7 @@ export function verifyPosDiff(args: PosDiffArgs): PosChange[] {
   const wasm = wasmOf('pos');
   const out = wasmCall(() => wasm.verifyPosDiff(oldRoot, newRoot, proof));
   const changes: PosChange[] = [];
-  for (let i = 0, n = count(out); i < n; i++) {
+  for (let i = 0, n = readU32(out, 0); i < n; i++) {
     const at = 4 + i * 98;
     changes.push({ key: bytesToHex(out.subarray(at, at + 32)), old: maybe(out, at + 32), new: maybe(out, at + 65) });
   }
@@ -171,7 +161,7 @@ export function verifyPosHistory(args: PosHistoryArgs): (bigint | null)[] {
   const wasm = wasmOf('pos');
   const out = wasmCall(() => wasm.verifyPosHistory(from, roots, key, proof));
   const values: (bigint | null)[] = [];
-  for (let i = 0, n = count(out); i < n; i++) values.push(maybe(out, 4 + i * 33));
+  for (let i = 0, n = readU32(out, 0); i < n; i++) values.push(maybe(out, 4 + i * 33));
   return values;
 }
 

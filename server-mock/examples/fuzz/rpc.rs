@@ -33,7 +33,7 @@
 use std::{
     collections::{BTreeMap, HashSet},
     sync::{
-        Arc, RwLock,
+        Arc,
         atomic::{AtomicU64, Ordering},
     },
 };
@@ -47,7 +47,7 @@ use lightprov_node::{
 use lightprov_types::hex;
 use serde_json::{Value, json, value::RawValue};
 
-use lightprov_fuzz::{Depth, Finding, Outcome, Regression, Target, rng::Rng, strip_digits};
+use lightprov_fuzz::{Corpus, Depth, Finding, Outcome, Regression, Target, rng::Rng, strip_digits};
 
 use crate::devchain;
 
@@ -70,7 +70,7 @@ pub(crate) struct Rpc {
     _dir: tempfile::TempDir,
     module: RpcModule<Arc<Node>>,
     runtime: tokio::runtime::Runtime,
-    seeds: Vec<(String, Vec<u8>)>,
+    corpus: Corpus,
     methods: Vec<String>,
     /// The methods served, as the front knows them.
     names: HashSet<&'static str>,
@@ -209,14 +209,7 @@ impl Rpc {
         };
         let raw_next = hex::encode(&dev.next_tx);
         let devchain::DevChain { dir, chain, .. } = dev;
-        let node = Arc::new(Node {
-            chain: RwLock::new(chain),
-            dishonest: None,
-            new_tx: tokio::sync::Notify::new(),
-            on_demand: false,
-            max_history_range: 32,
-            max_logs_range: 32,
-        });
+        let node = Arc::new(Node::in_process(chain));
         let module = module(node)?;
         let methods: Vec<String> = module.method_names().map(str::to_owned).collect();
         let names: HashSet<&'static str> = module.method_names().collect();
@@ -380,10 +373,13 @@ impl Rpc {
             _dir: dir,
             module,
             runtime,
-            seeds: seeds
-                .into_iter()
-                .map(|(n, s)| (n, s.into_bytes()))
-                .collect(),
+            corpus: Corpus {
+                name: "rpc",
+                seeds: seeds
+                    .into_iter()
+                    .map(|(n, s)| (n, s.into_bytes()))
+                    .collect(),
+            },
             methods,
             names,
             interesting,
@@ -796,14 +792,6 @@ fn text_edit(text: &[u8], rng: &mut Rng) -> Vec<u8> {
 }
 
 impl Target for Rpc {
-    fn name(&self) -> &'static str {
-        "rpc"
-    }
-
-    fn seeds(&self) -> &[(String, Vec<u8>)] {
-        &self.seeds
-    }
-
     fn run(&self, _seed: usize, data: &[u8]) -> Result<Outcome, Finding> {
         let triage = front::triage(data, &self.names, MAX_BATCH);
         if !matches!(triage, Triage::Refused { .. }) && !is_json(data) {
@@ -862,6 +850,10 @@ impl Target for Rpc {
                 expensive,
             } => self.batch(data, forward.as_deref(), &refused, expensive),
         }
+    }
+
+    fn corpus(&self) -> &Corpus {
+        &self.corpus
     }
 
     fn mutate(&self, _seed: usize, data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {

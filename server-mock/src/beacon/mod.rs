@@ -613,16 +613,20 @@ impl BeaconChain {
             .transpose()
     }
 
-    /// The latest `LightClientFinalityUpdate` ([`BeaconChain::latest_attested`]).
+    /// The update of the latest attested slot ([`BeaconChain::latest_attested`]): what the
+    /// finality and optimistic updates are cut from.
+    fn latest_update(&mut self, chain: &Chain) -> anyhow::Result<Option<LightClientUpdate>> {
+        self.latest_attested()
+            .map(|a| self.update(chain, a))
+            .transpose()
+    }
+
+    /// The latest `LightClientFinalityUpdate`.
     pub fn finality_update(
         &mut self,
         chain: &Chain,
     ) -> anyhow::Result<Option<LightClientFinalityUpdate>> {
-        Ok(self
-            .latest_attested()
-            .map(|a| self.update(chain, a))
-            .transpose()?
-            .map(finality_of))
+        Ok(self.latest_update(chain)?.map(finality_of))
     }
 
     /// The latest `LightClientOptimisticUpdate`.
@@ -630,11 +634,7 @@ impl BeaconChain {
         &mut self,
         chain: &Chain,
     ) -> anyhow::Result<Option<LightClientOptimisticUpdate>> {
-        Ok(self
-            .latest_attested()
-            .map(|a| self.update(chain, a))
-            .transpose()?
-            .map(optimistic_of))
+        Ok(self.latest_update(chain)?.map(optimistic_of))
     }
 
     /// `compute_fork_digest` at `epoch` (Fulu's: the fork data root's first 4 bytes XORed with

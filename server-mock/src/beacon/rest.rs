@@ -276,16 +276,13 @@ impl BeaconApi {
                 .ok_or_else(|| error(404, format!("no block at slot {slot}")))?;
             let finalized = finalized_slot(b)?;
             let signature = b.proposer_signature(slot).map_err(internal)?;
-            Ok(RestAnswer::json(
-                200,
-                &json!({
-                    "execution_optimistic": false,
-                    "finalized": slot <= finalized,
-                    "data": {
-                        "root": hex(&root),
-                        "canonical": true,
-                        "header": { "message": header_json(&h), "signature": hex(&signature) },
-                    },
+            Ok(about_slot(
+                slot,
+                finalized,
+                json!({
+                    "root": hex(&root),
+                    "canonical": true,
+                    "header": { "message": header_json(&h), "signature": hex(&signature) },
                 }),
             ))
         })
@@ -307,16 +304,13 @@ impl BeaconApi {
             let c = b.checkpoints(slot).map_err(internal)?;
             let finalized = finalized_slot(b)?;
             let cp = |c: super::Checkpoint| json!({ "epoch": c.epoch.to_string(), "root": hex(&c.root) });
-            Ok(RestAnswer::json(
-                200,
-                &json!({
-                    "execution_optimistic": false,
-                    "finalized": slot <= finalized,
-                    "data": {
-                        "previous_justified": cp(c.previous_justified),
-                        "current_justified": cp(c.current_justified),
-                        "finalized": cp(c.finalized),
-                    },
+            Ok(about_slot(
+                slot,
+                finalized,
+                json!({
+                    "previous_justified": cp(c.previous_justified),
+                    "current_justified": cp(c.current_justified),
+                    "finalized": cp(c.finalized),
                 }),
             ))
         })
@@ -386,6 +380,19 @@ fn finalized_slot(b: &BeaconChain) -> Result<Slot, RestAnswer> {
         .finalized
         .epoch
         .saturating_mul(PRESET.slots_per_epoch))
+}
+
+/// A `200` answer of `data` about the block or state at `slot`, with the fields the API puts
+/// beside such data (never optimistic; finalized up to the slot `finalized`).
+fn about_slot(slot: Slot, finalized: Slot, data: Value) -> RestAnswer {
+    RestAnswer::json(
+        200,
+        &json!({
+            "execution_optimistic": false,
+            "finalized": slot <= finalized,
+            "data": data,
+        }),
+    )
 }
 
 /// The slot a `block_id` (or `state_id` other than a state root) names.

@@ -8,7 +8,7 @@
     clippy::panic
 )]
 
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 use lightprov_types::beacon::{
     LightClientBootstrap, LightClientFinalityUpdate, LightClientOptimisticUpdate,
@@ -209,12 +209,8 @@ fn the_rest_api_serves_ssz_and_names_bad_input() {
     let gvr = b.network().genesis_validators_root;
     let digest = b.fork_digest(0);
     let node = Arc::new(Node {
-        chain: RwLock::new(c),
-        dishonest: None,
-        new_tx: tokio::sync::Notify::new(),
         on_demand: true,
-        max_history_range: 32,
-        max_logs_range: 32,
+        ..Node::in_process(c)
     });
     let api = BeaconApi::new(node.clone(), b);
     let get = |path: &str| {
@@ -307,21 +303,25 @@ fn the_rest_api_serves_ssz_and_names_bad_input() {
 
     // Errors: unknown roots 404, bad parameters 400 naming them, SSZ refused 406.
     let zero = format!("0x{}", "00".repeat(32));
-    let e = get(&format!("/eth/v1/beacon/light_client/bootstrap/{zero}"));
-    assert_eq!(e.status, 404);
-    assert!(
-        e.json_body().unwrap()["message"]
+    // `path` is answered `status`, with a message that names `name`.
+    let refused = |path: &str, status, name: &str| {
+        let e = get(path);
+        assert_eq!(e.status, status, "{path}");
+        let m = e.json_body().unwrap()["message"]
             .as_str()
             .unwrap()
-            .contains("block_root")
+            .to_owned();
+        assert!(m.contains(name), "{path}: {m}");
+    };
+    refused(
+        &format!("/eth/v1/beacon/light_client/bootstrap/{zero}"),
+        404,
+        "block_root",
     );
-    let e = get("/eth/v1/beacon/light_client/bootstrap/0x12");
-    assert_eq!(e.status, 400);
-    assert!(
-        e.json_body().unwrap()["message"]
-            .as_str()
-            .unwrap()
-            .contains("block_root")
+    refused(
+        "/eth/v1/beacon/light_client/bootstrap/0x12",
+        400,
+        "block_root",
     );
     for (q, name) in [
         ("count=1", "start_period"),
@@ -329,13 +329,11 @@ fn the_rest_api_serves_ssz_and_names_bad_input() {
         ("start_period=0", "count"),
         ("start_period=0&count=0", "count"),
     ] {
-        let e = get(&format!("/eth/v1/beacon/light_client/updates?{q}"));
-        assert_eq!(e.status, 400, "{q}");
-        let m = e.json_body().unwrap()["message"]
-            .as_str()
-            .unwrap()
-            .to_owned();
-        assert!(m.contains(name), "{q}: {m}");
+        refused(
+            &format!("/eth/v1/beacon/light_client/updates?{q}"),
+            400,
+            name,
+        );
     }
     assert_eq!(get("/eth/v1/beacon/headers/71").status, 404);
     assert_eq!(get("/eth/v1/beacon/headers/nope").status, 400);

@@ -15,9 +15,9 @@ use serde_json::{Value, json};
 
 use super::{Flags as AllFlags, HistoryQuery, Room};
 use crate::{
-    dishonest::{self, Family},
+    dishonest::Family,
     engines::{Engine, SettingsResult, Writes, keyed},
-    handler::{internal, invalid, proof_hex},
+    handler::{block_hex, internal, invalid, proof_hex},
 };
 
 /// The registry's entry.
@@ -321,7 +321,7 @@ fn history(q: &HistoryQuery<'_>) -> Result<Value, ErrorObjectOwned> {
         Variant::ColeStar => cole,
     };
     Ok(json!({
-        "block": format!("0x{:x}", dishonest::claimed_block(q.node.dishonest, block)),
+        "block": block_hex(q.node, block),
         "siblingRoot": sibling,
         "proof": proof_hex(q.node, Family::Cole, proof.encode()),
     }))
@@ -348,36 +348,15 @@ mod tests {
     }
 
     fn writes(b: u64) -> Vec<(lightprov_engine_api::Key, Word)> {
-        (0..3u8)
-            .map(|i| {
-                (
-                    lightprov_engine_api::Key::Balance(alloy_primitives::Address::repeat_byte(i)),
-                    B256::with_last_byte(b as u8).0,
-                )
-            })
-            .collect()
+        crate::engines::balance_writes(3, b as u8)
     }
 
     /// A block the chain did not commit is dropped: the engines take the same number again and
     /// reach the roots of engines that never saw it.
     #[test]
     fn a_discarded_block_is_gone_and_the_next_one_takes_its_number() {
-        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-        let mut e = small().open(a.path()).unwrap().unwrap();
-        let mut clean = small().open(b.path()).unwrap().unwrap();
-        let mut extra = [0u8; lightprov_types::family::EXTRA_COMMITMENTS_LEN];
-        for n in 0..6 {
-            e.stage(n, &writes(100 + n), &mut extra).unwrap();
-            e.discard().unwrap();
-            assert_eq!(e.blocks(), n);
-            e.stage(n, &writes(n), &mut extra).unwrap();
-            e.commit().unwrap();
-            let mut extra_clean = [0u8; lightprov_types::family::EXTRA_COMMITMENTS_LEN];
-            clean.stage(n, &writes(n), &mut extra_clean).unwrap();
-            clean.commit().unwrap();
-            assert_eq!(e.blocks(), n + 1);
-            assert_eq!(extra, extra_clean, "block {n}");
-        }
+        let dir = tempfile::tempdir().unwrap();
+        crate::engines::discarded_blocks_leave_no_trace(&small(), writes, 6, dir.path());
     }
 
     /// After a crash between the two engines' commits, catching up applies the block to the

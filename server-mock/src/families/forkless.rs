@@ -2,36 +2,26 @@
 //! (`forklessRoot`), the `forkless` scheme of `lightprov_getHistory`, and
 //! `lightprov_getForklessProof` (a key's value, its absence or its history, by typed key).
 
-use std::{
-    path::{Path, PathBuf},
-    sync::Arc,
-};
+use std::{path::Path, sync::Arc};
 
-use alloy_consensus::Header;
 use alloy_primitives::{Address, B256};
 use jsonrpsee::{RpcModule, types::ErrorObjectOwned};
 use lightprov_engine_api::StateEngine;
 use lightprov_engine_forkless::{ForklessEngine, Options, forkless_key};
+use lightprov_types::family::Commitment;
 use lightprov_types::forkless::{FORKLESS_ROOT, ForklessKey, Params, Proof};
 use serde_json::{Value, json};
 
-use super::{Flags as AllFlags, HistoryQuery, Room};
+use super::one::{Kept, OneEngine};
+use super::{Flags as AllFlags, HistoryQuery, Room, running};
 use crate::{
     chain::Chain,
-    dishonest,
-    engines::{Engine, SettingsResult, Writes},
-    handler::{Node, args, internal, invalid, opt_arg, read},
+    engines::Writes,
+    handler::{Node, args, block_hex, internal, invalid, opt_block_range, read},
 };
 
 /// The registry's entry.
-pub const ROOM: Room = Room {
-    engines: &["forkless"],
-    dev: || Some(Arc::new(Settings(Params::default()))),
-    settings,
-    history,
-    rpc,
-    expensive: &["lightprov_getForklessProof"],
-};
+pub const ROOM: Room = Room::one::<ForklessEngine>(history, rpc, &["lightprov_getForklessProof"]);
 
 /// The forkless engine's flags.
 #[derive(Clone, Debug, clap::Args)]
@@ -52,162 +42,80 @@ pub struct Flags {
     pub forkless_bucket_load: u8,
 }
 
-/// The LiveDB's parameters, if the node runs the engine.
-#[derive(Clone, Copy, Debug)]
-pub struct Settings(pub Params);
-
-fn settings(flags: &AllFlags, engines: &[String], _: &Path) -> SettingsResult {
-    if !engines.iter().any(|e| e == "forkless") {
-        return Ok(None);
-    }
-    let f = &flags.forkless;
-    let params = Params {
-        page_size: f.forkless_page_size,
-        fanout: f.forkless_fanout,
-        bucket_load: f.forkless_bucket_load,
-    };
-    params
-        .validate()
-        .map_err(|e| anyhow::anyhow!("--forkless-*: {e}"))?;
-    Ok(Some(Arc::new(Settings(params))))
-}
-
-impl crate::engines::Settings for Settings {
-    fn fingerprint(&self) -> String {
-        format!(
-            "/forkless:{}/{}/{}",
-            self.0.page_size, self.0.fanout, self.0.bucket_load
-        )
+impl OneEngine for ForklessEngine {
+    fn dev() -> Option<Params> {
+        Some(Params::default())
     }
 
-    fn banner(&self) -> Option<String> {
-        Some(format!(
-            "forkless LiveDB: pages of {} B, fanout {}, bucket load {}",
-            self.0.page_size, self.0.fanout, self.0.bucket_load
-        ))
-    }
+    type Params = Params;
+    type Staged = ();
+    const NAME: &'static str = "forkless";
+    const ROOT: Commitment = FORKLESS_ROOT;
+    // The engine's own rule: after a failed stage or commit, reopen it.
+    const REOPEN_AFTER_FAILED_STAGE: bool = true;
 
-    fn open(&self, dir: &Path) -> anyhow::Result<Option<Box<dyn Engine>>> {
-        let mut e = Forkless {
-            dir: dir.join("forkless"),
-            params: self.0,
-            engine: None,
-        };
-        e.reopen()?;
-        Ok(Some(Box::new(e)))
-    }
-}
-
-/// The engine as the chain drives it.
-#[derive(Debug)]
-pub struct Forkless {
-    dir: PathBuf,
-    params: Params,
-    engine: Option<ForklessEngine>,
-}
-
-impl Forkless {
-    /// The engine.
-    pub fn engine(&self) -> anyhow::Result<&ForklessEngine> {
-        self.engine
-            .as_ref()
-            .ok_or_else(|| anyhow::anyhow!("the forkless engine is not open"))
-    }
-
-    fn engine_mut(&mut self) -> anyhow::Result<&mut ForklessEngine> {
-        self.engine
-            .as_mut()
-            .ok_or_else(|| anyhow::anyhow!("the forkless engine is not open"))
-    }
-
-    /// (Re)opens the engine from its files: a staged block is gone.
-    fn reopen(&mut self) -> anyhow::Result<()> {
-        self.engine = None;
-        let e = ForklessEngine::open(
-            &self.dir,
+    fn open_in(dir: &Path, params: Params) -> anyhow::Result<Self> {
+        Ok(Self::open(
+            dir,
             Options {
-                params: self.params,
+                params,
                 ..Options::default()
             },
+        )?)
+    }
+
+    fn from_flags(flags: &AllFlags) -> anyhow::Result<Params> {
+        let f = &flags.forkless;
+        let params = Params {
+            page_size: f.forkless_page_size,
+            fanout: f.forkless_fanout,
+            bucket_load: f.forkless_bucket_load,
+        };
+        params
+            .validate()
+            .map_err(|e| anyhow::anyhow!("--forkless-*: {e}"))?;
+        Ok(params)
+    }
+
+    fn fingerprint(p: &Params) -> String {
+        format!("/forkless:{}/{}/{}", p.page_size, p.fanout, p.bucket_load)
+    }
+
+    fn banner(p: &Params) -> String {
+        format!(
+            "forkless LiveDB: pages of {} B, fanout {}, bucket load {}",
+            p.page_size, p.fanout, p.bucket_load
         )
-        .map_err(|e| anyhow::anyhow!("opening {}: {e}", self.dir.display()))?;
-        self.engine = Some(e);
-        Ok(())
-    }
-}
-
-impl Engine for Forkless {
-    fn name(&self) -> &'static str {
-        "forkless"
     }
 
-    fn blocks(&self) -> u64 {
-        self.engine
-            .as_ref()
-            .and_then(|e| e.head())
-            .map_or(0, |h| h + 1)
+    fn stage_block(&mut self, number: u64, writes: &Writes) -> anyhow::Result<(B256, ())> {
+        Ok((self.stage(number, writes)?, ()))
     }
 
-    fn apply(&mut self, number: u64, writes: &Writes) -> anyhow::Result<()> {
-        self.engine_mut()?.apply_block(number, writes)?;
-        Ok(())
+    fn commit_in(kept: &mut Kept<Self>) -> anyhow::Result<()> {
+        kept.step(Self::commit)
     }
 
-    fn check(&self, header: &Header) -> anyhow::Result<()> {
-        let root = self.engine()?.root(header.number)?;
-        crate::engines::check_commitment("forkless", root, header, &FORKLESS_ROOT)
-    }
-
-    fn stage(&mut self, number: u64, writes: &Writes, extra: &mut [u8]) -> anyhow::Result<()> {
-        let root = match self.engine_mut()?.stage(number, writes) {
-            Ok(r) => r,
-            Err(e) => {
-                self.reopen()?;
-                return Err(e.into());
-            }
-        };
-        FORKLESS_ROOT.write(extra, &root.0);
-        Ok(())
-    }
-
-    fn commit(&mut self) -> anyhow::Result<()> {
-        if let Err(e) = self.engine_mut()?.commit() {
-            // The engine's own rule: after a failed commit, reopen it.
-            self.reopen()?;
-            return Err(e.into());
-        }
-        Ok(())
-    }
-
-    fn discard(&mut self) -> anyhow::Result<()> {
-        self.reopen()
-    }
-
-    fn status(&self) -> Vec<Value> {
-        let Some(e) = self.engine.as_ref() else {
-            return Vec::new();
-        };
-        let (live, archive) = e.disk_split();
-        vec![json!({
+    fn status_of(&self, p: &Params) -> Value {
+        let (live, archive) = self.disk_split();
+        json!({
             "name": "forkless",
-            "head": e.head(),
+            "head": self.head(),
             "diskBytes": live + archive,
             "liveBytes": live,
             "archiveBytes": archive,
-            "archivedTo": e.archived(),
+            "archivedTo": self.archived(),
             "params": {
-                "pageSize": self.params.page_size,
-                "fanout": self.params.fanout,
-                "bucketLoad": self.params.bucket_load,
+                "pageSize": p.page_size,
+                "fanout": p.fanout,
+                "bucketLoad": p.bucket_load,
             },
-        })]
+        })
     }
 }
 
 fn forkless_of(chain: &Chain) -> Result<&ForklessEngine, ErrorObjectOwned> {
-    chain
-        .family::<Forkless>()
-        .ok_or_else(|| invalid("scheme", "this node does not run the forkless engine"))?
+    running::<Kept<ForklessEngine>>(chain, "the forkless engine")?
         .engine()
         .map_err(internal)
 }
@@ -215,7 +123,7 @@ fn forkless_of(chain: &Chain) -> Result<&ForklessEngine, ErrorObjectOwned> {
 fn answer(node: &Node, chain: &Chain, proof: &Proof) -> Value {
     let head = chain.head().0.number;
     json!({
-        "block": format!("0x{:x}", dishonest::claimed_block(node.dishonest, head)),
+        "block": block_hex(node, head),
         "proof": lightprov_types::hex::encode(&proof.encode()),
     })
 }
@@ -235,6 +143,26 @@ fn history(q: &HistoryQuery<'_>) -> Result<Value, ErrorObjectOwned> {
         .prove_history(&forkless_key(&key), q.from, q.to)
         .map_err(internal)?;
     Ok(answer(q.node, q.chain, &proof))
+}
+
+fn rpc(m: &mut RpcModule<Arc<Node>>) -> anyhow::Result<()> {
+    m.register_method(
+        "lightprov_getForklessProof",
+        |p, n, _| -> Result<Value, ErrorObjectOwned> {
+            let a = args(&p, 3)?;
+            let key = key_arg(a.first().unwrap_or(&Value::Null))?;
+            let chain = read(n)?;
+            let range = opt_block_range(&chain, &a, 1)?;
+            let engine = forkless_of(&chain)?;
+            let proof = match range {
+                None => engine.prove_value(&key),
+                Some((from, to)) => engine.prove_history(&key, from, to),
+            }
+            .map_err(internal)?;
+            Ok(answer(n, &chain, &proof))
+        },
+    )?;
+    Ok(())
 }
 
 /// `{kind, address, slot?}` as the SDK's `StateKey` names a key.
@@ -259,71 +187,28 @@ fn key_arg(v: &Value) -> Result<ForklessKey, ErrorObjectOwned> {
     }
 }
 
-fn rpc(m: &mut RpcModule<Arc<Node>>) -> anyhow::Result<()> {
-    m.register_method(
-        "lightprov_getForklessProof",
-        |p, n, _| -> Result<Value, ErrorObjectOwned> {
-            let a = args(&p, 3)?;
-            let key = key_arg(a.first().unwrap_or(&Value::Null))?;
-            let from: Option<alloy_primitives::U64> = opt_arg(&a, 1, "fromBlock")?;
-            let to: Option<alloy_primitives::U64> = opt_arg(&a, 2, "toBlock")?;
-            let chain = read(n)?;
-            let engine = forkless_of(&chain)?;
-            let head = chain.head().0.number;
-            let proof = match (from, to) {
-                (None, None) => engine.prove_value(&key),
-                (Some(f), Some(t)) => {
-                    let (f, t) = (f.to::<u64>(), t.to::<u64>());
-                    if f > t || t > head {
-                        return Err(invalid(
-                            "toBlock",
-                            format!("expected fromBlock ≤ toBlock ≤ the head (#{head})"),
-                        ));
-                    }
-                    engine.prove_history(&key, f, t)
-                }
-                _ => {
-                    return Err(invalid(
-                        "toBlock",
-                        "give both fromBlock and toBlock, or neither",
-                    ));
-                }
-            }
-            .map_err(internal)?;
-            Ok(answer(n, &chain, &proof))
-        },
-    )?;
-    Ok(())
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use crate::families::one::One;
     use lightprov_engine_api::Key;
     use lightprov_types::Word;
 
     fn writes(b: u64) -> Vec<(Key, Word)> {
-        (0..3u8)
-            .map(|i| {
-                (
-                    Key::Balance(Address::repeat_byte(i)),
-                    B256::with_last_byte(b as u8).0,
-                )
-            })
-            .collect()
+        crate::engines::balance_writes(3, b as u8)
     }
 
     /// A block the chain did not commit is dropped: the engine takes the same number again and
     /// reaches the roots of an engine that never saw it.
     #[test]
     fn a_discarded_block_is_gone_and_the_next_one_takes_its_number() {
-        let settings = Settings(Params {
+        let settings = One::<ForklessEngine>::new(Params {
             page_size: 128,
             fanout: 4,
             bucket_load: 2,
         });
         let dir = tempfile::tempdir().unwrap();
-        crate::engines::discarded_blocks_leave_no_trace(&settings, writes, dir.path());
+        crate::engines::discarded_blocks_leave_no_trace(&settings, writes, 3, dir.path());
     }
 }

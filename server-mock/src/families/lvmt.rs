@@ -27,14 +27,12 @@ use lightprov_types::{
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::{Flags as AllFlags, HistoryQuery, Room};
+use super::{Flags as AllFlags, HistoryQuery, Room, key_at_block, running};
 use crate::{
     chain::Chain,
-    dishonest::{self, Family},
+    dishonest::Family,
     engines::{Engine, SettingsResult, Writes},
-    handler::{
-        Node, args, internal, invalid, not_served, opt_arg, proof_hex, read, resolve, state_key,
-    },
+    handler::{Node, block_hex, internal, invalid, not_served, proof_hex, read},
 };
 
 /// The registry's entry.
@@ -248,10 +246,7 @@ pub fn roots_of(header: &Header) -> ([u8; 32], B256) {
 
 /// The running LVMT, or an error naming the scheme.
 fn lvmt_of(chain: &Chain) -> Result<&Lvmt, ErrorObjectOwned> {
-    chain
-        .family::<Store>()
-        .map(Store::tree)
-        .ok_or_else(|| invalid("scheme", "this node does not run lvmt"))
+    running::<Store>(chain, "lvmt").map(Store::tree)
 }
 
 /// Refuses a key outside the node's LVMT proof shard.
@@ -268,12 +263,11 @@ fn check_shard(t: &Lvmt, key: &B256) -> Result<(), ErrorObjectOwned> {
 fn history(q: &HistoryQuery<'_>) -> Result<Value, ErrorObjectOwned> {
     let t = lvmt_of(q.chain)?;
     check_shard(t, &q.key)?;
-    let block = dishonest::claimed_block(q.node.dishonest, q.chain.head().0.number);
     let proof = t
         .prove_history(&q.key, q.from, q.to)
         .ok_or_else(|| internal("LVMT could not prove the history"))?;
     Ok(json!({
-        "block": format!("0x{block:x}"),
+        "block": block_hex(q.node, q.chain.head().0.number),
         "proof": proof_hex(q.node, Family::Lvmt, proof.encode()),
     }))
 }
@@ -282,11 +276,8 @@ fn rpc(m: &mut RpcModule<Arc<Node>>) -> anyhow::Result<()> {
     m.register_method(
         "lightprov_getLvmtProof",
         |p, n, _| -> Result<Value, ErrorObjectOwned> {
-            let a = args(&p, 2)?;
-            let state_key = state_key(&a, 0)?;
-            let chain = read(n)?;
+            let (state_key, chain, block) = key_at_block(&p, n)?;
             let head = chain.head().0.number;
-            let block = resolve(&chain, opt_arg(&a, 1, "blockTag")?)?;
             if block != head {
                 return Err(invalid(
                     "blockTag",
@@ -302,7 +293,7 @@ fn rpc(m: &mut RpcModule<Arc<Node>>) -> anyhow::Result<()> {
                 .ok_or_else(|| internal("LVMT could not prove the key"))?;
             Ok(json!({
                 "stateKey": state_key,
-                "block": format!("0x{:x}", dishonest::claimed_block(n.dishonest, block)),
+                "block": block_hex(n, block),
                 "proof": proof_hex(n, Family::Lvmt, proof.encode()),
             }))
         },

@@ -3,35 +3,27 @@
 //! key's value or absence at any block) and `lightprov_getMbtDiff` (every change between two
 //! blocks). Each proof is against the root of the block it is about, never the head's.
 
-use std::{
-    path::{Path, PathBuf},
-    sync::Arc,
-};
+use std::{path::Path, sync::Arc};
 
 use alloy_consensus::Header;
-use alloy_primitives::{B256, U64};
+use alloy_primitives::B256;
 use jsonrpsee::{RpcModule, types::ErrorObjectOwned};
+use lightprov_engine_api::StateEngine;
 use lightprov_engine_mbt::MbtEngine;
+use lightprov_types::family::Commitment;
 use lightprov_types::mbt::{MAX_HISTORY_BLOCKS, MBT_PARAMS, MBT_ROOT, MbtParams};
 use serde_json::{Value, json};
 
-use super::{Flags as AllFlags, HistoryQuery, Room};
+use super::one::{Kept, OneEngine};
+use super::{Flags as AllFlags, HistoryQuery, Room, block_pair, key_at_block, running};
 use crate::{
     chain::Chain,
-    dishonest,
-    engines::{Engine, SettingsResult, Writes, keyed},
-    handler::{Node, args, internal, invalid, opt_arg, read, resolve, state_key},
+    engines::{Writes, keyed},
+    handler::{Node, block_hex, internal},
 };
 
 /// The registry's entry.
-pub const ROOM: Room = Room {
-    engines: &["mbt"],
-    dev: || Some(Arc::new(Settings(MbtParams::DEFAULT))),
-    settings,
-    history,
-    rpc,
-    expensive: &["lightprov_getMbtDiff"],
-};
+pub const ROOM: Room = Room::one::<MbtEngine>(history, rpc, &["lightprov_getMbtDiff"]);
 
 /// The Merkle Bucket Tree's flags.
 #[derive(Clone, Debug, clap::Args)]
@@ -48,154 +40,87 @@ pub struct Flags {
     pub mbt_fanout: u8,
 }
 
-/// The tree's parameters, if the node runs the engine.
-#[derive(Clone, Copy, Debug)]
-pub struct Settings(pub MbtParams);
-
-fn settings(flags: &AllFlags, engines: &[String], _: &Path) -> SettingsResult {
-    if !engines.iter().any(|e| e == "mbt") {
-        return Ok(None);
-    }
-    let f = &flags.mbt;
-    let params = MbtParams::new(f.mbt_bucket_bits, f.mbt_fanout)
-        .map_err(|e| anyhow::anyhow!("--mbt-*: {}: {}", e.field, e.reason))?;
-    Ok(Some(Arc::new(Settings(params))))
-}
-
-impl crate::engines::Settings for Settings {
-    fn fingerprint(&self) -> String {
-        format!("/mbt:{}/{}", self.0.bucket_bits(), self.0.fanout())
+impl OneEngine for MbtEngine {
+    fn dev() -> Option<MbtParams> {
+        Some(MbtParams::DEFAULT)
     }
 
-    fn banner(&self) -> Option<String> {
-        Some(format!(
+    type Params = MbtParams;
+    type Staged = ();
+    const NAME: &'static str = "mbt";
+    const ROOT: Commitment = MBT_ROOT;
+
+    fn open_in(dir: &Path, params: MbtParams) -> anyhow::Result<Self> {
+        Ok(Self::open(dir, params)?)
+    }
+
+    fn from_flags(flags: &AllFlags) -> anyhow::Result<MbtParams> {
+        let f = &flags.mbt;
+        MbtParams::new(f.mbt_bucket_bits, f.mbt_fanout)
+            .map_err(|e| anyhow::anyhow!("--mbt-*: {}: {}", e.field, e.reason))
+    }
+
+    fn fingerprint(p: &MbtParams) -> String {
+        format!("/mbt:{}/{}", p.bucket_bits(), p.fanout())
+    }
+
+    fn banner(p: &MbtParams) -> String {
+        format!(
             "Merkle Bucket Tree: 2^{} buckets, fanout {}",
-            self.0.bucket_bits(),
-            self.0.fanout()
-        ))
+            p.bucket_bits(),
+            p.fanout()
+        )
     }
 
-    fn open(&self, dir: &Path) -> anyhow::Result<Option<Box<dyn Engine>>> {
-        let mut e = Mbt {
-            dir: dir.join("mbt"),
-            params: self.0,
-            engine: None,
-        };
-        e.reopen()?;
-        Ok(Some(Box::new(e)))
-    }
-}
-
-/// The engine as the chain drives it.
-#[derive(Debug)]
-pub struct Mbt {
-    dir: PathBuf,
-    params: MbtParams,
-    engine: Option<MbtEngine>,
-}
-
-impl Mbt {
-    /// The engine.
-    pub fn engine(&self) -> anyhow::Result<&MbtEngine> {
-        self.engine
-            .as_ref()
-            .ok_or_else(|| anyhow::anyhow!("the mbt engine is not open"))
-    }
-
-    fn engine_mut(&mut self) -> anyhow::Result<&mut MbtEngine> {
-        self.engine
-            .as_mut()
-            .ok_or_else(|| anyhow::anyhow!("the mbt engine is not open"))
-    }
-
-    /// (Re)opens the engine from its store: a staged block is gone.
-    fn reopen(&mut self) -> anyhow::Result<()> {
-        self.engine = None;
-        let e = MbtEngine::open(&self.dir, self.params)
-            .map_err(|e| anyhow::anyhow!("opening {}: {e}", self.dir.display()))?;
-        self.engine = Some(e);
-        Ok(())
-    }
-}
-
-/// The `mbtRoot` commitment of a header (zero if absent).
-pub fn root_of(header: &Header) -> B256 {
-    B256::from(MBT_ROOT.read(&header.extra_data).unwrap_or_default())
-}
-
-impl Engine for Mbt {
-    fn name(&self) -> &'static str {
-        "mbt"
-    }
-
-    fn blocks(&self) -> u64 {
-        self.engine.as_ref().map_or(0, MbtEngine::blocks)
-    }
-
-    fn apply(&mut self, number: u64, writes: &Writes) -> anyhow::Result<()> {
-        self.engine_mut()?.apply(number, &keyed(writes))?;
-        Ok(())
-    }
-
-    fn check(&self, header: &Header) -> anyhow::Result<()> {
-        let root = self.engine()?.root_at(header.number)?;
-        if root != root_of(header) {
-            anyhow::bail!(
-                "the mbt root {root} differs from the header of block {}",
-                header.number
-            );
-        }
+    fn check_more(params: &MbtParams, header: &Header) -> anyhow::Result<()> {
         if header.number == 0 {
             let word = MBT_PARAMS.read(&header.extra_data).unwrap_or_default();
-            if word != self.params.to_word() {
+            if word != params.to_word() {
                 anyhow::bail!(
                     "the genesis header pins other mbt parameters ({}) than the engine's \
                      (2^{} buckets, fanout {})",
                     B256::from(word),
-                    self.params.bucket_bits(),
-                    self.params.fanout()
+                    params.bucket_bits(),
+                    params.fanout()
                 );
             }
         }
         Ok(())
     }
 
-    fn stage(&mut self, number: u64, writes: &Writes, extra: &mut [u8]) -> anyhow::Result<()> {
-        let root = self.engine_mut()?.stage(number, &keyed(writes))?;
+    fn stage_block(&mut self, number: u64, writes: &Writes) -> anyhow::Result<(B256, ())> {
+        Ok((self.stage(number, &keyed(writes))?, ()))
+    }
+
+    fn write_commitments(
+        &mut self,
+        params: &MbtParams,
+        number: u64,
+        root: B256,
+        extra: &mut [u8],
+    ) -> anyhow::Result<()> {
         // The genesis header also pins the parameters, once for the chain.
         if !MBT_ROOT.write(extra, &root.0)
-            || (number == 0 && !MBT_PARAMS.write(extra, &self.params.to_word()))
+            || (number == 0 && !MBT_PARAMS.write(extra, &params.to_word()))
         {
-            self.engine_mut()?.discard();
+            self.discard();
             anyhow::bail!("extraData holds no room for mbtRoot and mbtParams");
         }
         Ok(())
     }
 
-    fn commit(&mut self) -> anyhow::Result<()> {
-        if let Err(e) = self.engine_mut()?.commit() {
-            // The batch is atomic: reopen from what the store holds (the block is not in it).
-            self.reopen()?;
-            return Err(e.into());
-        }
-        Ok(())
+    fn commit_in(kept: &mut Kept<Self>) -> anyhow::Result<()> {
+        // The batch is atomic: on failure, reopen from what the store holds.
+        kept.step(Self::commit)
     }
 
-    fn discard(&mut self) -> anyhow::Result<()> {
-        self.reopen()
-    }
-
-    fn status(&self) -> Vec<Value> {
-        let Some(e) = self.engine.as_ref() else {
-            return Vec::new();
-        };
-        use lightprov_engine_api::StateEngine;
-        vec![json!({
+    fn status_of(&self, params: &MbtParams) -> Value {
+        json!({
             "name": "mbt",
-            "head": e.head(),
-            "diskBytes": e.disk_bytes(),
-            "params": params_json(&self.params),
-        })]
+            "head": self.head(),
+            "diskBytes": self.disk_bytes(),
+            "params": params_json(params),
+        })
     }
 }
 
@@ -204,9 +129,7 @@ fn params_json(p: &MbtParams) -> Value {
 }
 
 fn mbt_of(chain: &Chain) -> Result<&MbtEngine, ErrorObjectOwned> {
-    chain
-        .family::<Mbt>()
-        .ok_or_else(|| invalid("scheme", "this node does not run the mbt engine"))?
+    running::<Kept<MbtEngine>>(chain, "the mbt engine")?
         .engine()
         .map_err(internal)
 }
@@ -215,7 +138,7 @@ fn mbt_of(chain: &Chain) -> Result<&MbtEngine, ErrorObjectOwned> {
 fn answer(node: &Node, engine: &MbtEngine, block: u64, proof: &[u8]) -> Value {
     let p = engine.params();
     json!({
-        "block": format!("0x{:x}", dishonest::claimed_block(node.dishonest, block)),
+        "block": block_hex(node, block),
         "bucketBits": p.bucket_bits(),
         "fanout": p.fanout(),
         "proof": lightprov_types::hex::encode(proof),
@@ -224,12 +147,7 @@ fn answer(node: &Node, engine: &MbtEngine, block: u64, proof: &[u8]) -> Value {
 
 fn history(q: &HistoryQuery<'_>) -> Result<Value, ErrorObjectOwned> {
     let engine = mbt_of(q.chain)?;
-    if q.to.saturating_sub(q.from) >= MAX_HISTORY_BLOCKS {
-        return Err(invalid(
-            "toBlock",
-            format!("an mbt history proof covers at most {MAX_HISTORY_BLOCKS} blocks"),
-        ));
-    }
+    q.at_most(MAX_HISTORY_BLOCKS, "an mbt history proof covers")?;
     let proof = engine
         .prove_history(&q.key, q.from, q.to)
         .map_err(internal)?;
@@ -241,10 +159,7 @@ fn rpc(m: &mut RpcModule<Arc<Node>>) -> anyhow::Result<()> {
     m.register_method(
         "lightprov_getMbtProof",
         |p, n, _| -> Result<Value, ErrorObjectOwned> {
-            let a = args(&p, 2)?;
-            let key = state_key(&a, 0)?;
-            let chain = read(n)?;
-            let block = resolve(&chain, opt_arg(&a, 1, "blockTag")?)?;
+            let (key, chain, block) = key_at_block(&p, n)?;
             let engine = mbt_of(&chain)?;
             let proof = engine.prove_at(&key, block).map_err(internal)?;
             Ok(answer(n, engine, block, &proof.encode()))
@@ -253,21 +168,7 @@ fn rpc(m: &mut RpcModule<Arc<Node>>) -> anyhow::Result<()> {
     m.register_method(
         "lightprov_getMbtDiff",
         |p, n, _| -> Result<Value, ErrorObjectOwned> {
-            let a = args(&p, 2)?;
-            let from: Option<U64> = opt_arg(&a, 0, "fromBlock")?;
-            let to: Option<U64> = opt_arg(&a, 1, "toBlock")?;
-            let (Some(from), Some(to)) = (from, to) else {
-                return Err(invalid("toBlock", "expected fromBlock and toBlock"));
-            };
-            let (from, to) = (from.to::<u64>(), to.to::<u64>());
-            let chain = read(n)?;
-            let head = chain.head().0.number;
-            if from > to || to > head {
-                return Err(invalid(
-                    "toBlock",
-                    format!("expected fromBlock ≤ toBlock ≤ the head (#{head})"),
-                ));
-            }
+            let (chain, from, to) = block_pair(&p, n)?;
             let engine = mbt_of(&chain)?;
             let proof = engine.prove_diff(from, to).map_err(internal)?;
             let mut v = answer(n, engine, to, &proof.encode());
@@ -285,50 +186,30 @@ fn rpc(m: &mut RpcModule<Arc<Node>>) -> anyhow::Result<()> {
 mod tests {
     use super::*;
     use crate::families::Settings as _;
-    use alloy_primitives::Address;
+    use crate::families::one::One;
     use lightprov_engine_api::Key;
     use lightprov_types::Word;
 
     fn writes(b: u64) -> Vec<(Key, Word)> {
-        (0..3u8)
-            .map(|i| {
-                (
-                    Key::Balance(Address::repeat_byte(i)),
-                    B256::with_last_byte(b as u8 + 1).0,
-                )
-            })
-            .collect()
+        crate::engines::balance_writes(3, b as u8 + 1)
     }
 
     /// A block the chain did not commit is dropped: the engine takes the same number again and
     /// reaches the roots of an engine that never saw it.
     #[test]
     fn a_discarded_block_is_gone_and_the_next_one_takes_its_number() {
-        let settings = Settings(MbtParams::new(3, 2).unwrap());
-        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-        let mut e = settings.open(a.path()).unwrap().unwrap();
-        let mut clean = settings.open(b.path()).unwrap().unwrap();
-        let mut extra = [0u8; lightprov_types::family::EXTRA_COMMITMENTS_LEN];
-        let mut extra_clean = extra;
-        for n in 0..3 {
-            e.stage(n, &writes(100 + n), &mut extra).unwrap();
-            e.discard().unwrap();
-            assert_eq!(e.blocks(), n, "block {n} staged then discarded");
-            e.stage(n, &writes(n), &mut extra).unwrap();
-            e.commit().unwrap();
-            clean.stage(n, &writes(n), &mut extra_clean).unwrap();
-            clean.commit().unwrap();
-            assert_eq!(extra, extra_clean, "block {n}");
-            assert_ne!(MBT_ROOT.read(&extra), Some([0; 32]));
-        }
-        assert_eq!(e.blocks(), 3);
+        let settings = One::<MbtEngine>::new(MbtParams::new(3, 2).unwrap());
+        let dir = tempfile::tempdir().unwrap();
+        let (_, extra) =
+            crate::engines::discarded_blocks_leave_no_trace(&settings, writes, 3, dir.path());
+        assert_ne!(MBT_ROOT.read(&extra), Some([0; 32]));
     }
 
     /// The root a block's header carries is the one the engine checks against, and another
     /// root is refused.
     #[test]
     fn a_header_of_another_root_is_refused() {
-        let settings = Settings(MbtParams::new(3, 2).unwrap());
+        let settings = One::<MbtEngine>::new(MbtParams::new(3, 2).unwrap());
         let dir = tempfile::tempdir().unwrap();
         let mut e = settings.open(dir.path()).unwrap().unwrap();
         let mut extra = vec![0u8; lightprov_types::family::EXTRA_COMMITMENTS_LEN];
@@ -356,7 +237,7 @@ mod tests {
     /// Only the genesis header carries the parameters.
     #[test]
     fn later_headers_pin_nothing() {
-        let settings = Settings(MbtParams::new(3, 2).unwrap());
+        let settings = One::<MbtEngine>::new(MbtParams::new(3, 2).unwrap());
         let dir = tempfile::tempdir().unwrap();
         let mut e = settings.open(dir.path()).unwrap().unwrap();
         for n in 0..2 {

@@ -4,12 +4,16 @@
 //! its commitment into the header, what it shows in `lightprov_status`, the schemes it answers
 //! in `lightprov_getHistory` and its own RPC methods. The RPC server, the binary and the dev
 //! chain ([`Config::dev`]) iterate [`ROOMS`]; the chain drives the rooms' engines through
-//! [`Engine`] and [`Settings`] alone. Adding a family is a file here and its line there.
+//! [`Engine`] and [`Settings`] alone. Adding a family is a file here and its line there; a
+//! family of one engine supplies only what differs ([`one::OneEngine`]).
 
 use std::{path::Path, sync::Arc};
 
 use alloy_primitives::B256;
-use jsonrpsee::{RpcModule, types::ErrorObjectOwned};
+use jsonrpsee::{
+    RpcModule,
+    types::{ErrorObjectOwned, Params},
+};
 use serde_json::Value;
 
 pub use crate::engines::{
@@ -17,7 +21,7 @@ pub use crate::engines::{
 };
 use crate::{
     chain::{Chain, Config},
-    handler::Node,
+    handler::{Node, RpcResult, args, block_range, invalid, opt_arg, read, resolve, state_key},
     workload::Workload,
 };
 
@@ -25,6 +29,7 @@ pub mod cole;
 pub mod forkless;
 pub mod lvmt;
 pub mod mbt;
+pub mod one;
 pub mod pos;
 
 /// Every room, in the order the node feeds them a block.
@@ -99,6 +104,48 @@ pub struct Room {
     pub rpc: fn(&mut RpcModule<Arc<Node>>) -> anyhow::Result<()>,
     /// Those of its methods whose calls can take long (see [`crate::rpc::is_expensive`]).
     pub expensive: &'static [&'static str],
+}
+
+impl HistoryQuery<'_> {
+    /// Refuses a range over `max` blocks: `proof` says what (e.g. "an mbt history proof covers").
+    pub(crate) fn at_most(&self, max: u64, proof: &str) -> RpcResult<()> {
+        if self.to.saturating_sub(self.from) >= max {
+            return Err(invalid("toBlock", format!("{proof} at most {max} blocks")));
+        }
+        Ok(())
+    }
+}
+
+/// The room of type `F` if the node runs it, else an error naming the scheme: `what` is the
+/// engine as the message names it ("this node does not run {what}").
+pub(crate) fn running<'c, F: Engine>(chain: &'c Chain, what: &str) -> RpcResult<&'c F> {
+    chain
+        .family::<F>()
+        .ok_or_else(|| invalid("scheme", format!("this node does not run {what}")))
+}
+
+/// A chain read-locked for one call.
+pub(crate) type ChainRead<'n> = std::sync::RwLockReadGuard<'n, Chain>;
+
+/// The arguments of a `(stateKey, blockTag?)` proof method: the key, the chain read-locked and
+/// the block the tag names (the head without one).
+pub(crate) fn key_at_block<'n>(
+    p: &Params<'_>,
+    n: &'n Node,
+) -> RpcResult<(B256, ChainRead<'n>, u64)> {
+    let a = args(p, 2)?;
+    let key = state_key(&a, 0)?;
+    let chain = read(n)?;
+    let block = resolve(&chain, opt_arg(&a, 1, "blockTag")?)?;
+    Ok((key, chain, block))
+}
+
+/// The arguments of a `(fromBlock, toBlock)` diff method: the chain read-locked and the range.
+pub(crate) fn block_pair<'n>(p: &Params<'_>, n: &'n Node) -> RpcResult<(ChainRead<'n>, u64, u64)> {
+    let a = args(p, 2)?;
+    let chain = read(n)?;
+    let (from, to) = block_range(&chain, &a, 0)?;
+    Ok((chain, from, to))
 }
 
 /// Every engine name of every room, in registry order.

@@ -4,36 +4,30 @@
 //! `lightprov_getPosDiff` (every key whose value differs between two blocks). The engine keeps
 //! every version, so each proof is against the root of the block asked about.
 
-use std::{
-    path::{Path, PathBuf},
-    sync::Arc,
-};
+use std::{path::Path, sync::Arc};
 
-use alloy_consensus::Header;
-use alloy_primitives::U64;
+use alloy_primitives::B256;
 use jsonrpsee::{RpcModule, types::ErrorObjectOwned};
 use lightprov_engine_api::{StateEngine, kv::FjallStore};
 use lightprov_engine_pos::{PosEngine, StagedBlock};
+use lightprov_types::family::Commitment;
 use lightprov_types::pos::{MAX_HISTORY_BLOCKS, MAX_NODE_ENTRIES, POS_ROOT, SplitRule};
 use serde_json::{Value, json};
 
-use super::{Flags as AllFlags, HistoryQuery, Room};
+use super::one::{Kept, OneEngine};
+use super::{Flags as AllFlags, HistoryQuery, Room, block_pair, key_at_block, running};
 use crate::{
     chain::Chain,
-    dishonest,
-    engines::{Engine, SettingsResult, Writes},
-    handler::{Node, arg, args, internal, invalid, opt_arg, read, resolve, state_key},
+    engines::Writes,
+    handler::{Node, args, block_hex, internal, invalid, opt_arg, read, resolve, state_key},
 };
 
 /// The registry's entry.
-pub const ROOM: Room = Room {
-    engines: &["pos"],
-    dev: || Some(Arc::new(Settings(SplitRule::DEFAULT))),
-    settings,
+pub const ROOM: Room = Room::one::<PosEngine>(
     history,
     rpc,
-    expensive: &["lightprov_getPosRange", "lightprov_getPosDiff"],
-};
+    &["lightprov_getPosRange", "lightprov_getPosDiff"],
+);
 
 /// The POS-Tree engine's flags.
 #[derive(Clone, Debug, clap::Args)]
@@ -53,161 +47,78 @@ pub struct Flags {
     pub pos_split_max: u16,
 }
 
-/// The POS-Tree's split rule, if the node runs the engine.
-#[derive(Clone, Copy, Debug)]
-pub struct Settings(pub SplitRule);
-
-fn settings(flags: &AllFlags, engines: &[String], _: &Path) -> SettingsResult {
-    if !engines.iter().any(|e| e == "pos") {
-        return Ok(None);
-    }
-    let f = &flags.pos;
-    let rule = SplitRule::ContentDefined {
-        bits: f.pos_split_bits,
-        min: f.pos_split_min,
-        max: f.pos_split_max,
-    };
-    if !rule.is_valid() {
-        anyhow::bail!(
-            "--pos-split-*: expected 2 ≤ min ≤ max ≤ {MAX_NODE_ENTRIES}, got min {} and max {}",
-            f.pos_split_min,
-            f.pos_split_max
-        );
-    }
-    Ok(Some(Arc::new(Settings(rule))))
-}
-
-impl crate::engines::Settings for Settings {
-    fn fingerprint(&self) -> String {
-        format!("/pos:{:?}", self.0)
+impl OneEngine for PosEngine {
+    fn dev() -> Option<SplitRule> {
+        Some(SplitRule::DEFAULT)
     }
 
-    fn banner(&self) -> Option<String> {
-        Some(format!("POS-Tree: split rule {:?}", self.0))
+    type Params = SplitRule;
+    /// The staged block's nodes, cached in memory when it was staged.
+    type Staged = StagedBlock;
+    const NAME: &'static str = "pos";
+    const WHAT: &'static str = "POS";
+    const ROOT: Commitment = POS_ROOT;
+
+    fn open_in(dir: &Path, rule: SplitRule) -> anyhow::Result<Self> {
+        std::fs::create_dir_all(dir)?;
+        let store = FjallStore::open(dir)?;
+        Ok(PosEngine::open(Arc::new(store), rule)?)
     }
 
-    fn open(&self, dir: &Path) -> anyhow::Result<Option<Box<dyn Engine>>> {
-        let mut e = Pos {
-            dir: dir.join("pos"),
-            rule: self.0,
-            engine: None,
-            staged: None,
+    fn from_flags(flags: &AllFlags) -> anyhow::Result<SplitRule> {
+        let f = &flags.pos;
+        let rule = SplitRule::ContentDefined {
+            bits: f.pos_split_bits,
+            min: f.pos_split_min,
+            max: f.pos_split_max,
         };
-        e.reopen()?;
-        Ok(Some(Box::new(e)))
-    }
-}
-
-/// The engine as the chain drives it.
-#[derive(Debug)]
-pub struct Pos {
-    dir: PathBuf,
-    rule: SplitRule,
-    engine: Option<PosEngine>,
-    staged: Option<StagedBlock>,
-}
-
-impl Pos {
-    /// The engine.
-    pub fn engine(&self) -> anyhow::Result<&PosEngine> {
-        self.engine
-            .as_ref()
-            .ok_or_else(|| anyhow::anyhow!("the POS engine is not open"))
-    }
-
-    fn engine_mut(&mut self) -> anyhow::Result<&mut PosEngine> {
-        self.engine
-            .as_mut()
-            .ok_or_else(|| anyhow::anyhow!("the POS engine is not open"))
-    }
-
-    /// (Re)opens the engine from its store: a staged block is gone (its nodes, cached in
-    /// memory when it was staged, with it).
-    fn reopen(&mut self) -> anyhow::Result<()> {
-        self.staged = None;
-        self.engine = None;
-        std::fs::create_dir_all(&self.dir)?;
-        let store = FjallStore::open(&self.dir)
-            .map_err(|e| anyhow::anyhow!("opening {}: {e}", self.dir.display()))?;
-        let e = PosEngine::open(Arc::new(store), self.rule)
-            .map_err(|e| anyhow::anyhow!("opening {}: {e}", self.dir.display()))?;
-        self.engine = Some(e);
-        Ok(())
-    }
-}
-
-impl Engine for Pos {
-    fn name(&self) -> &'static str {
-        "pos"
-    }
-
-    fn blocks(&self) -> u64 {
-        self.engine
-            .as_ref()
-            .and_then(StateEngine::head)
-            .map_or(0, |h| h + 1)
-    }
-
-    fn apply(&mut self, number: u64, writes: &Writes) -> anyhow::Result<()> {
-        self.staged = None;
-        self.engine_mut()?.apply_block(number, writes)?;
-        Ok(())
-    }
-
-    fn check(&self, header: &Header) -> anyhow::Result<()> {
-        let root = self.engine()?.root(header.number)?;
-        crate::engines::check_commitment("POS", root, header, &POS_ROOT)
-    }
-
-    fn stage(&mut self, number: u64, writes: &Writes, extra: &mut [u8]) -> anyhow::Result<()> {
-        let staged = self.engine()?.stage(number, writes)?;
-        POS_ROOT.write(extra, &staged.meta.root.0);
-        self.staged = Some(staged);
-        Ok(())
-    }
-
-    fn commit(&mut self) -> anyhow::Result<()> {
-        let staged = self
-            .staged
-            .take()
-            .ok_or_else(|| anyhow::anyhow!("the POS engine has no staged block to commit"))?;
-        if let Err(e) = self.engine_mut()?.commit(staged) {
-            self.reopen()?;
-            return Err(e.into());
+        if !rule.is_valid() {
+            anyhow::bail!(
+                "--pos-split-*: expected 2 ≤ min ≤ max ≤ {MAX_NODE_ENTRIES}, got min {} and max {}",
+                f.pos_split_min,
+                f.pos_split_max
+            );
         }
-        Ok(())
+        Ok(rule)
     }
 
-    fn discard(&mut self) -> anyhow::Result<()> {
-        self.reopen()
+    fn fingerprint(rule: &SplitRule) -> String {
+        format!("/pos:{rule:?}")
     }
 
-    fn status(&self) -> Vec<Value> {
-        let Some(e) = self.engine.as_ref() else {
-            return Vec::new();
-        };
-        let head = e.head();
-        let levels = head.and_then(|h| e.meta(h).ok()).map(|m| m.counts);
-        vec![json!({
+    fn banner(rule: &SplitRule) -> String {
+        format!("POS-Tree: split rule {rule:?}")
+    }
+
+    fn stage_block(&mut self, number: u64, writes: &Writes) -> anyhow::Result<(B256, StagedBlock)> {
+        let staged = self.stage(number, writes)?;
+        Ok((staged.meta.root, staged))
+    }
+
+    fn commit_in(kept: &mut Kept<Self>) -> anyhow::Result<()> {
+        let staged = kept
+            .take_staged()
+            .ok_or_else(|| anyhow::anyhow!("the POS engine has no staged block to commit"))?;
+        kept.step(|e| e.commit(staged)).map(drop)
+    }
+
+    fn status_of(&self, rule: &SplitRule) -> Value {
+        let head = self.head();
+        let levels = head.and_then(|h| self.meta(h).ok()).map(|m| m.counts);
+        json!({
             "name": "pos",
             "head": head,
-            "diskBytes": e.disk_bytes(),
+            "diskBytes": self.disk_bytes(),
             "nodesPerLevel": levels,
-            "splitRule": format!("{:?}", self.rule),
-        })]
+            "splitRule": format!("{rule:?}"),
+        })
     }
 }
 
 fn pos_of(chain: &Chain) -> Result<&PosEngine, ErrorObjectOwned> {
-    chain
-        .family::<Pos>()
-        .ok_or_else(|| invalid("scheme", "this node does not run the POS engine"))?
+    running::<Kept<PosEngine>>(chain, "the POS engine")?
         .engine()
         .map_err(internal)
-}
-
-fn hex_block(node: &Node, n: u64) -> String {
-    format!("0x{:x}", dishonest::claimed_block(node.dishonest, n))
 }
 
 fn proof_hex(bytes: &[u8]) -> String {
@@ -215,46 +126,25 @@ fn proof_hex(bytes: &[u8]) -> String {
 }
 
 fn history(q: &HistoryQuery<'_>) -> Result<Value, ErrorObjectOwned> {
-    if q.to - q.from >= MAX_HISTORY_BLOCKS {
-        return Err(invalid(
-            "toBlock",
-            format!("a POS history proves at most {MAX_HISTORY_BLOCKS} blocks"),
-        ));
-    }
+    q.at_most(MAX_HISTORY_BLOCKS, "a POS history proves")?;
     let proof = pos_of(q.chain)?
         .prove_history(&q.key, q.from, q.to)
         .map_err(internal)?;
     Ok(json!({
-        "block": hex_block(q.node, q.to),
+        "block": block_hex(q.node, q.to),
         "proof": proof_hex(&proof.encode()),
     }))
-}
-
-/// A block number argument at or below the head.
-fn block_at(chain: &Chain, a: &[Value], i: usize, field: &str) -> Result<u64, ErrorObjectOwned> {
-    let n: U64 = arg(a, i, field)?;
-    let (n, head) = (n.to::<u64>(), chain.head().0.number);
-    if n > head {
-        return Err(invalid(
-            field,
-            format!("block {n} is after the head (#{head})"),
-        ));
-    }
-    Ok(n)
 }
 
 fn rpc(m: &mut RpcModule<Arc<Node>>) -> anyhow::Result<()> {
     m.register_method(
         "lightprov_getPosProof",
         |p, n, _| -> Result<Value, ErrorObjectOwned> {
-            let a = args(&p, 2)?;
-            let key = state_key(&a, 0)?;
-            let chain = read(n)?;
-            let block = resolve(&chain, opt_arg(&a, 1, "blockTag")?)?;
+            let (key, chain, block) = key_at_block(&p, n)?;
             let proof = pos_of(&chain)?
                 .prove_key(&key, block)
                 .map_err(internal)?;
-            Ok(json!({ "stateKey": key, "block": hex_block(n, block), "proof": proof_hex(&proof.encode()) }))
+            Ok(json!({ "stateKey": key, "block": block_hex(n, block), "proof": proof_hex(&proof.encode()) }))
         },
     )?;
     m.register_method(
@@ -270,23 +160,17 @@ fn rpc(m: &mut RpcModule<Arc<Node>>) -> anyhow::Result<()> {
             let proof = pos_of(&chain)?
                 .prove_range(&lo, &hi, block)
                 .map_err(internal)?;
-            Ok(json!({ "block": hex_block(n, block), "proof": proof_hex(&proof.encode()) }))
+            Ok(json!({ "block": block_hex(n, block), "proof": proof_hex(&proof.encode()) }))
         },
     )?;
     m.register_method(
         "lightprov_getPosDiff",
         |p, n, _| -> Result<Value, ErrorObjectOwned> {
-            let a = args(&p, 2)?;
-            let chain = read(n)?;
-            let from = block_at(&chain, &a, 0, "fromBlock")?;
-            let to = block_at(&chain, &a, 1, "toBlock")?;
-            if from > to {
-                return Err(invalid("toBlock", "expected fromBlock ≤ toBlock"));
-            }
+            let (chain, from, to) = block_pair(&p, n)?;
             let proof = pos_of(&chain)?.prove_diff(from, to).map_err(internal)?;
             Ok(json!({
-                "fromBlock": hex_block(n, from),
-                "toBlock": hex_block(n, to),
+                "fromBlock": block_hex(n, from),
+                "toBlock": block_hex(n, to),
                 "proof": proof_hex(&proof.encode()),
             }))
         },
@@ -298,35 +182,29 @@ fn rpc(m: &mut RpcModule<Arc<Node>>) -> anyhow::Result<()> {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use alloy_primitives::{Address, B256};
+    use crate::families::one::One;
+    use alloy_primitives::Address;
     use lightprov_engine_api::Key;
-    use lightprov_types::Word;
-
-    fn writes(b: u64) -> Vec<(Key, Word)> {
-        (0..20u8)
-            .map(|i| {
-                (
-                    Key::Balance(Address::repeat_byte(i)),
-                    // Never zero: writing zero deletes a key.
-                    B256::with_last_byte(b as u8 + 1).0,
-                )
-            })
-            .collect()
-    }
 
     /// A block the chain did not commit is dropped: the engine takes the same number again and
     /// reaches the roots of an engine that never saw it; every block stays provable.
     #[test]
     fn a_discarded_block_is_gone_and_the_next_one_takes_its_number() {
-        let settings = Settings(SplitRule::ContentDefined {
+        let settings = One::<PosEngine>::new(SplitRule::ContentDefined {
             bits: 2,
             min: 2,
             max: 8,
         });
         let dir = tempfile::tempdir().unwrap();
-        let mut e = crate::engines::discarded_blocks_leave_no_trace(&settings, writes, dir.path());
+        let (mut e, _) = crate::engines::discarded_blocks_leave_no_trace(
+            &settings,
+            // Never zero: writing zero deletes a key.
+            |b| crate::engines::balance_writes(20, b as u8 + 1),
+            3,
+            dir.path(),
+        );
         assert!(e.commit().is_err(), "nothing staged");
-        let pos: &Pos = crate::families::downcast(e.as_ref()).unwrap();
+        let pos: &Kept<PosEngine> = crate::families::downcast(e.as_ref()).unwrap();
         let key = Key::Balance(Address::repeat_byte(3)).state_key();
         for n in 0..3u64 {
             let root = pos.engine().unwrap().root(n).unwrap();

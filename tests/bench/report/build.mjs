@@ -25,6 +25,11 @@ const rawDir = path.resolve(arg('--raw', path.join(root, 'target', 'bench', 'rep
 const out = path.resolve(arg('--out', path.join(root, 'bench-report')));
 const wall = Number(arg('--wall', NaN));
 
+/** The fields `keys` of `o`, in that order (the figures copy a run's numbers as they are). */
+function pick(o, ...keys) {
+  return Object.fromEntries(keys.map((k) => [k, o[k]]));
+}
+
 function fail(msg) {
   console.error(`report: ${msg}`);
   process.exit(1);
@@ -177,23 +182,15 @@ const forklessPages = fp
   : null;
 const l = raw.lvmt;
 const lvmtVerify = {
-  depth: l.depth,
-  paramsBytes: l.paramsBytes,
-  paramsDecodeMs: l.paramsDecodeMs,
+  ...pick(l, 'depth', 'paramsBytes', 'paramsDecodeMs'),
   cases: l.cases.map((c) => ({
     label: `${c.name} (${c.levels} level${c.levels === 1 ? '' : 's'})`,
-    levels: c.levels,
-    proofBytes: c.proofBytes,
-    oursMs: c.oursMs,
-    separateMs: c.separateMs,
+    ...pick(c, 'levels', 'proofBytes', 'oursMs', 'separateMs'),
   })),
 };
 const m = raw.mpt;
 const mptVerify = {
-  proofs: m.proofs,
-  avgNodes: m.avgNodes,
-  avgBytes: m.avgBytes,
-  speedup: m.speedup,
+  ...pick(m, 'proofs', 'avgNodes', 'avgBytes', 'speedup'),
   bars: [
     { label: 'lightprov wasm verifyMptProof', us: m.usPerProof.lightprovVerifyMptProof, color: COLORS.COLE },
     { label: `${m.peer} verifyMerkleProof`, us: m.usPerProof.ethereumjsVerifyMerkleProof, color: '#7f7f7f' },
@@ -206,31 +203,18 @@ const wasmSizes = {
 };
 const c = raw.lvmtCommit;
 const lvmtCommit = {
-  depth: c.depth,
-  blocks: c.blocks,
-  writes: c.writes,
-  keys: c.keys,
+  ...pick(c, 'depth', 'blocks', 'writes', 'keys'),
   rows: c.rows.map((r) => ({ label: r.proofs, writesPerS: r.writesPerS, blockP50Ms: r.blockP50Ms })),
 };
 const bs = raw.blockStore;
 const blockStore = {
-  blocks: bs.blocks,
-  txsPerBlock: bs.txsPerBlock,
-  group: bs.group,
-  memtableKiB: bs.memtableKiB,
+  ...pick(bs, 'blocks', 'txsPerBlock', 'group', 'memtableKiB'),
   rows: bs.layouts.map((r) => ({
     label: r.name,
-    layout: r.layout,
-    userBytes: r.userBytes,
+    ...pick(r, 'layout', 'userBytes'),
     wa: r.writeAmplification,
     waNoJournal: r.writeAmplificationNoJournal,
-    tablesRewritten: r.tablesRewritten,
-    bytesRewritten: r.bytesRewritten,
-    blocksPerS: r.blocksPerS,
-    commitP99Ms: r.commitP99Ms,
-    readReceiptsP50Us: r.readReceiptsP50Us,
-    readBlockP50Us: r.readBlockP50Us,
-    readTxP50Us: r.readTxP50Us,
+    ...pick(r, 'tablesRewritten', 'bytesRewritten', 'blocksPerS', 'commitP99Ms', 'readReceiptsP50Us', 'readBlockP50Us', 'readTxP50Us'),
   })),
   ratios: bs.ratios,
 };

@@ -15,7 +15,8 @@ use lightprov_types::{
 use lightprov_verifier::header::{HeaderVerifyError, clique::verify_link, verify_header_rlp};
 
 use crate::{
-    Depth, Finding, Outcome, Regression, Target, rng::Rng, strip_digits, targets::clique, vectors,
+    Corpus, Depth, Finding, Outcome, Regression, Target, rng::Rng, strip_digits, targets::clique,
+    vectors,
 };
 
 #[derive(Clone, Debug)]
@@ -29,7 +30,7 @@ enum Check {
 /// The `header` target.
 #[derive(Debug)]
 pub struct HeaderTarget {
-    seeds: Vec<(String, Vec<u8>)>,
+    corpus: Corpus,
     checks: Vec<Check>,
 }
 
@@ -53,7 +54,13 @@ impl HeaderTarget {
                 signer,
             });
         }
-        let t = Self { seeds, checks };
+        let t = Self {
+            corpus: Corpus {
+                name: "header",
+                seeds,
+            },
+            checks,
+        };
         Ok(t)
     }
 }
@@ -66,14 +73,6 @@ fn header_class(e: &HeaderError) -> String {
 }
 
 impl Target for HeaderTarget {
-    fn name(&self) -> &'static str {
-        "header"
-    }
-
-    fn seeds(&self) -> &[(String, Vec<u8>)] {
-        &self.seeds
-    }
-
     fn run(&self, seed: usize, data: &[u8]) -> Result<Outcome, Finding> {
         let h = match Header::decode_rlp(data) {
             Ok(h) => h,
@@ -98,7 +97,7 @@ impl Target for HeaderTarget {
                 ));
             }
         }
-        let honest = &self.seeds[seed].1;
+        let honest = &self.corpus.seeds[seed].1;
         let verdict = match &self.checks[seed] {
             Check::Hash(expected) => verify_header_rlp(data, expected).map(|_| ()),
             Check::Clique { parent, signer } => {
@@ -127,6 +126,10 @@ impl Target for HeaderTarget {
                 Ok(Outcome::new(depth, class))
             }
         }
+    }
+
+    fn corpus(&self) -> &Corpus {
+        &self.corpus
     }
 
     fn mutate(&self, _seed: usize, data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {
@@ -265,7 +268,7 @@ impl Target for HeaderTarget {
         Some(vectors::regression_vector(
             "header",
             "header",
-            &self.seeds[seed].0,
+            &self.corpus.seeds[seed].0,
             inputs,
             why,
             data,

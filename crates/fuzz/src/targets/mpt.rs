@@ -24,7 +24,7 @@ use lightprov_verifier::{
 };
 use serde_json::{Value, json};
 
-use crate::{Depth, Finding, Outcome, Regression, Target, rng::Rng, strip_digits, vectors};
+use crate::{Corpus, Depth, Finding, Outcome, Regression, Target, rng::Rng, strip_digits, vectors};
 
 /// What a seed is.
 #[derive(Clone, Debug)]
@@ -57,8 +57,45 @@ type Case = (String, Vec<u8>, Kind, B256);
 /// The `mpt` target.
 #[derive(Debug)]
 pub struct Mpt {
-    seeds: Vec<(String, Vec<u8>)>,
+    corpus: Corpus,
     info: Vec<Seed>,
+}
+
+/// A trie vector's inputs: its `key`, its claimed `value` (`None`: absent) and its `proof` nodes.
+#[derive(Debug)]
+pub struct TrieInputs {
+    /// The key.
+    pub key: Vec<u8>,
+    /// The claimed value.
+    pub value: Option<Vec<u8>>,
+    /// The proof's nodes.
+    pub nodes: Vec<Vec<u8>>,
+}
+
+impl TrieInputs {
+    /// Reads them from a vector's inputs.
+    pub fn read(i: &Value) -> anyhow::Result<Self> {
+        let value = match i["value"].as_str() {
+            Some(s) => Some(hex::data(s, "value")?),
+            None => None,
+        };
+        let nodes = i["proof"]
+            .as_array()
+            .ok_or_else(|| anyhow::anyhow!("proof is not an array"))?
+            .iter()
+            .map(|n| hex::data(n.as_str().unwrap_or_default(), "proof"))
+            .collect::<Result<_, _>>()?;
+        Ok(Self {
+            key: vectors::data(i, "key")?,
+            value,
+            nodes,
+        })
+    }
+
+    /// The case as the target's input ([`encode_trie_case`]).
+    pub fn encode(&self) -> Vec<u8> {
+        encode_trie_case(&self.key, self.value.as_deref(), &self.nodes)
+    }
 }
 
 /// A bare trie proof case: `keyLen:u8 key present:u8 [valueLen:u16 value] Nodes`.
@@ -223,17 +260,8 @@ impl Mpt {
                 let address = p.address;
                 vec![(name, p.encode(), Kind::Account { honest, address }, root)]
             } else {
-                let key = vectors::data(i, "key")?;
-                let value = match i["value"].as_str() {
-                    Some(s) => Some(hex::data(s, "value")?),
-                    None => None,
-                };
-                let nodes: Vec<Vec<u8>> = i["proof"]
-                    .as_array()
-                    .ok_or_else(|| anyhow::anyhow!("{name}: proof is not an array"))?
-                    .iter()
-                    .map(|n| hex::data(n.as_str().unwrap_or_default(), "proof"))
-                    .collect::<Result<_, _>>()?;
+                let TrieInputs { key, value, nodes } =
+                    TrieInputs::read(i).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
                 if nodes.len() > lightprov_types::mpt::MAX_PROOF_NODES {
                     continue;
                 }
@@ -249,7 +277,10 @@ impl Mpt {
             }
         }
         anyhow::ensure!(!seeds.is_empty(), "no mpt seeds");
-        Ok(Self { seeds, info })
+        Ok(Self {
+            corpus: Corpus { name: "mpt", seeds },
+            info,
+        })
     }
 
     /// A transaction proof vector's two trie proofs (key `RLP(index)` in the block's
@@ -523,14 +554,6 @@ fn edit_node(nodes: &mut Vec<Vec<u8>>, rng: &mut Rng, pool: &[Vec<u8>]) {
 }
 
 impl Target for Mpt {
-    fn name(&self) -> &'static str {
-        "mpt"
-    }
-
-    fn seeds(&self) -> &[(String, Vec<u8>)] {
-        &self.seeds
-    }
-
     fn run(&self, seed: usize, data: &[u8]) -> Result<Outcome, Finding> {
         let s = &self.info[seed];
         match &s.kind {
@@ -538,14 +561,19 @@ impl Target for Mpt {
             Kind::Trie { key, value } => Self::run_trie(s, key, value.as_deref(), data),
         }
         .map(|mut o| {
-            o.benign_variant = o.depth == Depth::Accepted && data != self.seeds[seed].1.as_slice();
+            o.benign_variant =
+                o.depth == Depth::Accepted && data != self.corpus.seeds[seed].1.as_slice();
             o
         })
     }
 
+    fn corpus(&self) -> &Corpus {
+        &self.corpus
+    }
+
     fn mutate(&self, seed: usize, data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {
         // A pool of real nodes from another seed: foreign nodes, splices.
-        let other = &self.seeds[rng.below(self.seeds.len())].1;
+        let other = &self.corpus.seeds[rng.below(self.corpus.seeds.len())].1;
         let pool: Vec<Vec<u8>> = match AccountProofRef::decode(other) {
             Ok(p) => p.account_proof.iter().map(|n| n.to_vec()).collect(),
             Err(_) => decode_trie_case(other)

@@ -12,12 +12,12 @@ use lightprov_types::hex;
 use lightprov_verifier::lvmt::amt::{G2_BYTES, Params, g2_to_bytes};
 use serde_json::json;
 
-use crate::{Depth, Finding, Outcome, Regression, Target, rng::Rng, strip_digits, vectors};
+use crate::{Corpus, Depth, Finding, Outcome, Regression, Target, rng::Rng, strip_digits, vectors};
 
 /// The `params` target.
 #[derive(Debug)]
 pub struct ParamsTarget {
-    seeds: Vec<(String, Vec<u8>)>,
+    corpus: Corpus,
     /// Valid G2 points (for structure-aware swaps).
     points: Vec<[u8; G2_BYTES]>,
     /// An LVMT vector to wrap a failing input in.
@@ -65,7 +65,10 @@ impl ParamsTarget {
         // the negation of the generator: a valid point whose sign flag differs
         points.push(g2_to_bytes(&(-G2Affine::generator())));
         let t = Self {
-            seeds,
+            corpus: Corpus {
+                name: "params",
+                seeds,
+            },
             points,
             lvmt_inputs,
         };
@@ -74,14 +77,6 @@ impl ParamsTarget {
 }
 
 impl Target for ParamsTarget {
-    fn name(&self) -> &'static str {
-        "params"
-    }
-
-    fn seeds(&self) -> &[(String, Vec<u8>)] {
-        &self.seeds
-    }
-
     fn run(&self, _seed: usize, data: &[u8]) -> Result<Outcome, Finding> {
         match Params::decode(data) {
             Ok(p) if p.encode() != data => Err(Finding::new(
@@ -107,6 +102,10 @@ impl Target for ParamsTarget {
                 ))
             }
         }
+    }
+
+    fn corpus(&self) -> &Corpus {
+        &self.corpus
     }
 
     fn mutate(&self, _seed: usize, data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {

@@ -109,6 +109,24 @@ fn mutate_tree(t: &mut Tree, rng: &mut Rng) {
 }
 
 /// The honest word a node set's item carries, changed.
+/// The list mutations of a path proof's nodes and a history proof's items, by `choice`: 0 drops
+/// an element (of two or more), 1 repeats one at the end. `false` (nothing done) for another
+/// choice or a list too short for it.
+fn drop_or_repeat<T: Clone>(v: &mut Vec<T>, choice: usize, rng: &mut Rng) -> bool {
+    let len = v.len();
+    match choice {
+        0 if len > 1 => {
+            v.remove(rng.below(len));
+        }
+        1 if len > 0 => {
+            let x = v[rng.below(len)].clone();
+            v.push(x);
+        }
+        _ => return false,
+    }
+    true
+}
+
 fn mutate_item(item: &mut HistoryItem, rng: &mut Rng) {
     match item {
         HistoryItem::Full(n) => mutate_node(n, rng),
@@ -177,20 +195,13 @@ impl ProofQuery for Ask {
         match self {
             Ask::Value(..) => {
                 let mut p = PathProof::decode(data).ok()?;
-                let len = p.nodes.len();
-                match rng.below(4) {
-                    0 if len > 1 => {
-                        p.nodes.remove(rng.below(len));
+                let choice = rng.below(4);
+                if !drop_or_repeat(&mut p.nodes, choice, rng) {
+                    if p.nodes.is_empty() {
+                        return None;
                     }
-                    1 if len > 0 => {
-                        let n = p.nodes[rng.below(len)].clone();
-                        p.nodes.push(n);
-                    }
-                    _ if len > 0 => {
-                        let i = rng.below(len);
-                        mutate_node(&mut p.nodes[i], rng);
-                    }
-                    _ => return None,
+                    let i = rng.below(p.nodes.len());
+                    mutate_node(&mut p.nodes[i], rng);
                 }
                 Some(p.encode())
             }
@@ -210,22 +221,15 @@ impl ProofQuery for Ask {
             }
             Ask::History(..) => {
                 let mut p = HistoryProof::decode(data).ok()?;
-                let len = p.items.len();
-                match rng.below(5) {
-                    0 if len > 1 => {
-                        p.items.remove(rng.below(len));
+                let choice = rng.below(5);
+                if choice == 2 {
+                    p.to = p.to.wrapping_add(rng.below(3) as u64).wrapping_sub(1);
+                } else if !drop_or_repeat(&mut p.items, choice, rng) {
+                    if p.items.is_empty() {
+                        return None;
                     }
-                    1 if len > 0 => {
-                        let i = rng.below(len);
-                        let it = p.items[i].clone();
-                        p.items.push(it);
-                    }
-                    2 => p.to = p.to.wrapping_add(rng.below(3) as u64).wrapping_sub(1),
-                    _ if len > 0 => {
-                        let i = rng.below(len);
-                        mutate_item(&mut p.items[i], rng);
-                    }
-                    _ => return None,
+                    let i = rng.below(p.items.len());
+                    mutate_item(&mut p.items[i], rng);
                 }
                 Some(p.encode())
             }

@@ -10,7 +10,7 @@
 use lightprov_types::{ErrorCode, Rejection, hex};
 use serde_json::{Value, json};
 
-use crate::{Depth, Finding, Outcome, Regression, Target, rng::Rng, vectors};
+use crate::{Corpus, Depth, Finding, Outcome, Regression, Target, rng::Rng, vectors};
 
 /// One seed: its name, the vector it comes from, what it asks, its honest bytes, and the
 /// vector inputs a regression file is made of (the failing bytes put in place of these).
@@ -93,7 +93,7 @@ struct Judged<Q: ProofQuery> {
 /// The target of a proof family, whose seeds ask `Q`.
 #[derive(Debug)]
 pub struct ProofTarget<Q: ProofQuery> {
-    seeds: Vec<(String, Vec<u8>)>,
+    corpus: Corpus,
     judged: Vec<Judged<Q>>,
 }
 
@@ -118,19 +118,17 @@ impl<Q: ProofQuery> ProofTarget<Q> {
             }
         }
         anyhow::ensure!(!seeds.is_empty(), "no {} seeds", Q::NAME);
-        Ok(Self { seeds, judged })
+        Ok(Self {
+            corpus: Corpus {
+                name: Q::NAME,
+                seeds,
+            },
+            judged,
+        })
     }
 }
 
 impl<Q: ProofQuery> Target for ProofTarget<Q> {
-    fn name(&self) -> &'static str {
-        Q::NAME
-    }
-
-    fn seeds(&self) -> &[(String, Vec<u8>)] {
-        &self.seeds
-    }
-
     /// A finding if another answer is accepted; accepted (a benign variant if `data` differs
     /// from the seed's bytes); or rejected, at the depth [`ProofQuery::depth`] reads.
     fn run(&self, seed: usize, data: &[u8]) -> Result<Outcome, Finding> {
@@ -142,11 +140,15 @@ impl<Q: ProofQuery> Target for ProofTarget<Q> {
             )),
             Ok(_) => {
                 let mut o = Outcome::new(Depth::Accepted, "ok");
-                o.benign_variant = data != self.seeds[seed].1.as_slice();
+                o.benign_variant = data != self.corpus.seeds[seed].1.as_slice();
                 Ok(o)
             }
             Err(e) => Ok(Outcome::rejected(j.query.depth(data, e.code()), &e)),
         }
+    }
+
+    fn corpus(&self) -> &Corpus {
+        &self.corpus
     }
 
     fn mutate(&self, seed: usize, data: &[u8], rng: &mut Rng) -> Option<Vec<u8>> {

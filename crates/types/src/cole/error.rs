@@ -105,24 +105,10 @@ rejection! {
             /// Last block asked.
             hi: u64,
         },
-        /// The proof is for another state key.
-        #[code(KeyMismatch)]
-        #[error("the proof is for state key {}, not {}", hex(.found), hex(.expected))]
-        KeyMismatch {
-            /// The key asked for.
-            expected: B256,
-            /// The proof's key.
-            found: B256,
-        },
-        /// The proof answers another block range.
-        #[code(RangeMismatch)]
-        #[error("the proof answers blocks {}, not {}", Range(*.found), Range(*.expected))]
-        RangeMismatch {
-            /// The range asked for.
-            expected: (u64, u64),
-            /// The proof's range.
-            found: (u64, u64),
-        },
+        #[shared]
+        KeyMismatch,
+        #[shared]
+        RangeMismatch,
         /// Structure `part` is given by its digest before the version in force at `lo` was found.
         #[code(WrongEarlyStop)]
         #[error("structure {part} is skipped before the version in force at block {lo} was found")]

@@ -74,6 +74,35 @@ pub struct Header {
     pub requests_hash: Option<B256>,
 }
 
+impl Default for Header {
+    /// The zero header of Frontier's layout: every hash, number and byte zero, no optional field.
+    fn default() -> Self {
+        Self {
+            parent_hash: B256::ZERO,
+            ommers_hash: B256::ZERO,
+            beneficiary: Address::ZERO,
+            state_root: B256::ZERO,
+            transactions_root: B256::ZERO,
+            receipts_root: B256::ZERO,
+            logs_bloom: [0; 256],
+            difficulty: [0; 32],
+            number: 0,
+            gas_limit: 0,
+            gas_used: 0,
+            timestamp: 0,
+            extra_data: Vec::new(),
+            mix_hash: B256::ZERO,
+            nonce: [0; 8],
+            base_fee_per_gas: None,
+            withdrawals_root: None,
+            blob_gas_used: None,
+            excess_blob_gas: None,
+            parent_beacon_block_root: None,
+            requests_hash: None,
+        }
+    }
+}
+
 /// RLP of a big-endian word as an integer: leading zero bytes stripped.
 fn trimmed(w: &[u8]) -> &[u8] {
     let start = w.iter().position(|&b| b != 0).unwrap_or(w.len());
@@ -340,21 +369,11 @@ mod tests {
             state_root: B256::repeat_byte(4),
             transactions_root: B256::repeat_byte(5),
             receipts_root: B256::repeat_byte(6),
-            logs_bloom: [0; 256],
-            difficulty: [0; 32],
             number: 1,
             gas_limit: 30_000_000,
-            gas_used: 0,
             timestamp: 1_700_000_000,
             extra_data: alloc::vec![0xab; 3],
-            mix_hash: B256::ZERO,
-            nonce: [0; 8],
-            base_fee_per_gas: None,
-            withdrawals_root: None,
-            blob_gas_used: None,
-            excess_blob_gas: None,
-            parent_beacon_block_root: None,
-            requests_hash: None,
+            ..Header::default()
         }
     }
 

@@ -150,15 +150,8 @@ rejection! {
         #[code(PairingCheckFailed)]
         #[error("the AMT opening does not verify")]
         PairingCheckFailed,
-        /// The history answers another block range.
-        #[code(RangeMismatch)]
-        #[error("the proof answers blocks {}, not {}", Range(*.found), Range(*.expected))]
-        RangeMismatch {
-            /// The range asked for.
-            expected: (u64, u64),
-            /// The proof's range.
-            found: (u64, u64),
-        },
+        #[shared]
+        RangeMismatch,
         /// The range ends after the trusted header.
         #[code(RangeMismatch)]
         #[error("block {hi} is after the trusted header (the history covers {blocks} blocks)")]

@@ -34,24 +34,10 @@ rejection! {
             /// The proof's.
             found: MbtParams,
         },
-        /// The proof is for another state key.
-        #[code(KeyMismatch)]
-        #[error("the proof is for state key {}, not {}", hex(.found), hex(.expected))]
-        KeyMismatch {
-            /// The key asked for.
-            expected: B256,
-            /// The proof's key.
-            found: B256,
-        },
-        /// The proof answers another block range.
-        #[code(RangeMismatch)]
-        #[error("the proof answers blocks {}, not {}", Range(*.found), Range(*.expected))]
-        RangeMismatch {
-            /// The range asked for (or the one the trusted roots cover).
-            expected: (u64, u64),
-            /// The proof's range.
-            found: (u64, u64),
-        },
+        #[shared]
+        KeyMismatch,
+        #[shared]
+        RangeMismatch,
         /// The proof has fewer inner levels than the trusted parameters' depth.
         #[code(TruncatedProof)]
         #[error("the proof has {found} inner levels, fewer than the tree's {expected}")]

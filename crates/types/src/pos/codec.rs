@@ -632,33 +632,29 @@ impl HistoryProof {
         let mut total = 0usize;
         for (i, item) in self.items.iter().enumerate() {
             let field = format!("items[{i}]");
-            let base = |b: &u32| {
-                nodes
-                    .get(*b as usize)
-                    .ok_or_else(|| DecodeError::new(field.as_str(), "patch of a later item"))
-            };
+            // Item `b` of the set patched by `apply`; `wrong` says why a patch that does not
+            // apply is refused.
+            let patched =
+                |b: &u32, apply: &dyn Fn(&[Entry]) -> Option<Vec<Entry>>, wrong: &'static str| {
+                    let b = nodes
+                        .get(*b as usize)
+                        .ok_or_else(|| DecodeError::new(field.as_str(), "patch of a later item"))?;
+                    let entries =
+                        apply(&b.entries).ok_or_else(|| DecodeError::new(field.as_str(), wrong))?;
+                    Ok::<_, DecodeError>((b.level, entries))
+                };
             let (level, entries) = match item {
                 HistoryItem::Full(n) => (n.level, n.entries.clone()),
-                HistoryItem::Patch { base: b, splices } => {
-                    let b = base(b)?;
-                    let entries = apply_splices(&b.entries, splices).ok_or_else(|| {
-                        DecodeError::new(
-                            field.as_str(),
-                            "splices out of order or outside their base",
-                        )
-                    })?;
-                    (b.level, entries)
-                }
-                HistoryItem::Values { base: b, values } => {
-                    let b = base(b)?;
-                    let entries = apply_values(&b.entries, values).ok_or_else(|| {
-                        DecodeError::new(
-                            field.as_str(),
-                            "values out of order, outside their base or unchanged",
-                        )
-                    })?;
-                    (b.level, entries)
-                }
+                HistoryItem::Patch { base, splices } => patched(
+                    base,
+                    &|e| apply_splices(e, splices),
+                    "splices out of order or outside their base",
+                )?,
+                HistoryItem::Values { base, values } => patched(
+                    base,
+                    &|e| apply_values(e, values),
+                    "values out of order, outside their base or unchanged",
+                )?,
             };
             check_entries(level, &entries, &field)?;
             let node = Node { level, entries };

@@ -14,7 +14,7 @@ use lightprov_types::{
     pos::{DiffProof, Entry, PosError, Side},
 };
 
-use super::walk::{Visit, hash_tree};
+use super::walk::{Interval, Visit, hash_tree};
 
 /// One changed key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,18 +35,12 @@ struct Collect {
 }
 
 impl Visit for Collect {
-    fn pruned(
-        &mut self,
-        hash: &B256,
-        _: Option<&B256>,
-        _: Option<&B256>,
-        at: &str,
-    ) -> Result<(), PosError> {
+    fn pruned(&mut self, hash: &B256, _: Interval<'_>, at: &str) -> Result<(), PosError> {
         self.pruned.push((*hash, at.into()));
         Ok(())
     }
 
-    fn revealed(&mut self, _: Option<&B256>, _: Option<&B256>, _: &str) -> Result<(), PosError> {
+    fn revealed(&mut self, _: Interval<'_>, _: &str) -> Result<(), PosError> {
         Ok(())
     }
 

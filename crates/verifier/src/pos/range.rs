@@ -16,7 +16,7 @@ use lightprov_types::{
     pos::{Entry, PosError, RangeProof, interval_meets},
 };
 
-use super::walk::{Visit, hash_tree};
+use super::walk::{Interval, Visit, hash_tree};
 
 struct InRange<'a> {
     lo: &'a B256,
@@ -26,32 +26,21 @@ struct InRange<'a> {
 
 impl InRange<'_> {
     /// Whether `(lower, upper]` meets `[lo, hi]`.
-    fn meets(&self, lower: Option<&B256>, upper: Option<&B256>) -> bool {
-        interval_meets(lower, upper, self.lo, self.hi)
+    fn meets(&self, i: Interval<'_>) -> bool {
+        interval_meets(i.lower, i.upper, self.lo, self.hi)
     }
 }
 
 impl Visit for InRange<'_> {
-    fn pruned(
-        &mut self,
-        _: &B256,
-        lower: Option<&B256>,
-        upper: Option<&B256>,
-        at: &str,
-    ) -> Result<(), PosError> {
-        if self.meets(lower, upper) {
+    fn pruned(&mut self, _: &B256, within: Interval<'_>, at: &str) -> Result<(), PosError> {
+        if self.meets(within) {
             return Err(PosError::Incomplete { at: at.into() });
         }
         Ok(())
     }
 
-    fn revealed(
-        &mut self,
-        lower: Option<&B256>,
-        upper: Option<&B256>,
-        at: &str,
-    ) -> Result<(), PosError> {
-        if !self.meets(lower, upper) {
+    fn revealed(&mut self, within: Interval<'_>, at: &str) -> Result<(), PosError> {
+        if !self.meets(within) {
             return Err(PosError::ExtraResults { at: at.into() });
         }
         Ok(())

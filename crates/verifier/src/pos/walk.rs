@@ -179,24 +179,22 @@ pub(crate) fn walk<'n>(
     })
 }
 
+/// The key interval `(lower, upper]` the routing gives a node (`None`: unbounded).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Interval<'a> {
+    /// Keys above this one.
+    pub(crate) lower: Option<&'a B256>,
+    /// Keys up to this one.
+    pub(crate) upper: Option<&'a B256>,
+}
+
 /// What a walk over a partial tree (range and diff proofs) does at pruned and revealed nodes,
-/// given the key interval `(lower, upper]` the routing gives them (`None`: unbounded).
+/// given their key [`Interval`].
 pub(crate) trait Visit {
     /// A subtree given by its hash.
-    fn pruned(
-        &mut self,
-        hash: &B256,
-        lower: Option<&B256>,
-        upper: Option<&B256>,
-        at: &str,
-    ) -> Result<(), PosError>;
+    fn pruned(&mut self, hash: &B256, within: Interval<'_>, at: &str) -> Result<(), PosError>;
     /// A revealed node (before its checks).
-    fn revealed(
-        &mut self,
-        lower: Option<&B256>,
-        upper: Option<&B256>,
-        at: &str,
-    ) -> Result<(), PosError>;
+    fn revealed(&mut self, within: Interval<'_>, at: &str) -> Result<(), PosError>;
     /// A revealed leaf's entries (after its checks).
     fn leaf(&mut self, entries: &[lightprov_types::pos::Entry]);
     /// A revealed node's hash (after its checks and its children's).
@@ -214,13 +212,17 @@ pub(crate) fn hash_tree(
     v: &mut impl Visit,
 ) -> Result<B256, PosError> {
     use lightprov_types::pos::{Tree, hash_node};
+    let within = Interval {
+        lower: lower.as_ref(),
+        upper: upper.as_ref(),
+    };
     match tree {
         Tree::Pruned(h) => {
-            v.pruned(h, lower.as_ref(), upper.as_ref(), at)?;
+            v.pruned(h, within, at)?;
             Ok(*h)
         }
         Tree::Leaf(entries) => {
-            v.revealed(lower.as_ref(), upper.as_ref(), at)?;
+            v.revealed(within, at)?;
             let keys = || entries.iter().map(|(k, _)| k);
             if let Some(s) = slot {
                 check_child(0, keys().next(), keys().next_back(), s, at)?;
@@ -232,7 +234,7 @@ pub(crate) fn hash_tree(
             Ok(h)
         }
         Tree::Inner { level, children } => {
-            v.revealed(lower.as_ref(), upper.as_ref(), at)?;
+            v.revealed(within, at)?;
             let seps = || children.iter().map(|(s, _)| s);
             if let Some(s) = slot {
                 check_child(*level, seps().next(), seps().next_back(), s, at)?;
