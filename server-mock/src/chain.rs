@@ -18,7 +18,6 @@ use alloy_consensus::{
 use alloy_eips::eip2718::{Decodable2718, Encodable2718};
 use alloy_primitives::{Address, B256, Bloom, Bytes, TxKind, U256, keccak256};
 use alloy_rlp::{Decodable, Encodable, RlpDecodable, RlpEncodable};
-use alloy_signer::SignerSync;
 use alloy_signer_local::PrivateKeySigner;
 use lightprov_blockstore::{Block, BlockStore, Layout, Tuning};
 use lightprov_engine_api::{
@@ -829,7 +828,7 @@ impl Chain {
             value: U256::from(10u64.pow(12) * (1 + (number * 31 + j as u64) % 1000)),
             ..Default::default()
         };
-        let sig = from.sign_hash_sync(&tx.signature_hash())?;
+        let sig = crate::sign::sign_hash(from, &tx.signature_hash())?;
         Ok(TxEnvelope::from(tx.into_signed(sig)).encoded_2718())
     }
 
@@ -904,7 +903,7 @@ impl Chain {
         header.gas_used = cumulative;
         // The families' commitments (zero for one the node does not run).
         header.extra_data = Bytes::from(extra_roots);
-        let sig = self.config.signer.sign_hash_sync(&seal_hash(&header))?;
+        let sig = crate::sign::sign_hash(&self.config.signer, &seal_hash(&header))?;
         let mut extra = header.extra_data.to_vec();
         // Clique's seal layout: r ‖ s ‖ v with v ∈ {0, 1} (not Ethereum's 27/28).
         extra.extend_from_slice(&sig.r().to_be_bytes::<32>());

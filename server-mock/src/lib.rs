@@ -11,4 +11,5 @@ pub mod families;
 pub mod front;
 mod handler;
 pub mod rpc;
+pub mod sign;
 pub mod workload;

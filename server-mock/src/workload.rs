@@ -20,7 +20,6 @@ use std::{collections::HashMap, sync::OnceLock};
 
 use alloy_consensus::{SignableTransaction, TxEip1559, TxEnvelope};
 use alloy_primitives::{Address, B256, Bytes, TxKind, U256, keccak256};
-use alloy_signer::SignerSync;
 use alloy_signer_local::PrivateKeySigner;
 use lightprov_engine_api::{Key, Write, u64_from_word, word_from_u64};
 use lightprov_types::Word;
@@ -403,7 +402,7 @@ impl Workload {
                 input,
                 ..Default::default()
             };
-            let sig = signer.sign_hash_sync(&tx.signature_hash())?;
+            let sig = crate::sign::sign_hash(signer, &tx.signature_hash())?;
             out.push((TxEnvelope::from(tx.into_signed(sig)), sender));
         }
         Ok(out)
