@@ -137,6 +137,8 @@ export interface LightClientOptions {
    * The chain's fork schedule for verified calls (`call`, `estimateGas`, `createAccessList`), in
    * the keys of geth's genesis `config` (paste it whole): which fork's rules a block runs under
    * is chain data no header holds. Built in for mainnet, Sepolia and Hoodi; needed for others.
+   * Under an anchor with signers (a Clique chain such as lightprov-node's), the calls run under
+   * proof-of-authority rules, as with `clique` in the config.
    */
   chainConfig?: ChainConfig;
   /** Bounds of one verified call: gas, rounds, state proven, the hint taken (see `DEFAULT_CALL_LIMITS`). */
@@ -223,7 +225,7 @@ export class LightClient {
     const mbtParams = opts.mbtParams === undefined ? undefined : mbtParamsArg(opts.mbtParams, 'mbtParams');
     const blobs = blobScheduleArg(opts.blobSchedule);
     const ctx: FamilyContext = { net, chain, batchSize, state: new Map(), options: { lvmtParamsId, mbtParams }, progress: opts.onProgress };
-    const calls: CallContext = { net, chain, chainId: chain.chainId, schedule: chainConfigArg(opts.chainConfig), limits: callLimitsArg(opts.callLimits), progress: opts.onProgress };
+    const calls: CallContext = { net, chain, chainId: chain.chainId, schedule: chainConfigArg(opts.chainConfig, 'chainConfig', anchor.signers.length > 0), limits: callLimitsArg(opts.callLimits), progress: opts.onProgress };
     return new LightClient(net, chain, ctx, beacon, blobs, calls);
   }
 

@@ -340,6 +340,43 @@ mod tests {
     }
 
     #[test]
+    fn a_proof_of_authority_chain_keeps_cliques_difficulty_after_the_merge() {
+        let mut spec = ChainSpec {
+            chain_id: 1337,
+            london_block: 0,
+            shanghai_time: Some(0),
+            cancun_time: Some(0),
+            prague_time: Some(100),
+            osaka_time: None,
+            later_time: None,
+            blob_fractions: Vec::new(),
+            proof_of_authority: false,
+        };
+        // A Clique block: in turn, difficulty 2.
+        let mut clique = header(5, 200, 21);
+        clique.difficulty[31] = 2;
+        assert_eq!(
+            spec.fork_of(&clique),
+            Err(ForkError::HeaderLacks {
+                fork: Fork::Prague,
+                field: "difficulty 0",
+                number: 5
+            })
+        );
+        spec.proof_of_authority = true;
+        assert_eq!(spec.fork_of(&clique), Ok(Fork::Prague));
+        clique.timestamp = 50;
+        assert_eq!(spec.fork_of(&clique), Ok(Fork::Cancun));
+        // Before Shanghai, a proof-of-authority block of difficulty 0 is still London's, not
+        // Paris's: its difficulty is no sign of the merge.
+        spec.shanghai_time = None;
+        spec.cancun_time = None;
+        spec.prague_time = None;
+        let zero = header(5, 50, 16);
+        assert_eq!(spec.fork_of(&zero), Ok(Fork::London));
+    }
+
+    #[test]
     fn refuses_blocks_after_osaka() {
         let s = ChainSpec::public(11_155_111).unwrap();
         assert_eq!(
