@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 const repo = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const FIGURES_DIR = path.join(repo, 'target', 'hardening');
 const FUZZ_SUMMARY = path.join(repo, 'target', 'fuzz', 'summary.json');
-const ORDER = ['fuzz', 'crash', 'hostile', 'load', 'liars'];
+const ORDER = ['fuzz', 'crash-1', 'crash-2', 'hostile', 'load', 'liars'];
 
 function usage(message) {
   console.error(`${message}\nusage: node tests/hardening/summary.mjs [--json FILE]`);

@@ -12,7 +12,17 @@ import { recordingLocate } from '../lib/util.js';
 import { VECTORS } from './load.js';
 
 const repo = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const gzip = (m: WasmModuleName) => zlib.gzipSync(fs.readFileSync(path.join(repo, 'sdk', 'wasm', m, 'lightprov_verifier_wasm_bg.wasm')), { level: 9 }).length;
+// Each module's gzip -9 size, compressed once: the subsets below ask for the same ten sizes over
+// and over (compressing them each time took most of a minute).
+const gzipped = new Map<WasmModuleName, number>();
+const gzip = (m: WasmModuleName) => {
+  let n = gzipped.get(m);
+  if (n === undefined) {
+    n = zlib.gzipSync(fs.readFileSync(path.join(repo, 'sdk', 'wasm', m, 'lightprov_verifier_wasm_bg.wasm')), { level: 9 }).length;
+    gzipped.set(m, n);
+  }
+  return n;
+};
 const bytes = (ms: readonly WasmModuleName[]) => ms.reduce((n, m) => n + gzip(m), 0);
 
 function subsets<T>(xs: readonly T[]): T[][] {

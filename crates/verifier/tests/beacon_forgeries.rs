@@ -430,3 +430,40 @@ fn rejects_truncated_update_bytes() {
     .unwrap_err();
     assert_eq!(BeaconError::from(e).code(), ErrorCode::BadEncoding);
 }
+
+/// A store that holds the next committee keeps its root once an update proves it again; an
+/// update carrying the very same committee must still prove it with its own branch.
+#[test]
+fn rejects_altered_next_committee_branch_once_the_root_is_kept() {
+    // The first update, of either case, that a store still takes once it has applied it and
+    // holds the next committee the update carries.
+    let mut kept = None;
+    for case in [capella(), mainnet()] {
+        let mut s = store(&case);
+        for (u, slot) in case.updates.clone() {
+            if s.process_update(u.clone(), slot).is_ok()
+                && s.next_sync_committee() == Some(&u.next_sync_committee)
+                && s.clone().validate_update(&u, slot).is_ok()
+            {
+                kept = Some((s, u, slot));
+                break;
+            }
+        }
+        if kept.is_some() {
+            break;
+        }
+    }
+    let (mut s, u, slot) = kept.unwrap();
+    // Twice: the second run takes the kept root.
+    s.validate_update(&u, slot).unwrap();
+    s.validate_update(&u, slot).unwrap();
+    let mut forged = u.clone();
+    flip(&mut forged.next_sync_committee_branch[2]);
+    let e = s.validate_update(&forged, slot).unwrap_err();
+    assert_rejected(
+        &e,
+        ErrorCode::SyncCommitteeBranchMismatch,
+        "update.next_sync_committee_branch",
+    );
+    s.validate_update(&u, slot).unwrap();
+}

@@ -22,12 +22,12 @@ use lightprov_verifier::beacon::{
 };
 
 /// A chain of `network` whose committee's secret keys are known.
-struct Chain {
-    network: Network,
+pub(crate) struct Chain {
+    pub(crate) network: Network,
     keys: Vec<Scalar>,
     committee: SyncCommittee,
     /// The first slot of the test: the bootstrap's.
-    start: u64,
+    pub(crate) start: u64,
 }
 
 /// `n` siblings of a branch, each different and none zero.
@@ -60,6 +60,16 @@ impl Chain {
             p += G1Affine::generator();
             points.push(p);
         }
+        Self::of_keys(network, start, keys, points)
+    }
+
+    /// A chain whose member `i` holds the secret key `keys[i]` (a key may repeat).
+    pub(crate) fn with_keys(network: Network, start: u64, keys: Vec<Scalar>) -> Self {
+        let points = keys.iter().map(|k| G1Affine::generator() * k).collect();
+        Self::of_keys(network, start, keys, points)
+    }
+
+    fn of_keys(network: Network, start: u64, keys: Vec<Scalar>, points: Vec<G1Projective>) -> Self {
         let total = points.iter().fold(G1Projective::identity(), |a, p| a + p);
         let committee = SyncCommittee {
             pubkeys: points
@@ -124,10 +134,15 @@ impl Chain {
     /// An optimistic update attesting the header at `start + offset` (execution block hash
     /// `[tag; 32]`), signed at the next slot by the first `signers` members.
     fn update(&self, offset: u64, tag: u8, signers: usize) -> LightClientUpdate {
+        self.update_by(offset, tag, &(0..signers).collect::<Vec<_>>())
+    }
+
+    /// As [`Chain::update`], signed by the members `signers`.
+    pub(crate) fn update_by(&self, offset: u64, tag: u8, signers: &[usize]) -> LightClientUpdate {
         let slot = self.start + offset;
         let size = self.network.preset.sync_committee_size;
         let mut bits = vec![0u8; size / 8];
-        for i in 0..signers {
+        for i in signers {
             bits[i / 8] |= 1 << (i % 8);
         }
         let mut u = LightClientOptimisticUpdate {
@@ -143,7 +158,7 @@ impl Chain {
         u
     }
 
-    fn fresh(&self) -> (LightClientStore, SignedHead) {
+    pub(crate) fn fresh(&self) -> (LightClientStore, SignedHead) {
         let (b, root) = self.bootstrap();
         let store = LightClientStore::bootstrap(self.network, &root, b).unwrap();
         (store, SignedHead::new())
@@ -157,7 +172,7 @@ fn mainnet() -> Chain {
 }
 
 /// A minimal chain (32 members), Fulu from genesis.
-fn minimal() -> Chain {
+pub(crate) fn minimal() -> Chain {
     Chain::new(Network::minimal([5; 32], Fork::Fulu), 16)
 }
 

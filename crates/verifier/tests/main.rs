@@ -13,6 +13,7 @@ mod beacon_common;
 mod beacon_forgeries;
 mod beacon_head;
 mod beacon_merkle_proofs;
+mod beacon_signers;
 mod beacon_spec;
 mod beacon_store;
 mod cole;

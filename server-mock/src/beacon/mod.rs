@@ -30,14 +30,17 @@ use std::{
 };
 
 use alloy_consensus::Header;
-use bls12_381::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
+use bls12_381::{
+    G1Affine, G1Projective, G2Affine, G2Projective, Scalar,
+    hash_to_curve::{ExpandMsgXmd, HashToCurve},
+};
 use lightprov_types::beacon::{
     BeaconBlockHeader, ExecutionPayloadHeader, Fork, LightClientBootstrap,
     LightClientFinalityUpdate, LightClientHeader, LightClientOptimisticUpdate, LightClientUpdate,
     Network, Preset, Root, Slot, SyncAggregate, SyncCommittee, hash_pair, merkleize, mix_in_length,
 };
 use lightprov_verifier::beacon::{
-    compute_domain, compute_signing_root, hash_to_g2, sync_committee_signing_root,
+    DST, compute_domain, compute_signing_root, sync_committee_signing_root,
 };
 use sha2::{Digest, Sha256};
 
@@ -679,6 +682,12 @@ impl BeaconChain {
         let sk = secret(&self.seed, b"proposer", block.header.proposer_index, 0);
         Ok(G2Affine::from(hash_to_g2(&message) * sk).to_compressed())
     }
+}
+
+/// `hash_to_curve(message)` in G2 with the signature ciphersuite's tag, by zkcrypto's
+/// `bls12_381` (the node signs with it; the verifier checks with its own implementation).
+fn hash_to_g2(message: &[u8]) -> G2Projective {
+    <G2Projective as HashToCurve<ExpandMsgXmd<Sha256>>>::hash_to_curve([message], DST)
 }
 
 /// The finality update of `u`: its attested and finalized headers, signature and slot.

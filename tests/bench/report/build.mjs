@@ -721,10 +721,13 @@ ${
   fig.figures.beacon
     ? `<h2 id="beacon">Beacon light client: lightprov's wasm against lodestar on real mainnet updates</h2>
 ${table(
-  ['step', 'lightprov wasm (ms)', 'lodestar, herumi wasm (ms)', 'lodestar / lightprov', 'lodestar, blst native addon (ms)'],
-  fig.figures.beacon.rows.map((q) => [q.label, n2(q.lightprovMs), n2(q.lodestarMs), n2(q.lodestarMs / q.lightprovMs), q.lodestarNativeMs === null ? '—' : n2(q.lodestarNativeMs)]),
+  ['step', 'lightprov wasm (ms)', 'lodestar, herumi wasm (ms)', 'lodestar, @noble/curves (ms)', 'herumi / lightprov', 'noble / lightprov', 'lodestar, blst native addon (ms)'],
+  fig.figures.beacon.rows.map((q) => {
+    const spread = (f) => (f ? `${n2(f.medianMs)} (${n2(f.minMs)}–${n2(f.maxMs)})` : '—');
+    return [q.label, spread(q.lightprov), spread(q.herumi), spread(q.noble), n2(q.lodestarMs / q.lightprovMs), q.nobleMs === null ? '—' : n2(q.nobleMs / q.lightprovMs), spread(q.lodestarNative)];
+  }),
 )}
-<p class="caption">Sync committee periods 862..867 (Capella, 512 keys); medians of ${fig.figures.beacon.samples}. Both sides decode the SSZ a beacon node serves in each run. lodestar's light client verifies with herumi's BLS compiled to wasm, as in browsers; blst's native addon (Node only) for reference. Ours decompresses a committee's keys at its first signature check (the cold row), lodestar's at bootstrap. The beacon module is ${kb(fig.figures.beacon.moduleGzipBytes)} gzip${fig.figures.beacon.herumiGzipBytes ? `; herumi's BLS for browsers (bls-eth-wasm) ${kb(fig.figures.beacon.herumiGzipBytes)}` : ''}.</p>
+<p class="caption">Sync committee periods 862..867 (Capella, 512 keys); the median of ${fig.figures.beacon.rounds} rounds, the sides interleaved in each (lowest–highest round in brackets). Every side decodes the SSZ a beacon node serves in each run. lodestar's light client verifies with herumi's BLS compiled to wasm, as in browsers, and with @noble/curves' bls12-381 (pure JavaScript) in its place; blst's native addon (Node only) for reference. Ours decompresses a committee's keys at its first signature check (the cold row), lodestar's at bootstrap. The beacon module is ${kb(fig.figures.beacon.moduleGzipBytes)} gzip${fig.figures.beacon.herumiGzipBytes ? `; herumi's BLS for browsers (bls-eth-wasm) ${kb(fig.figures.beacon.herumiGzipBytes)}` : ''}.</p>
 `
     : ''
 }

@@ -42,8 +42,8 @@ mod merkle;
 mod store;
 
 pub use bls::{
-    DST, aggregate, eth_fast_aggregate_verify, fast_aggregate_verify, hash_to_g2, hash_to_g2_with,
-    public_key, signature, verify,
+    DST, G1Affine, G1Projective, G2Affine, aggregate, eth_fast_aggregate_verify,
+    fast_aggregate_verify, hash_to_g2, hash_to_g2_with, public_key, signature, verify,
 };
 pub use head::SignedHead;
 pub use lightprov_types::beacon::{

@@ -20,7 +20,9 @@
 
 use alloc::vec::Vec;
 
-use bls12_381::{G1Affine, G1Projective};
+use ark_ff::Zero;
+
+use super::bls::{G1Affine, G1Projective};
 use lightprov_types::DecodeError;
 use lightprov_types::beacon::{
     BeaconError, Branch, DOMAIN_SYNC_COMMITTEE, EXECUTION_PAYLOAD_GINDEX, Fork,
@@ -183,13 +185,15 @@ fn branch(
     })
 }
 
-/// A committee of the store: its keys as given, and each key decompressed (with its subgroup
-/// check) the first time a signature needs it.
+/// A committee of the store: its keys as given, each key decompressed (with its subgroup
+/// check) the first time a signature needs it, and its root the first time an update proves it
+/// again.
 #[derive(Clone, Debug)]
 struct Committee {
     keys: SyncCommittee,
     points: Vec<Option<G1Affine>>,
     total: Option<G1Affine>,
+    root: Option<Root>,
 }
 
 fn bad_key(field: &'static str) -> BeaconError {
@@ -205,6 +209,7 @@ impl Committee {
             points: alloc::vec![None; keys.pubkeys.len()],
             keys,
             total: None,
+            root: None,
         }
     }
 
@@ -212,6 +217,16 @@ impl Committee {
     /// an empty next committee).
     fn known(keys: SyncCommittee) -> Option<Self> {
         (!keys.is_empty()).then(|| Self::new(keys))
+    }
+
+    /// `hash_tree_root` of the keys, computed once.
+    fn root(&mut self) -> Root {
+        if let Some(r) = self.root {
+            return r;
+        }
+        let r = self.keys.hash_tree_root();
+        self.root = Some(r);
+        r
     }
 
     /// Member `i`'s key.
@@ -252,13 +267,13 @@ impl Committee {
             };
             let mut acc = G1Projective::from(total);
             for i in (0..size).filter(|i| !aggregate.signed(*i)) {
-                acc -= self.point(i)?;
+                bls::g1_sub(&mut acc, &self.point(i)?);
             }
             Ok(acc)
         } else {
-            let mut acc = G1Projective::identity();
+            let mut acc = G1Projective::zero();
             for i in (0..size).filter(|i| aggregate.signed(*i)) {
-                acc += self.point(i)?;
+                bls::g1_add(&mut acc, &self.point(i)?);
             }
             Ok(acc)
         }
@@ -488,8 +503,14 @@ impl LightClientStore {
                     found: update.next_sync_committee.hash_tree_root(),
                 });
             }
+            // The root of the next committee the store holds, when the update carries the very
+            // same keys (each update of a period does): the same bytes have the same root.
+            let root = match &mut self.next {
+                Some(next) if next.keys == update.next_sync_committee => next.root(),
+                _ => update.next_sync_committee.hash_tree_root(),
+            };
             branch(
-                &update.next_sync_committee.hash_tree_root(),
+                &root,
                 &update.next_sync_committee_branch,
                 gindex_fork(&network, attested.slot).next_sync_committee_gindex(),
                 &attested.state_root,

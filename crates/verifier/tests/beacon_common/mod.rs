@@ -8,11 +8,13 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use bls12_381::{G1Affine, G2Affine, G2Projective, Scalar};
+use bls12_381::{
+    G1Affine, G2Affine, G2Projective, Scalar,
+    hash_to_curve::{ExpandMsgXmd, HashToCurve},
+};
 use lightprov_types::beacon::SyncCommittee;
 use lightprov_verifier::beacon::{
-    Fork, LightClientUpdate, Network, Preset, compute_domain, hash_to_g2,
-    sync_committee_signing_root,
+    DST, Fork, LightClientUpdate, Network, Preset, compute_domain, sync_committee_signing_root,
 };
 use std::collections::HashMap;
 use yaml_rust2::{Yaml, YamlLoader};
@@ -190,7 +192,10 @@ pub(crate) fn sign(network: &Network, u: &mut LightClientUpdate, keys: &[Scalar]
         .enumerate()
         .filter(|(i, _)| u.sync_aggregate.signed(*i))
         .fold(Scalar::zero(), |acc, (_, k)| acc + k);
-    let sig = G2Projective::from(hash_to_g2(&root)) * sk;
+    // zkcrypto's hash to G2: an implementation independent of the verifier's.
+    let h =
+        <G2Projective as HashToCurve<ExpandMsgXmd<sha2::Sha256>>>::hash_to_curve([&root[..]], DST);
+    let sig = h * sk;
     u.sync_aggregate.sync_committee_signature = G2Affine::from(sig).to_compressed();
 }
 

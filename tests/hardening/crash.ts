@@ -17,7 +17,9 @@
  * some kills hit the node while it opens; some leave a torn temp file, as a kill inside COLE's
  * atomic rewrites would. The delays and choices come from a seeded PRNG: the seed is printed, and
  * `LIGHTPROV_CRASH_SEED=<seed>` replays the same choices (where the kills land still depends on
- * timing). Figures go to target/hardening/crash.json.
+ * timing). The engine sets are dealt to the files crash-1.test.ts and crash-2.test.ts (by their
+ * index, alternately), so that two vitest workers run them side by side; each file's figures go
+ * to target/hardening/crash-<n>.json.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
@@ -87,28 +89,6 @@ interface CrashFigures {
 const results: CrashFigures[] = [];
 const running = new Set<{ stop(signal?: NodeJS.Signals): Promise<void> }>();
 const failedDirs: string[] = [];
-
-beforeAll(async () => {
-  await init();
-  console.log(`crash: seed ${SEED} (LIGHTPROV_CRASH_SEED=${SEED} repeats this run), ${KILLS} kills per engine set, mode ${MODE}`);
-});
-
-afterAll(async () => {
-  await Promise.all([...running].map((n) => n.stop('SIGKILL')));
-  running.clear();
-  if (failedDirs.length > 0) console.error(`crash: data directories of failed runs kept: ${failedDirs.join(', ')}`);
-  if (results.length === 0) return;
-  const lines = results.map((r) => {
-    const cole = r.engines.includes('cole') ? `${r.killsMidMerge} mid-merge, ${r.killsLeavingUnnamedRuns} leaving runs the manifest did not name yet, ${r.tornTempFiles} with a torn temp file, ` : '';
-    return (
-      `crash ${r.engines}: ${r.kills} kills (${cole}${r.killsDuringStartup} more during startup), ${r.restartsOk} restarts, ` +
-      `${r.blocksLost} blocks lost of ${r.blocksChecked} rechecked, ${r.blocksSameRoots} blocks same roots as never-crashed node, proofs verified: ${r.proofsVerified}, ` +
-      `files ${r.dataDirFiles} (reference ${r.referenceFiles}), ${mib(r.dataDirBytes)} MiB (reference ${mib(r.referenceBytes)}), ${r.seconds.toFixed(0)} s`
-    );
-  });
-  for (const l of lines) console.log(l);
-  writeFigures('crash', [`crash: seed ${SEED}`, ...lines], { seed: SEED, killsPerEngineSet: KILLS, engineSets: results });
-});
 
 const mib = (b: number) => (b / 2 ** 20).toFixed(1);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -557,20 +537,51 @@ async function crashRun(engines: string, index: number): Promise<CrashFigures> {
   }
 }
 
-describe('crash safety: SIGKILL at random points, restart on the same data directory', () => {
-  for (const [index, engines] of ENGINE_SETS.entries()) {
-    it(
-      `--engines ${engines}`,
-      async () => {
-        const fig = await crashRun(engines, index);
-        results.push(fig);
-        expect(fig.restartsOk).toBe(KILLS);
-        expect(fig.blocksLost).toBe(0);
-      },
-      // Full size: 60 kills, each restart rechecking the whole chain (a debug build of the node;
-      // COLE's synchronous merges and LVMT's commitments are its slowest sets, ~15 min on two
-      // busy cores).
-      sized(120_000, 1_800_000),
-    );
-  }
-});
+/**
+ * The crash tests of part `part` (1-based) of `parts`: the engine sets whose index is `part - 1`
+ * modulo `parts`, each with the seed of its index, so that a seed replays the same choices
+ * however the sets are dealt.
+ */
+export function crashSuite(part: number, parts: number): void {
+  const name = `crash-${part}`;
+  const mine = ENGINE_SETS.map((engines, index) => ({ engines, index })).filter(({ index }) => index % parts === part - 1);
+  beforeAll(async () => {
+    await init();
+    console.log(`${name}: ${mine.map((s) => s.engines).join(' ')}; seed ${SEED} (LIGHTPROV_CRASH_SEED=${SEED} repeats this run), ${KILLS} kills per engine set, mode ${MODE}`);
+  });
+
+  afterAll(async () => {
+    await Promise.all([...running].map((n) => n.stop('SIGKILL')));
+    running.clear();
+    if (failedDirs.length > 0) console.error(`crash: data directories of failed runs kept: ${failedDirs.join(', ')}`);
+    if (results.length === 0) return;
+    const lines = results.map((r) => {
+      const cole = r.engines.includes('cole') ? `${r.killsMidMerge} mid-merge, ${r.killsLeavingUnnamedRuns} leaving runs the manifest did not name yet, ${r.tornTempFiles} with a torn temp file, ` : '';
+      return (
+        `crash ${r.engines}: ${r.kills} kills (${cole}${r.killsDuringStartup} more during startup), ${r.restartsOk} restarts, ` +
+        `${r.blocksLost} blocks lost of ${r.blocksChecked} rechecked, ${r.blocksSameRoots} blocks same roots as never-crashed node, proofs verified: ${r.proofsVerified}, ` +
+        `files ${r.dataDirFiles} (reference ${r.referenceFiles}), ${mib(r.dataDirBytes)} MiB (reference ${mib(r.referenceBytes)}), ${r.seconds.toFixed(0)} s`
+      );
+    });
+    for (const l of lines) console.log(l);
+    writeFigures(name, [`${name}: seed ${SEED}`, ...lines], { seed: SEED, killsPerEngineSet: KILLS, engineSets: results });
+  });
+
+  describe('crash safety: SIGKILL at random points, restart on the same data directory', () => {
+    for (const { engines, index } of mine) {
+      it(
+        `--engines ${engines}`,
+        async () => {
+          const fig = await crashRun(engines, index);
+          results.push(fig);
+          expect(fig.restartsOk).toBe(KILLS);
+          expect(fig.blocksLost).toBe(0);
+        },
+        // Full size: 60 kills, each restart rechecking the whole chain (a debug build of the node;
+        // COLE's synchronous merges and LVMT's commitments are its slowest sets, ~15 min on two
+        // busy cores; quick, about 70 s for LVMT beside the other part).
+        sized(180_000, 1_800_000),
+      );
+    }
+  });
+}
