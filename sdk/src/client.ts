@@ -37,6 +37,7 @@ import {
   estimateOutput,
   verifiedCall,
 } from './evm.js';
+import { type ClientKeys, erc20BalanceKey } from './erc20.js';
 import { type NodeFaultError, VerificationError, wasmCall } from './errors.js';
 import { commitmentsOf, diffReader, historyProof, historyReader, maxHistoryBlocksOf, rangeReader, valueReader } from './families/index.js';
 import {
@@ -68,6 +69,7 @@ export type { BlobScheduleEntry } from './blobs.js';
 export type { BeaconStorage, BeaconTrust } from './beacon-head.js';
 export type { HeaderProgress, Trust } from './chain.js';
 export type { Eip1193Options, Eip1193Provider } from './eip1193.js';
+export type { ClientKeys, Erc20BalanceKey, Erc20BalanceOptions, Erc20Probe } from './erc20.js';
 export type { AccessListResult, CallLimits, CallOptions, CallProgress, CallRequest, CallStats, ChainConfig } from './evm.js';
 export type { DiffScheme, HistoryProgress, HistoryProof, HistoryScheme, RangeScheme, ValueScheme, VerifiedDiff, VerifiedHistory, VerifiedRange, VerifiedValue } from './families/family.js';
 
@@ -188,8 +190,13 @@ export interface DiffQuery {
 
 /** Chain data is verified before it is returned; see the module documentation. */
 export class LightClient {
-  /** State key builders: `client.keys.balance(addr)`, `.nonce(addr)`, `.storage(addr, slot)`. */
-  readonly keys = stateKeys;
+  /**
+   * State key builders: `client.keys.balance(addr)`, `.nonce(addr)`, `.storage(addr, slot)`,
+   * `.mapping(addr, index, key)`, and `await .erc20Balance(token, owner, { slot })` — a token
+   * balance, its slot index given or found by a verified probe (`SlotProbeError` when it cannot
+   * be told).
+   */
+  readonly keys: ClientKeys = { ...stateKeys, erc20Balance: (token, owner, options) => erc20BalanceKey(this, token, owner, options) };
 
   private constructor(
     private readonly net: Transport,

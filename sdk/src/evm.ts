@@ -211,6 +211,11 @@ export interface CallStats {
   headers: number;
   /** Whether the node gave an access-list hint. */
   hinted: boolean;
+  /**
+   * Every account proven (lowercase hex, in the order first proven) with the storage slots proven
+   * of it: what the call's answer rests on, and what the hint's prefetch added besides.
+   */
+  proven: { address: string; slots: string[] }[];
 }
 
 /**
@@ -403,7 +408,8 @@ export async function verifiedCall(ctx: CallContext, e: Endpoint, method: CallMe
   const wasm = wasmOf('evm');
   const { limits } = ctx;
   const header = await ctx.chain.headerAt(e, block);
-  const stats: CallStats = { rounds: 0, bytes: 0, computeMs: 0, runs: 0, accounts: 0, slots: 0, codes: 0, codeBytes: 0, headers: 0, hinted: false };
+  const stats: CallStats = { rounds: 0, bytes: 0, computeMs: 0, runs: 0, accounts: 0, slots: 0, codes: 0, codeBytes: 0, headers: 0, hinted: false, proven: [] };
+  const proven = new Map<string, Set<string>>();
   const timed = <T>(f: () => T): T => {
     const t0 = performance.now();
     try {
@@ -467,8 +473,12 @@ export async function verifiedCall(ctx: CallContext, e: Endpoint, method: CallMe
         const keys = new Uint8Array(32 * p.slots.length);
         p.slots.forEach((k, i) => keys.set(hexToBytes(k, 'slot'), 32 * i));
         timed(() => state.addProof(hexToBytes(p.address, 'address'), keys, proof));
+        const slots = proven.get(p.address) ?? new Set<string>();
+        for (const k of p.slots) slots.add(k);
+        proven.set(p.address, slots);
       }
     }
+    stats.proven = [...proven].map(([address, slots]) => ({ address, slots: [...slots] }));
     report();
   };
 
