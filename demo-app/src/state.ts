@@ -13,8 +13,11 @@ export interface DemoConfig {
   chainId: number;
   /** Funded dev accounts with their (public) private keys. */
   accounts: { address: string; key: string }[];
-  /** The node's workload, if any: `transfer` moves wei between synthetic accounts every block. */
-  workload?: { kind: string; txPerBlock: number };
+  /**
+   * The node's workload, if any: `transfer` moves wei between synthetic accounts every block;
+   * `erc20` moves tokens of `token` (an ERC-20 deployed at genesis) between them.
+   */
+  workload?: { kind: string; txPerBlock: number; token?: string };
 }
 
 /** Account `i` of lightprov-node's transfer workload: the address of its public key (as server-mock derives it). */
@@ -26,6 +29,15 @@ export interface PickedKey {
   key: StateKey;
   /** A human label ("dev account 1 · balance"). */
   label: string;
+  /** For a token balance: the token, the holder and the slot index of its balances mapping. */
+  token?: { address: string; owner: string; slotIndex: bigint };
+}
+
+/** A token's balances slot as a verified probe found it: the index, the holder probed, the block. */
+export interface TokenSlot {
+  slotIndex: bigint;
+  holder: string;
+  block: bigint;
 }
 
 export interface HistoryResult {
@@ -61,6 +73,8 @@ export const app = {
   head: undefined as VerifiedHeader | undefined,
   picked: undefined as PickedKey | undefined,
   lastHistory: undefined as HistoryResult | undefined,
+  /** Each token's balances slot, once a verified probe found it (by lowercase token address). */
+  tokenSlots: new Map<string, TokenSlot>(),
   bus: new Bus(),
 };
 
