@@ -20,9 +20,11 @@ use revm::{
         },
         transaction::{AccessList as RevmAccessList, AccessListItem},
     },
+    handler::MainnetContext,
     inspector::Inspector,
     interpreter::{Interpreter, interpreter::EthInterpreter},
     primitives::{Bytes, TxKind, U256},
+    state::EvmState,
 };
 
 use lightprov_types::header::Header;
@@ -99,6 +101,9 @@ pub(crate) use done;
 /// A run's answer: executed, or refused by the chain's rules.
 pub(crate) type Ran = Result<Executed, Invalid>;
 
+/// A run's answer with the state it leaves.
+pub(crate) type RanWithState = Result<(Executed, EvmState), Invalid>;
+
 /// The EIP-2930 tracer of geth's `eth_createAccessList` (its `AccessListTracer`), when on:
 /// before each instruction, the slot an `SLOAD`/`SSTORE` names (of the running account), the
 /// address a `BALANCE`/`EXTCODE*`/`SELFDESTRUCT` names and the callee of each `CALL` kind,
@@ -118,7 +123,7 @@ impl Tracer {
     }
 }
 
-fn address_of(word: &U256) -> Address {
+pub(crate) fn address_of(word: &U256) -> Address {
     Address::from_word(B256::from(word.to_be_bytes::<32>()))
 }
 
@@ -233,14 +238,32 @@ pub(crate) fn check_request(state: &ProvenState, req: &CallRequest) -> Result<()
     }
 }
 
-/// Runs `req` with gas limit `gas` and, when given, `access_list` in place of the request's.
-pub(crate) fn run(
-    state: &ProvenState,
+/// Runs `req` with gas limit `gas` and, when given, `access_list` in place of the request's,
+/// `inspector` watching.
+pub(crate) fn run<'a>(
+    state: &'a ProvenState,
     req: &CallRequest,
     gas: u64,
     access_list: Option<&[(Address, Vec<B256>)]>,
-    tracer: &mut Tracer,
+    inspector: impl Inspector<MainnetContext<ProvenDb<'a>>>,
 ) -> Result<Outcome<Ran>, RequestError> {
+    Ok(
+        match run_with_state(state, req, gas, access_list, inspector)? {
+            Outcome::Done(ran) => Outcome::Done(ran.map(|(e, _)| e)),
+            Outcome::Missing(need) => Outcome::Missing(need),
+        },
+    )
+}
+
+/// [`run`], with the state the run leaves: revm's journal, finalized (every account it loaded,
+/// with its status and the slots it read or wrote).
+pub(crate) fn run_with_state<'a>(
+    state: &'a ProvenState,
+    req: &CallRequest,
+    gas: u64,
+    access_list: Option<&[(Address, Vec<B256>)]>,
+    inspector: impl Inspector<MainnetContext<ProvenDb<'a>>>,
+) -> Result<Outcome<RanWithState>, RequestError> {
     let fees = match fees(state, req) {
         Ok(f) => f,
         Err(e) => return Ok(Outcome::Done(Err(e))),
@@ -317,10 +340,10 @@ pub(crate) fn run(
         .with_db(ProvenDb(state))
         .with_block(block)
         .with_cfg(cfg)
-        .build_mainnet_with_inspector(tracer);
-    let result = evm.inspect_one_tx(tx);
+        .build_mainnet_with_inspector(inspector);
+    let result = evm.inspect_tx(tx);
     Ok(match result {
-        Ok(r) => Outcome::Done(Ok(executed(r))),
+        Ok(r) => Outcome::Done(Ok((executed(r.result), r.state))),
         Err(EVMError::Database(Unproven(need))) => Outcome::Missing(need),
         Err(EVMError::Transaction(e)) => {
             Outcome::Done(Err(invalid_tx(&e, req, &fees, base_fee(state))))
