@@ -12,4 +12,5 @@ pub mod front;
 mod handler;
 pub mod rpc;
 pub mod sign;
+pub mod trace;
 pub mod workload;

@@ -22,6 +22,7 @@ use crate::{
         RpcResult, about, arg, args, internal, invalid, opt_arg, over_limit, read, resolve, slot,
         state_key,
     },
+    trace,
 };
 
 /// The most logs one `eth_getLogs` answer holds (as common providers limit it).
@@ -368,6 +369,7 @@ pub const EXPENSIVE_METHODS: &[&str] = &[
     "eth_call",
     "eth_estimateGas",
     "eth_createAccessList",
+    "debug_traceCall",
     "lightprov_getHistory",
     "lightprov_status",
 ];
@@ -425,6 +427,10 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
             lightprov_evm::create_access_list,
             calls::access_list_result,
         )
+    })?;
+
+    m.register_method("debug_traceCall", |p, n, _| -> RpcResult<Value> {
+        trace::trace_call(&p, n)
     })?;
 
     m.register_method("eth_getBlockByNumber", |p, n, _| -> RpcResult<Value> {

@@ -447,3 +447,255 @@ fn the_erc20_workload_deploys_a_token_and_moves_it() {
         );
     }
 }
+
+/// geth's `prestateTracer` through `debug_traceCall`, on the `erc20` workload's genesis (every
+/// holder with `TOKENS_EACH` tokens): a token transfer, a plain transfer, a creation and calls
+/// that revert, in both modes, and the errors for what is not served.
+#[test]
+fn debug_trace_call_prestate_answers_as_geth_does() {
+    use lightprov_node::workload::{TOKENS_EACH, account, token};
+    let dir = tempfile::tempdir().unwrap();
+    let w = Workload {
+        kind: Kind::Erc20,
+        seed: 2,
+        ops_per_block: 20,
+    };
+    let config = Config::dev(Some(w)).unwrap();
+    let coinbase = config.signer.address();
+    let chain = Chain::open(dir.path(), config).unwrap();
+    let m = lightprov_node::rpc::module(serve(chain)).unwrap();
+    let trace = |tx: serde_json::Value, cfg: serde_json::Value| {
+        rpc(&m, "debug_traceCall", serde_json::json!([tx, "0x0", cfg]))
+    };
+    let prestate = serde_json::json!({"tracer": "prestateTracer"});
+    let diff = serde_json::json!({"tracer": "prestateTracer", "tracerConfig": {"diffMode": true}});
+    let hex = |v: u64| format!("{v:#x}");
+    let word = |v: u64| format!("{:#066x}", v);
+    let key = |a: Address| format!("{a:#x}");
+    let (from, to) = (account(3), account(4));
+    let balance_slot = |a: Address| {
+        let mut pre = [0u8; 64];
+        pre[12..32].copy_from_slice(a.as_slice());
+        keccak256(pre).to_string()
+    };
+    let balance = rpc(&m, "eth_getBalance", serde_json::json!([from, "0x0"])).unwrap();
+    assert_ne!(balance, "0x0");
+    // The coinbase (the signer) holds nothing at genesis: geth leaves empty accounts out.
+    assert_eq!(
+        rpc(&m, "eth_getBalance", serde_json::json!([coinbase, "0x0"])).unwrap(),
+        "0x0"
+    );
+    let code = rpc(&m, "eth_getCode", serde_json::json!([token(), "0x0"])).unwrap();
+    let code_hash = keccak256(hex_field(&serde_json::json!({ "c": code }), "c")).to_string();
+    let token_pre = |storage: serde_json::Value| {
+        serde_json::json!({
+            "balance": "0x0", "code": code, "codeHash": code_hash, "nonce": 1, "storage": storage,
+        })
+    };
+
+    // A token transfer: the sender, and the token with the two balances it reads, as they were.
+    let transfer = |amount: U256| {
+        serde_json::json!({
+            "from": from, "to": token(),
+            "data": calldata("transfer(address,uint256)", &[U256::from_be_slice(to.as_slice()), amount]),
+        })
+    };
+    let five = transfer(U256::from(5));
+    let mut both = serde_json::Map::new();
+    both.insert(balance_slot(from), word(TOKENS_EACH).into());
+    both.insert(balance_slot(to), word(TOKENS_EACH).into());
+    assert_eq!(
+        trace(five.clone(), prestate.clone()).unwrap(),
+        serde_json::json!({
+            key(from): {"balance": balance},
+            key(token()): token_pre(both.clone().into()),
+        })
+    );
+    // diffMode: what changed, before and after; the coinbase, which exists neither before nor
+    // after, gets the zero code hash geth gives a missing account.
+    let mut after = serde_json::Map::new();
+    after.insert(balance_slot(from), word(TOKENS_EACH - 5).into());
+    after.insert(balance_slot(to), word(TOKENS_EACH + 5).into());
+    let absent = serde_json::json!({"codeHash": B256::ZERO});
+    assert_eq!(
+        trace(five.clone(), diff.clone()).unwrap(),
+        serde_json::json!({
+            "post": {
+                key(from): {"nonce": 1},
+                key(token()): {"storage": after},
+                key(coinbase): absent,
+            },
+            "pre": {
+                key(from): {"balance": balance},
+                key(token()): token_pre(both.into()),
+            },
+        })
+    );
+    // No code, no storage.
+    let bare = trace(
+        five.clone(),
+        serde_json::json!({"tracer": "prestateTracer", "tracerConfig": {"disableCode": true, "disableStorage": true}}),
+    )
+    .unwrap();
+    assert_eq!(
+        bare[key(token())],
+        serde_json::json!({"balance": "0x0", "codeHash": code_hash, "nonce": 1})
+    );
+
+    // A transfer of more tokens than the sender holds reverts after reading its balance alone:
+    // still a trace, not an error.
+    let too_many = transfer(U256::from(TOKENS_EACH + 1));
+    let mut read = serde_json::Map::new();
+    read.insert(balance_slot(from), word(TOKENS_EACH).into());
+    assert_eq!(
+        trace(too_many.clone(), prestate.clone()).unwrap(),
+        serde_json::json!({
+            key(from): {"balance": balance},
+            key(token()): token_pre(read.into()),
+        })
+    );
+    assert_eq!(
+        trace(too_many, diff.clone()).unwrap(),
+        serde_json::json!({
+            "post": {key(from): {"nonce": 1}, key(coinbase): absent},
+            "pre": {key(from): {"balance": balance}},
+        })
+    );
+
+    // A plain transfer to a new account: only the sender existed before.
+    let bb = Address::repeat_byte(0xbb);
+    let plain = serde_json::json!({"from": from, "to": bb, "value": hex(7)});
+    assert_eq!(
+        trace(plain.clone(), prestate.clone()).unwrap(),
+        serde_json::json!({ key(from): {"balance": balance} })
+    );
+    let before =
+        U256::from_str_radix(balance.as_str().unwrap().trim_start_matches("0x"), 16).unwrap();
+    assert_eq!(
+        trace(plain.clone(), diff.clone()).unwrap(),
+        serde_json::json!({
+            "post": {
+                key(from): {"balance": format!("{:#x}", before - U256::from(7)), "nonce": 1},
+                key(bb): {"balance": "0x7"},
+                key(coinbase): absent,
+            },
+            "pre": { key(from): {"balance": balance} },
+        })
+    );
+    // includeEmpty keeps the accounts that did not exist; not with diffMode.
+    let all = trace(
+        plain.clone(),
+        serde_json::json!({"tracer": "prestateTracer", "tracerConfig": {"includeEmpty": true}}),
+    )
+    .unwrap();
+    assert_eq!(all[key(bb)], serde_json::json!({"balance": "0x0"}));
+    assert_eq!(all[key(coinbase)], serde_json::json!({"balance": "0x0"}));
+    let e = trace(
+        plain.clone(),
+        serde_json::json!({"tracer": "prestateTracer", "tracerConfig": {"diffMode": true, "includeEmpty": true}}),
+    )
+    .unwrap_err();
+    assert_eq!(e["message"], "cannot use diffMode with includeEmpty");
+
+    // A creation that stores 1 at slot 0, and the same reverting: the created account exists
+    // after the first only (geth prints the zero code hash for it after the second).
+    let created = from.create(0);
+    let create = |tail: &str| serde_json::json!({"from": from, "data": format!("0x600160005560006000{tail}")});
+    let mut one = serde_json::Map::new();
+    one.insert(B256::ZERO.to_string(), word(1).into());
+    assert_eq!(
+        trace(create("f3"), diff.clone()).unwrap(),
+        serde_json::json!({
+            "post": {
+                key(from): {"nonce": 1},
+                key(created): {"nonce": 1, "storage": one},
+                key(coinbase): absent,
+            },
+            "pre": { key(from): {"balance": balance} },
+        })
+    );
+    assert_eq!(
+        trace(create("fd"), diff).unwrap(),
+        serde_json::json!({
+            "post": {key(from): {"nonce": 1}, key(created): absent, key(coinbase): absent},
+            "pre": { key(from): {"balance": balance} },
+        })
+    );
+
+    // What is not served, and geth's errors.
+    let e = trace(five.clone(), serde_json::json!({"tracer": "callTracer"})).unwrap_err();
+    assert_eq!(e["code"], -32006);
+    assert!(e["message"].as_str().unwrap().contains("callTracer"), "{e}");
+    let e = trace(five.clone(), serde_json::json!({})).unwrap_err();
+    assert_eq!(e["code"], -32006);
+    assert!(
+        e["message"].as_str().unwrap().contains("struct logger"),
+        "{e}"
+    );
+    let e = rpc(
+        &m,
+        "debug_traceCall",
+        serde_json::json!([five.clone(), "pending", prestate.clone()]),
+    )
+    .unwrap_err();
+    assert_eq!(e["message"], "tracing on top of pending is not supported");
+    for field in ["stateOverrides", "blockOverrides", "txIndex"] {
+        let e = trace(
+            five.clone(),
+            serde_json::json!({"tracer": "prestateTracer", field: {}}),
+        )
+        .unwrap_err();
+        assert_eq!(e["code"], -32602);
+        assert!(e["message"].as_str().unwrap().contains(field), "{e}");
+    }
+    // geth's message for a name it does not know (it takes it for JavaScript), fields of the
+    // wrong type, a timeout that is no Go duration, and one that runs out (geth's error).
+    for (cfg, code, message) in [
+        (
+            serde_json::json!({"tracer": "fooTracer"}),
+            -32000,
+            "ReferenceError: fooTracer is not defined at <eval>:1:2(0)",
+        ),
+        (
+            serde_json::json!({"tracer": "prestateTracer", "tracerConfig": {"diffMode": "yes"}}),
+            -32602,
+            "invalid tracerConfig.diffMode: expected a boolean",
+        ),
+        (
+            serde_json::json!({"tracer": "prestateTracer", "timeout": "1d"}),
+            -32602,
+            "invalid timeout: time: unknown unit \"d\" in duration \"1d\"",
+        ),
+        (
+            serde_json::json!({"tracer": "prestateTracer", "timeout": "1ns"}),
+            -32000,
+            "execution timeout",
+        ),
+    ] {
+        let e = trace(five.clone(), cfg).unwrap_err();
+        assert_eq!(
+            (e["code"].as_i64(), e["message"].as_str()),
+            (Some(code), Some(message))
+        );
+    }
+    assert!(
+        trace(
+            five,
+            serde_json::json!({"tracer": "prestateTracer", "timeout": "1m30s"})
+        )
+        .is_ok()
+    );
+    // A transaction the chain's rules refuse: geth's `tracing failed: …`.
+    let poor = Address::repeat_byte(0xcc);
+    let e = trace(
+        serde_json::json!({"from": poor, "to": bb, "value": "0x1"}),
+        prestate,
+    )
+    .unwrap_err();
+    assert_eq!(
+        e["message"],
+        format!(
+            "tracing failed: insufficient funds for gas * price + value: address {poor} have 0 want 1"
+        )
+    );
+}
