@@ -38,7 +38,7 @@ use crate::{
     db::Need,
     error::RequestError,
     request::CallRequest,
-    run::{Outcome, address_of, check_request, done, run_with_state},
+    run::{Outcome, address_of, check_request, done, fees, run_with_state},
     state::ProvenState,
 };
 
@@ -419,6 +419,8 @@ pub fn prestate_trace(
             .collect();
         return Ok(Outcome::Done(Ok(PrestateTrace { pre, post: None })));
     }
+    let coinbase = state.header().beneficiary;
+    let no_fee = fees(state, req).is_ok_and(|f| f.cap.is_zero() && f.tip.is_zero());
     let mut pre = BTreeMap::new();
     let mut post = BTreeMap::new();
     for (a, b) in &accounts {
@@ -430,7 +432,9 @@ pub fn prestate_trace(
             }
             continue;
         }
-        let now = After::of(&after, a, b);
+        // geth pays no fee to the coinbase of a call that pays none, so it does not touch it
+        // (revm pays it 0, which would delete an empty one, EIP-161).
+        let now = After::of(&after, a, b, no_fee && *a == coinbase);
         let mut changed = TracedAccount::default();
         if now.balance != b.balance {
             changed.balance = Some(now.balance);
@@ -495,7 +499,9 @@ struct After<'s> {
 }
 
 impl<'s> After<'s> {
-    fn of(after: &'s EvmState, a: &Address, b: &Before) -> Self {
+    /// `untouched`: an empty account the call's own touch does not delete (the coinbase of a
+    /// call paying no fee).
+    fn of(after: &'s EvmState, a: &Address, b: &Before, untouched: bool) -> Self {
         let gone = Self {
             exists: false,
             balance: U256::ZERO,
@@ -514,7 +520,7 @@ impl<'s> After<'s> {
             None => gone,
             Some(acc)
                 if acc.is_selfdestructed()
-                    || (acc.is_touched() && acc.is_empty())
+                    || (acc.is_touched() && acc.is_empty() && !(untouched && b.exists))
                     || acc.is_loaded_as_not_existing_not_touched() =>
             {
                 gone
