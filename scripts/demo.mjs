@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The demo: verifies real mainnet/Sepolia/Goerli proofs offline, starts lightprov-node on its
-// embedded store (./data/demo, port 8545) with a transfer workload, sends a transfer with ethers and
+// embedded store (./data/demo, port 8545) with the ERC-20 workload, sends a transfer with ethers and
 // reads it back verified, then builds the provenance explorer (demo-app/) and serves it on
 // 127.0.0.1 next to a same-origin proxy to the node. Ctrl-C stops both.
 //
@@ -14,6 +14,8 @@ import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
+
+import { getCreateAddress } from 'ethers';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = path.join(root, 'target', 'debug', 'lightprov-node');
@@ -36,12 +38,12 @@ if (!explorerOnly) {
   run('sdk/examples/verify-real-proofs.mjs');
 }
 
-console.log(`\n== 2. lightprov-node on its embedded store (${path.relative(root, dataDir) || dataDir}), ${txPerBlock} workload transfers per block`);
+console.log(`\n== 2. lightprov-node on its embedded store (${path.relative(root, dataDir) || dataDir}), ${txPerBlock} workload token transfers per block`);
 if (!fs.existsSync(bin)) throw new Error('lightprov-node is not built: run `npm run build`');
 // The demo's own chain is disposable: one made by an older node (whose blocks today's clients
 // refuse, e.g. sealed with difficulty 1, or whose blocks are not in the block store) is moved
 // aside rather than refused.
-const CHAIN_FORMAT = 'clique2-blockstore-mbtparams';
+const CHAIN_FORMAT = 'clique2-blockstore-mbtparams-erc20';
 const marker = path.join(dataDir, 'demo-chain-format');
 if (!process.env.LIGHTPROV_DATA_DIR && fs.existsSync(dataDir) && (fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8').trim() : '') !== CHAIN_FORMAT) {
   const aside = `${dataDir}.old-${Date.now()}`;
@@ -52,12 +54,13 @@ fs.mkdirSync(dataDir, { recursive: true });
 if (!process.env.LIGHTPROV_DATA_DIR) fs.writeFileSync(marker, CHAIN_FORMAT + '\n');
 // LVMT's derived tables are cached (default: ~/.cache/lightprov); the first start derives them.
 const tables = process.env.LIGHTPROV_LVMT_TABLES ? ['--lvmt-tables', process.env.LIGHTPROV_LVMT_TABLES] : [];
-// The transfer workload moves wei between 1000 accounts every block, so their balance
-// histories have a point every few blocks for the explorer to draw; two signed transfers
-// between the dev accounts per block leave transactions, receipts and Transfer events.
+// The erc20 workload deploys an ERC-20 at genesis and moves tokens between 1000 accounts every
+// block, each transfer a transaction its sender pays gas for: their token balances and their
+// ether balances have a point every few blocks for the explorer to draw; two signed transfers
+// between the dev accounts per block leave ether transfers, receipts and Transfer events.
 // A simulated sync committee signs every block (the beacon light-client API on the same port):
 // the page follows it as a wallet on Ethereum would.
-const node = spawn(bin, ['--data-dir', dataDir, '--port', port, '--block-time', '1s', '--workload', 'transfer', '--tx-per-block', txPerBlock, '--transfers', '2', '--consensus', 'sync-committee', ...tables], {
+const node = spawn(bin, ['--data-dir', dataDir, '--port', port, '--block-time', '1s', '--workload', 'erc20', '--tx-per-block', txPerBlock, '--transfers', '2', '--consensus', 'sync-committee', ...tables], {
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 // The node's log goes to stdout: everything until it listens, then all but the per-block lines
@@ -182,7 +185,8 @@ try {
     signer: info.signer,
     chainId: 1337,
     accounts: info.accounts,
-    workload: { kind: 'transfer', txPerBlock: Number(txPerBlock) },
+    // The workload's token: the first contract its genesis deployer (0xdede…de) creates.
+    workload: { kind: 'erc20', txPerBlock: Number(txPerBlock), token: getCreateAddress({ from: '0x' + 'de'.repeat(20), nonce: 0 }) },
   });
   const types = {
     '.html': 'text/html; charset=utf-8',

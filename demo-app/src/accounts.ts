@@ -22,15 +22,15 @@ function fillPicker(): void {
       h('optgroup', { label: 'Dev accounts (funded; their keys are public)' }, ...dev.map((a, i) => h('option', { value: a.address }, `dev ${i} · ${a.address.slice(0, 8)}…${a.address.slice(-4)}`))),
     );
   }
-  if (!app.config || app.config.workload?.kind === 'transfer') {
+  const workload = app.config?.workload?.kind;
+  if (!app.config || workload === 'transfer' || workload === 'erc20') {
     const accts = Array.from({ length: WORKLOAD_SHOWN }, (_, i) => workloadAccount(i));
-    select.append(
-      h('optgroup', { label: 'Workload accounts (balances change every few blocks)' }, ...accts.map((a, i) => h('option', { value: a }, `acct ${i} · ${a.slice(0, 8)}…${a.slice(-4)}`))),
-    );
+    const what = workload === 'erc20' ? 'token balances, and ether balances by the gas they pay, change every few blocks' : 'balances change every few blocks';
+    select.append(h('optgroup', { label: `Workload accounts (${what})` }, ...accts.map((a, i) => h('option', { value: a }, `acct ${i} · ${a.slice(0, 8)}…${a.slice(-4)}`))));
   }
   select.append(h('option', { value: 'custom' }, 'another address…'));
   if (keep && [...select.options].some((o) => o.value === keep)) select.value = keep;
-  else if (app.config?.workload?.kind === 'transfer') select.value = workloadAccount(0);
+  else if (workload === 'transfer' || workload === 'erc20') select.value = workloadAccount(0);
 }
 
 function labelOf(address: string): string {
@@ -40,13 +40,36 @@ function labelOf(address: string): string {
   return `${address.slice(0, 8)}…${address.slice(-4)}`;
 }
 
-/** The key the controls describe (throws a TypeError in words for bad input). */
-export function pickedFromControls(): PickedKey {
+/** The account the picker names (throws a TypeError in words for bad input). */
+export function pickedAddress(): string {
   const select = byId<HTMLSelectElement>('account');
   const address = select.value === 'custom' ? byId<HTMLInputElement>('custom-address').value.trim() : select.value;
   if (!isAddress(address)) throw new TypeError(`“${address}” is not an address (0x followed by 40 hex digits)`);
-  const kind = byId<HTMLSelectElement>('key-kind').value as StateKey['kind'];
+  return address;
+}
+
+/** The token the token panel names (throws a TypeError in words for bad input). */
+export function pickedToken(): string {
+  const token = byId<HTMLInputElement>('token-address').value.trim();
+  if (!isAddress(token)) throw new TypeError(`the token “${token}” is not an address (0x followed by 40 hex digits)`);
+  return token;
+}
+
+/** The key the controls describe (throws a TypeError in words for bad input). */
+export function pickedFromControls(): PickedKey {
+  const address = pickedAddress();
+  const kind = byId<HTMLSelectElement>('key-kind').value as StateKey['kind'] | 'erc20';
   const c = client();
+  if (kind === 'erc20') {
+    const token = pickedToken();
+    const found = app.tokenSlots.get(token.toLowerCase());
+    if (!found) throw new TypeError('the token’s balances slot is not known yet: read a token balance in panel 3, whose verified probe finds it');
+    return {
+      key: c.keys.mapping(token, found.slotIndex, address),
+      label: `${labelOf(address)} · token balance`,
+      token: { address: token, owner: address, slotIndex: found.slotIndex },
+    };
+  }
   if (kind === 'storage') {
     const slot = byId<HTMLInputElement>('slot').value.trim() || '0';
     let s: bigint;
@@ -61,7 +84,7 @@ export function pickedFromControls(): PickedKey {
 }
 
 /** Selects `address` (adding it as a custom one if needed) and reads it. */
-export async function pickAddress(address: string, kind: StateKey['kind'] = 'balance'): Promise<void> {
+export async function pickAddress(address: string, kind: StateKey['kind'] | 'erc20' = 'balance'): Promise<void> {
   const select = byId<HTMLSelectElement>('account');
   if ([...select.options].some((o) => o.value === address)) select.value = address;
   else {
@@ -95,20 +118,35 @@ export async function readAccount(): Promise<void> {
   try {
     const value = await c.getValueDetailed(key, { scheme: 'mpt' });
     // Balance and nonce from the same verified header (its proof is fetched again, and checked).
-    const account = await c.getAccount(key.address, [], value.anchor.number);
+    // (A token balance's key is the token's storage: the holder's own account is shown beside it.)
+    const account = await c.getAccount(picked.token?.owner ?? key.address, [], value.anchor.number);
     b.label('Fetching and verifying the LVMT proof…');
     const rows: HTMLElement[] = [
       h('div', { class: 'value-row' }, h('span', { class: 'k' }, 'balance'), h('strong', { id: 'balance-value', class: 'v' }, formatValue('balance', account.balance))),
       h('div', { class: 'value-row' }, h('span', { class: 'k' }, 'nonce'), h('strong', { class: 'v' }, formatValue('nonce', account.nonce))),
     ];
-    if (key.kind === 'storage') {
+    if (picked.token) {
+      rows.push(h('div', { class: 'value-row' }, h('span', { class: 'k' }, 'token balance'), h('strong', { class: 'v' }, `${formatValue('storage', value.value)} units`)));
+    } else if (key.kind === 'storage') {
       rows.push(h('div', { class: 'value-row' }, h('span', { class: 'k' }, `slot ${BigInt(key.slot ?? '0')}`), h('strong', { class: 'v' }, formatValue('storage', value.value))));
     }
     out.replaceChildren(
       h('div', { class: 'account-values' }, ...rows),
       verifiedMark(`MPT proof (${value.proofBytes} B of eth_getProof) of state root ${value.anchor.stateRoot.slice(0, 8)}…`, value.anchor),
       account.exists ? '' : h('p', { class: 'note' }, 'The proof shows that no account exists at this address (balance and nonce 0).'),
-      h('div', { class: 'state-key' }, h('span', { class: 'k' }, 'state key'), hash(key.stateKey, 8), h('span', { class: 'muted' }, ` = keccak256(0x0${key.kind === 'balance' ? 1 : key.kind === 'nonce' ? 2 : 3} ‖ address${key.kind === 'storage' ? ' ‖ slot' : ''})`)),
+      h(
+        'div',
+        { class: 'state-key' },
+        h('span', { class: 'k' }, 'state key'),
+        hash(key.stateKey, 8),
+        h(
+          'span',
+          { class: 'muted' },
+          picked.token
+            ? ` = keccak256(0x03 ‖ token ‖ slot), slot = keccak256(pad32(holder) ‖ pad32(${picked.token.slotIndex}))`
+            : ` = keccak256(0x0${key.kind === 'balance' ? 1 : key.kind === 'nonce' ? 2 : 3} ‖ address${key.kind === 'storage' ? ' ‖ slot' : ''})`,
+        ),
+      ),
       h('div', { id: 'lvmt-value' }),
     );
     b.done();

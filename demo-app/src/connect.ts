@@ -149,11 +149,11 @@ async function connect(url: string, genesisHash: string, signers: string[]): Pro
   const out = byId('connect-out');
   const b = busy(out, 'Connecting and verifying the genesis header…');
   try {
-    // lightprov-node's chain: its chain id (from the demo server, 1337 by default) and London's
-    // rules from genesis with no later fork, so that a gas estimate is run in wasm over proven
-    // state (a verified call) rather than taken from the node.
+    // lightprov-node's chain: its chain id (from the demo server, 1337 by default) and its forks,
+    // every one through Prague from genesis, so that calls (a token's balanceOf, a transfer's gas
+    // estimate) run in wasm over proven state under the rules the node executes them by.
     const chainId = BigInt(app.config?.chainId ?? 1337);
-    const client = await LightClient.connect({ rpc: [url], trust: { genesisHash, signers, chainId }, chainConfig: { londonBlock: 0 } });
+    const client = await LightClient.connect({ rpc: [url], trust: { genesisHash, signers, chainId }, chainConfig: { londonBlock: 0, shanghaiTime: 0, cancunTime: 0, pragueTime: 0 } });
     app.client = client;
     app.rpcUrl = url;
     app.signers = signers;

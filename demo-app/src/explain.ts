@@ -3,7 +3,7 @@
  * (`VerificationError`) mean the node's data did not check out; `RpcError`s mean the node did
  * not answer as asked; anything else is a bad input or a bug in the page.
  */
-import { type ErrorCode, RpcError, VerificationError } from '@lightprov/sdk';
+import { type ErrorCode, ExecutionError, RpcError, SlotProbeError, VerificationError } from '@lightprov/sdk';
 
 export interface Explained {
   /** Short headline. */
@@ -58,7 +58,27 @@ const RPC: Record<number, string> = {
   [-32000]: 'The node refused the transaction.',
 };
 
+/** Why the balances-slot probe could not tell the slot (every answer verified: no one is at fault). */
+const PROBE: Record<SlotProbeError['reason'], string> = {
+  'zero-balance': 'balanceOf returned 0, and every slot the token never wrote holds 0: any candidate would match, so the probe names none.',
+  'no-match': 'No candidate mapping entry holds the balance balanceOf returned: the token keeps balances in another slot or another way.',
+  ambiguous: 'Several candidate mapping entries hold the balance balanceOf returned: the probe cannot tell which is the balances mapping.',
+  'not-a-uint256': 'balanceOf did not return one 32-byte word: the address is not an ERC-20.',
+};
+
 export function explain(e: unknown): Explained {
+  if (e instanceof ExecutionError) {
+    return {
+      title: 'The call failed',
+      words: `Run over proven state, the call ${e.code === 3 ? 'reverted' : 'stopped'}: ${e.message}. That is what the contract does at that block, verified.`,
+      code: `EXEC ${e.code}`,
+      detail: e.data ? `${e.message} (data: ${e.data})` : e.message,
+      rejected: false,
+    };
+  }
+  if (e instanceof SlotProbeError) {
+    return { title: 'The balances slot cannot be told', words: PROBE[e.reason], code: `PROBE ${e.reason}`, detail: `${e.message} (field: ${e.field})`, rejected: false };
+  }
   if (e instanceof VerificationError) {
     return {
       title: 'Rejected: the data did not verify',

@@ -75,7 +75,7 @@ async function runForgery(): Promise<void> {
     return;
   }
   b.done();
-  const honestLine = h('div', { class: 'step' }, h('span', { class: 'step-n' }, '1'), verifiedMark(`the honest ${honest.what} (${bytes(honest.bytes)})`, honest.history.anchor));
+  const honestLine = h('div', { class: 'step' }, h('span', { class: 'step-n' }, '1'), h('span', { class: 'step-text' }, verifiedMark(`the honest ${honest.what} (${bytes(honest.bytes)}) for ${picked.label}`, honest.history.anchor)));
   let forged: { proof: unknown; description: string; expectedCode: string };
   try {
     forged = await forgeProof({ family: scheme, kind, proof: honest.proof });

@@ -70,8 +70,9 @@ export function currentRange(): { from: bigint; to: bigint } {
 }
 
 /** Values as chart numbers, in a unit that reads well. */
-function unitFor(kind: StateKey['kind'], values: bigint[]): { name: string; toNumber: (v: bigint) => number } {
+function unitFor(kind: StateKey['kind'] | 'token', values: bigint[]): { name: string; toNumber: (v: bigint) => number } {
   const max = values.reduce((m, v) => (v > m ? v : m), 0n);
+  if (kind === 'token') return { name: max < 2n ** 53n ? 'token units' : 'token units (approx.)', toNumber: Number };
   if (kind === 'balance' && max >= 10n ** 12n) return { name: 'ETH', toNumber: (v) => Number(formatEther(v)) };
   if (kind === 'balance') return { name: 'wei', toNumber: Number };
   if (kind === 'nonce') return { name: 'nonce', toNumber: Number };
@@ -81,7 +82,7 @@ function unitFor(kind: StateKey['kind'], values: bigint[]): { name: string; toNu
 function renderChart(picked: PickedKey, h0: VerifiedHistory, highlight?: bigint): void {
   const canvas = byId<HTMLCanvasElement>('history-chart');
   const pts = h0.points;
-  const unit = unitFor(picked.key.kind, pts.map((p) => p.value));
+  const unit = unitFor(picked.token ? 'token' : picked.key.kind, pts.map((p) => p.value));
   const last = pts[pts.length - 1];
   // The last value holds until the range's end: drawn as a line, not as a proof point.
   const data = pts.map((p) => ({ x: Number(p.block), y: unit.toNumber(p.value) }));

@@ -11,12 +11,14 @@ import { setupForgery } from './forgery.js';
 import { setupHistory } from './history.js';
 import { setupInspector } from './inspector.js';
 import { app, loadConfig } from './state.js';
+import { setupToken } from './token.js';
 import { setupTransfer } from './transfer.js';
 import { byId, errorBox } from './ui.js';
 
 app.config = await loadConfig();
 setupConnect();
 setupAccounts();
+setupToken();
 setupHistory();
 setupCompare();
 setupInspector();

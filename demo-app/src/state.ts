@@ -1,6 +1,6 @@
 /** What the panels share: the demo config, the connected client, the picked key, the last proof. */
 import { type HistoryScheme, type LightClient, RpcError, type StateKey, type VerifiedHeader, type VerifiedHistory } from '@lightprov/sdk';
-import { concat, dataSlice, getAddress, keccak256, toBeHex, toUtf8Bytes } from 'ethers';
+import { computeAddress, concat, keccak256, toBeHex, toUtf8Bytes } from 'ethers';
 
 /** What the demo server tells the page (`/demo-config.json`); the dev keys are public. */
 export interface DemoConfig {
@@ -13,19 +13,31 @@ export interface DemoConfig {
   chainId: number;
   /** Funded dev accounts with their (public) private keys. */
   accounts: { address: string; key: string }[];
-  /** The node's workload, if any: `transfer` moves wei between synthetic accounts every block. */
-  workload?: { kind: string; txPerBlock: number };
+  /**
+   * The node's workload, if any: `transfer` moves wei between synthetic accounts every block;
+   * `erc20` moves tokens of `token` (an ERC-20 deployed at genesis) between them.
+   */
+  workload?: { kind: string; txPerBlock: number; token?: string };
 }
 
-/** Synthetic account `i` of lightprov-node's transfer workload (as server-mock computes it). */
+/** Account `i` of lightprov-node's transfer workload: the address of its public key (as server-mock derives it). */
 export function workloadAccount(i: number): string {
-  return getAddress(dataSlice(keccak256(concat([toUtf8Bytes('lightprov transfer account'), toBeHex(i, 8)])), 12));
+  return computeAddress(keccak256(concat([toUtf8Bytes('lightprov transfer account'), toBeHex(i, 8)])));
 }
 
 export interface PickedKey {
   key: StateKey;
   /** A human label ("dev account 1 · balance"). */
   label: string;
+  /** For a token balance: the token, the holder and the slot index of its balances mapping. */
+  token?: { address: string; owner: string; slotIndex: bigint };
+}
+
+/** A token's balances slot as a verified probe found it: the index, the holder probed, the block. */
+export interface TokenSlot {
+  slotIndex: bigint;
+  holder: string;
+  block: bigint;
 }
 
 export interface HistoryResult {
@@ -61,6 +73,8 @@ export const app = {
   head: undefined as VerifiedHeader | undefined,
   picked: undefined as PickedKey | undefined,
   lastHistory: undefined as HistoryResult | undefined,
+  /** Each token's balances slot, once a verified probe found it (by lowercase token address). */
+  tokenSlots: new Map<string, TokenSlot>(),
   bus: new Bus(),
 };
 

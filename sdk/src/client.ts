@@ -37,6 +37,7 @@ import {
   estimateOutput,
   verifiedCall,
 } from './evm.js';
+import { type ClientKeys, erc20BalanceKey } from './erc20.js';
 import { type NodeFaultError, VerificationError, wasmCall } from './errors.js';
 import { commitmentsOf, diffReader, historyProof, historyReader, maxHistoryBlocksOf, rangeReader, valueReader } from './families/index.js';
 import {
@@ -68,6 +69,7 @@ export type { BlobScheduleEntry } from './blobs.js';
 export type { BeaconStorage, BeaconTrust } from './beacon-head.js';
 export type { HeaderProgress, Trust } from './chain.js';
 export type { Eip1193Options, Eip1193Provider } from './eip1193.js';
+export type { ClientKeys, Erc20BalanceKey, Erc20BalanceOptions, Erc20Probe } from './erc20.js';
 export type { AccessListResult, CallLimits, CallOptions, CallProgress, CallRequest, CallStats, ChainConfig } from './evm.js';
 export type { DiffScheme, HistoryProgress, HistoryProof, HistoryScheme, RangeScheme, ValueScheme, VerifiedDiff, VerifiedHistory, VerifiedRange, VerifiedValue } from './families/family.js';
 
@@ -137,6 +139,8 @@ export interface LightClientOptions {
    * The chain's fork schedule for verified calls (`call`, `estimateGas`, `createAccessList`), in
    * the keys of geth's genesis `config` (paste it whole): which fork's rules a block runs under
    * is chain data no header holds. Built in for mainnet, Sepolia and Hoodi; needed for others.
+   * Under an anchor with signers (a Clique chain such as lightprov-node's), the calls run under
+   * proof-of-authority rules, as with `clique` in the config.
    */
   chainConfig?: ChainConfig;
   /** Bounds of one verified call: gas, rounds, state proven, the hint taken (see `DEFAULT_CALL_LIMITS`). */
@@ -186,8 +190,13 @@ export interface DiffQuery {
 
 /** Chain data is verified before it is returned; see the module documentation. */
 export class LightClient {
-  /** State key builders: `client.keys.balance(addr)`, `.nonce(addr)`, `.storage(addr, slot)`. */
-  readonly keys = stateKeys;
+  /**
+   * State key builders: `client.keys.balance(addr)`, `.nonce(addr)`, `.storage(addr, slot)`,
+   * `.mapping(addr, index, key)`, and `await .erc20Balance(token, owner, { slot })` — a token
+   * balance, its slot index given or found by a verified probe (`SlotProbeError` when it cannot
+   * be told).
+   */
+  readonly keys: ClientKeys = { ...stateKeys, erc20Balance: (token, owner, options) => erc20BalanceKey(this, token, owner, options) };
 
   private constructor(
     private readonly net: Transport,
@@ -223,7 +232,7 @@ export class LightClient {
     const mbtParams = opts.mbtParams === undefined ? undefined : mbtParamsArg(opts.mbtParams, 'mbtParams');
     const blobs = blobScheduleArg(opts.blobSchedule);
     const ctx: FamilyContext = { net, chain, batchSize, state: new Map(), options: { lvmtParamsId, mbtParams }, progress: opts.onProgress };
-    const calls: CallContext = { net, chain, chainId: chain.chainId, schedule: chainConfigArg(opts.chainConfig), limits: callLimitsArg(opts.callLimits), progress: opts.onProgress };
+    const calls: CallContext = { net, chain, chainId: chain.chainId, schedule: chainConfigArg(opts.chainConfig, 'chainConfig', anchor.signers.length > 0), limits: callLimitsArg(opts.callLimits), progress: opts.onProgress };
     return new LightClient(net, chain, ctx, beacon, blobs, calls);
   }
 

@@ -120,6 +120,13 @@ export interface ChainConfig {
   bpo5Time?: Quantity;
   /** Each fork's blob parameters (`cancun`, `prague`, `osaka`, `bpo1`…): their update fraction is read. */
   blobSchedule?: Readonly<Record<string, { baseFeeUpdateFraction: Quantity }>>;
+  /**
+   * Present on a Clique proof-of-authority chain (its period and epoch are not read): its headers
+   * keep Clique's difficulty (1 or 2) under the forks after the merge, and `PREVRANDAO` reads
+   * `mixHash` from Paris's rules on. A client anchored by signers (`{genesisHash, signers}`) runs
+   * its calls under these rules without it.
+   */
+  clique?: Readonly<Record<string, unknown>>;
 }
 
 const NEVER = 0xffff_ffff_ffff_ffffn;
@@ -127,12 +134,16 @@ const BLOB_FORKS = ['cancun', 'prague', 'osaka', 'bpo1', 'bpo2', 'bpo3', 'bpo4',
 
 /**
  * A {@link ChainConfig} as the wasm module's schedule: `[londonBlock, shanghaiTime, cancunTime,
- * pragueTime, osakaTime, laterTime, (time, blobFraction)…]`, 2^64 - 1 for "never".
+ * pragueTime, osakaTime, laterTime, proofOfAuthority, (time, blobFraction)…]`, 2^64 - 1 for
+ * "never", `proofOfAuthority` 1 for a Clique chain (`clique` in the config, or
+ * `proofOfAuthority`: the client's anchor names signers), else 0.
  */
-export function chainConfigArg(v: unknown, field = 'chainConfig'): bigint[] | undefined {
+export function chainConfigArg(v: unknown, field = 'chainConfig', proofOfAuthority = false): bigint[] | undefined {
   if (v === undefined) return undefined;
   if (typeof v !== 'object' || v === null) throw new TypeError(`${field}: expected geth's genesis config object`);
   const c = v as Record<string, unknown>;
+  const clique = c['clique'];
+  if (clique !== undefined && clique !== null && typeof clique !== 'object') throw new TypeError(`${field}.clique: expected geth's clique object ({period, epoch})`);
   const at = (k: string) => (c[k] === undefined || c[k] === null ? undefined : quantityArg(c[k], `${field}.${k}`, 64));
   const later = [at('amsterdamTime'), at('bogotaTime')].filter((t): t is bigint => t !== undefined);
   const out = [
@@ -142,6 +153,7 @@ export function chainConfigArg(v: unknown, field = 'chainConfig'): bigint[] | un
     at('pragueTime') ?? NEVER,
     at('osakaTime') ?? NEVER,
     later.length > 0 ? later.reduce((a, b) => (a < b ? a : b)) : NEVER,
+    proofOfAuthority || (clique !== undefined && clique !== null) ? 1n : 0n,
   ];
   const blobs = c['blobSchedule'];
   if (blobs !== undefined && blobs !== null) {
@@ -199,6 +211,11 @@ export interface CallStats {
   headers: number;
   /** Whether the node gave an access-list hint. */
   hinted: boolean;
+  /**
+   * Every account proven (lowercase hex, in the order first proven) with the storage slots proven
+   * of it: what the call's answer rests on, and what the hint's prefetch added besides.
+   */
+  proven: { address: string; slots: string[] }[];
 }
 
 /**
@@ -391,7 +408,8 @@ export async function verifiedCall(ctx: CallContext, e: Endpoint, method: CallMe
   const wasm = wasmOf('evm');
   const { limits } = ctx;
   const header = await ctx.chain.headerAt(e, block);
-  const stats: CallStats = { rounds: 0, bytes: 0, computeMs: 0, runs: 0, accounts: 0, slots: 0, codes: 0, codeBytes: 0, headers: 0, hinted: false };
+  const stats: CallStats = { rounds: 0, bytes: 0, computeMs: 0, runs: 0, accounts: 0, slots: 0, codes: 0, codeBytes: 0, headers: 0, hinted: false, proven: [] };
+  const proven = new Map<string, Set<string>>();
   const timed = <T>(f: () => T): T => {
     const t0 = performance.now();
     try {
@@ -455,8 +473,12 @@ export async function verifiedCall(ctx: CallContext, e: Endpoint, method: CallMe
         const keys = new Uint8Array(32 * p.slots.length);
         p.slots.forEach((k, i) => keys.set(hexToBytes(k, 'slot'), 32 * i));
         timed(() => state.addProof(hexToBytes(p.address, 'address'), keys, proof));
+        const slots = proven.get(p.address) ?? new Set<string>();
+        for (const k of p.slots) slots.add(k);
+        proven.set(p.address, slots);
       }
     }
+    stats.proven = [...proven].map(([address, slots]) => ({ address, slots: [...slots] }));
     report();
   };
 

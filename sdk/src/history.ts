@@ -3,8 +3,10 @@
  *
  * A state key names one piece of state the same way in every engine: `balance(addr) =
  * keccak256(0x01 ‖ addr)`, `nonce(addr) = keccak256(0x02 ‖ addr)`, `storage(addr, slot) =
- * keccak256(0x03 ‖ addr ‖ slot32)`. A history is the list of values a key took over a block range,
- * checked against a verified header by one of the families (`families/`).
+ * keccak256(0x03 ‖ addr ‖ slot32)`; a mapping's entry, `mapping(addr, index, key)`, is the
+ * storage key of slot keccak256(pad32(key) ‖ pad32(index)). A history is the list of values a key
+ * took over a block range, checked against a verified header by one of the families
+ * (`families/`).
  */
 import { wasmCall } from './errors.js';
 import { bigIntToBytes, bytesArg, bytesToHex, hexToBytes, readU32, readU64, readWord, slotToHex } from './hex.js';
@@ -46,6 +48,22 @@ export const stateKeys = {
     pre.set(a, 1);
     pre.set(hexToBytes(s, 'slot', 'argument', 32), 21);
     return { kind: 'storage', address: bytesToHex(a), slot: s, stateKey: keccakHex(pre) };
+  },
+  /**
+   * The entry for `key` (an address, or a 32-byte word) of a Solidity `mapping` declared at
+   * storage slot `index` of `contract`: slot keccak256(pad32(key) ‖ pad32(index)) (Solidity's
+   * storage layout), as a storage key. An ERC-20's balance of `owner` is
+   * `mapping(token, index, owner)` for the index of its balances mapping (OpenZeppelin's: 0);
+   * `client.keys.erc20Balance` finds the index by a verified probe.
+   */
+  mapping(contract: string, index: string | bigint | number, key: string): StateKey {
+    if (typeof key !== 'string') throw new TypeError('key: expected an address or a 32-byte word (0x-hex)');
+    // An address is a 20-byte key, left-padded as Solidity pads it; anything else must be a word.
+    const k = bytesArg(key, 'key', key.length === 42 ? 20 : 32);
+    const pre = new Uint8Array(64);
+    pre.set(k, 32 - k.length);
+    pre.set(hexToBytes(slotToHex(index, 'index'), 'index', 'argument', 32), 32);
+    return stateKeys.storage(contract, keccakHex(pre));
   },
 };
 

@@ -75,6 +75,16 @@ export {
   type VerifiedValue,
 } from './client.js';
 export { type StateKey, type Version, changesFromValues, changesFromVersions, stateKeys, wordHex } from './history.js';
+export {
+  type ClientKeys,
+  DEFAULT_PROBE_SLOTS,
+  type Erc20BalanceKey,
+  type Erc20BalanceOptions,
+  type Erc20Probe,
+  SlotProbeError,
+  type SlotProbeReason,
+  slotFromProbe,
+} from './erc20.js';
 export { type ColeHistory, type ColeProofArgs, type ColeScheme, coleRootOf, verifyColeHistory } from './families/cole.js';
 export {
   type LvmtAnchor,

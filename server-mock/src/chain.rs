@@ -18,21 +18,31 @@ use alloy_consensus::{
 use alloy_eips::eip2718::{Decodable2718, Encodable2718};
 use alloy_primitives::{Address, B256, Bloom, Bytes, TxKind, U256, keccak256};
 use alloy_rlp::{Decodable, Encodable, RlpDecodable, RlpEncodable};
-use alloy_signer::SignerSync;
 use alloy_signer_local::PrivateKeySigner;
 use lightprov_blockstore::{Block, BlockStore, Layout, Tuning};
 use lightprov_engine_api::{
     Key, StateEngine, Write,
     kv::{BatchOp, FjallStore, KvStore},
-    u64_from_word, word_from_u64,
+    u64_from_word,
 };
 use lightprov_engine_mpt::MptEngine;
 use lightprov_types::{Word, family};
 
+use lightprov_evm::ChainSpec;
+
 use crate::{
     engines::{Engine, Settings, downcast},
-    workload::Workload,
+    exec::{self, BlockState, Refused},
+    workload::{self, Workload},
 };
+
+/// The code changes of a block: the code hashes it set (for the account trie) and the code it
+/// deployed (stored by hash with the block).
+#[derive(Debug, Default)]
+struct Code {
+    hashes: Vec<(Address, B256)>,
+    new: Vec<(B256, Bytes)>,
+}
 
 const META: &str = "chain_meta";
 /// Each block's state writes as `(stateKey ‖ value)*`, to bring a lagging engine up to date.
@@ -125,11 +135,6 @@ pub enum TxError {
         /// The transaction's.
         got: Option<u64>,
     },
-    /// Only plain value transfers run here.
-    #[error(
-        "only value transfers are supported (no contract creation, no calldata; transaction types 0, 1 and 2)"
-    )]
-    Unsupported,
     /// A transaction type this node does not execute.
     #[error("{0}")]
     UnsupportedType(&'static str),
@@ -270,6 +275,8 @@ pub struct Chain {
     pool: Vec<Pending>,
     /// `--dishonest fork`: seal a branch of its own.
     fork: bool,
+    /// The fork schedule the EVM runs blocks under.
+    spec: ChainSpec,
 }
 
 impl std::fmt::Debug for Chain {
@@ -317,7 +324,9 @@ impl Chain {
         for s in &config.families {
             families.extend(s.open(dir)?);
         }
+        let spec = exec::chain_spec(config.chain_id);
         let mut chain = Self {
+            spec,
             families,
             engine,
             blocks,
@@ -431,9 +440,11 @@ impl Chain {
             .unwrap_or_default();
         let families: String = config.families.iter().map(|f| f.fingerprint()).collect();
         // `clique2`: blocks after genesis carry Clique's in-turn difficulty (2); a directory
-        // from before sealed them with 1, which clients now refuse.
+        // from before sealed them with 1, which clients now refuse. `evm`: blocks are executed
+        // by the EVM under Prague's rules and headers have Prague's layout; a directory from
+        // before holds London headers and workload writes no transaction made.
         keccak256(format!(
-            "{}/{}/{w}{families}/clique2",
+            "{}/{}/{w}{families}/clique2/evm",
             config.chain_id,
             config.signer.address(),
         ))
@@ -509,6 +520,23 @@ impl Chain {
         &self.blocks
     }
 
+    /// The code of `address` after block `block` (empty for an account without code).
+    pub fn code(&self, address: &Address, block: u64) -> anyhow::Result<Bytes> {
+        let Some(a) = self.engine.account_at(address, block)? else {
+            return Ok(Bytes::new());
+        };
+        if a.code_hash == lightprov_types::KECCAK_EMPTY {
+            return Ok(Bytes::new());
+        }
+        let code = self
+            .store
+            .get(exec::CODE, a.code_hash.as_slice())?
+            .ok_or_else(|| {
+                anyhow::anyhow!("the code {} of {address} is not stored", a.code_hash)
+            })?;
+        Ok(code.into())
+    }
+
     fn state(&self, key: &Key) -> anyhow::Result<Word> {
         Ok(self.engine.get(key, self.head.number)?)
     }
@@ -524,20 +552,12 @@ impl Chain {
         let tx =
             TxEnvelope::decode_2718(&mut &raw[..]).map_err(|e| TxError::Decode(e.to_string()))?;
         match tx.tx_type() {
-            TxType::Legacy | TxType::Eip2930 | TxType::Eip1559 => {}
+            TxType::Legacy | TxType::Eip2930 | TxType::Eip1559 | TxType::Eip7702 => {}
             TxType::Eip4844 => {
                 return Err(TxError::UnsupportedType(
                     "blob transactions (type 3) are not executed by this node: it keeps no blobs and no blob gas",
                 ));
             }
-            TxType::Eip7702 => {
-                return Err(TxError::UnsupportedType(
-                    "set-code transactions (type 4) are not executed by this node: it runs no code",
-                ));
-            }
-        }
-        if tx.to().is_none() || !tx.input().is_empty() {
-            return Err(TxError::Unsupported);
         }
         if tx.chain_id() != Some(self.config.chain_id) {
             return Err(TxError::ChainId {
@@ -551,7 +571,7 @@ impl Chain {
         if self.pool.iter().any(|p| *p.tx.tx_hash() == hash) {
             return Err(TxError::Known);
         }
-        let want = intrinsic_gas(&tx);
+        let want = self.intrinsic_gas(&tx, sender);
         if tx.gas_limit() < want {
             return Err(TxError::GasTooLow {
                 have: tx.gas_limit(),
@@ -598,26 +618,122 @@ impl Chain {
     }
 
     fn genesis(&mut self) -> anyhow::Result<()> {
-        let mut writes: Vec<Write> = self
+        let no_hashes = |_: u64| None;
+        let mut state = BlockState::new(&self.engine, None, &no_hashes);
+        for a in self
             .config
             .dev_accounts
             .iter()
             .chain(&self.config.transfer_senders)
-            .map(|a| {
-                (
-                    Key::Balance(a.address()),
-                    U256::from(DEV_BALANCE).to_be_bytes(),
-                )
-            })
-            .collect();
+        {
+            state.set_genesis_account(a.address(), U256::from(DEV_BALANCE), None)?;
+        }
         if let Some(w) = &self.config.workload {
+            for a in w.senders() {
+                state.set_genesis_account(a, U256::from(workload::ACCOUNT_BALANCE), None)?;
+            }
+            for (address, code) in w.contracts() {
+                state.set_genesis_account(address, U256::ZERO, Some(code))?;
+            }
+            let deployments = w.deployments();
+            if !deployments.is_empty() {
+                // Their creation code runs as it would in transactions of no gas price, with
+                // room for any constructor; the genesis block holds no transaction.
+                let (fork, mut env) =
+                    exec::environment(&self.spec, &self.template(0, B256::ZERO, GENESIS_TIME))?;
+                env.gas_limit = 1 << 40;
+                env.basefee = 0;
+                let txs: Vec<_> = deployments
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, code)| revm::context::TxEnv {
+                        caller: workload::GENESIS_DEPLOYER,
+                        gas_limit: 1 << 32,
+                        kind: TxKind::Create,
+                        data: code,
+                        nonce: i as u64,
+                        chain_id: Some(self.config.chain_id),
+                        ..Default::default()
+                    })
+                    .collect();
+                for (i, o) in exec::run_block(&mut state, fork, self.config.chain_id, &env, &txs)
+                    .into_iter()
+                    .enumerate()
+                {
+                    match o {
+                        Ok(o) if o.success => {}
+                        Ok(_) => anyhow::bail!("genesis contract {i} failed to deploy"),
+                        Err(Refused::Db(e)) => anyhow::bail!("genesis contract {i}: {e}"),
+                        Err(Refused::Invalid(e)) => anyhow::bail!("genesis contract {i}: {e}"),
+                        Err(Refused::Full) => anyhow::bail!("genesis contract {i}: no gas"),
+                    }
+                }
+            }
+        }
+        let mut writes = std::mem::take(&mut state.writes);
+        let code = Code {
+            hashes: std::mem::take(&mut state.code_hashes),
+            new: std::mem::take(&mut state.new_code),
+        };
+        drop(state);
+        if let Some(w) = self.config.workload.as_ref().filter(|w| !w.deploys()) {
             writes.extend(w.genesis());
         }
-        self.seal_and_commit(0, B256::ZERO, GENESIS_TIME, writes, Vec::new())
+        let header = self.template(0, B256::ZERO, GENESIS_TIME);
+        self.seal_and_commit(header, writes, code, Vec::new())
     }
 
-    /// Produces the next block: the workload's operations, then the pool's transactions in
-    /// arrival order (those no longer valid are dropped).
+    /// The header of block `number` before execution: everything but its roots, bloom, gas used
+    /// and seal.
+    fn template(&self, number: u64, parent_hash: B256, timestamp: u64) -> Header {
+        Header {
+            parent_hash,
+            ommers_hash: EMPTY_OMMER_ROOT_HASH,
+            beneficiary: self.config.signer.address(),
+            difficulty: U256::from(difficulty(number)),
+            number,
+            gas_limit: GAS_LIMIT,
+            timestamp,
+            // What a family binds at genesis (LVMT: its parameters), so a client trusting the
+            // genesis hash trusts it; zero otherwise and later.
+            mix_hash: match number {
+                0 => self
+                    .config
+                    .families
+                    .iter()
+                    .find_map(|f| f.genesis_mix_hash())
+                    .unwrap_or_default(),
+                _ => B256::ZERO,
+            },
+            nonce: Default::default(),
+            base_fee_per_gas: Some(BASE_FEE),
+            // Prague's layout: no withdrawals, no blobs, no beacon root, no requests.
+            withdrawals_root: Some(alloy_trie::EMPTY_ROOT_HASH),
+            blob_gas_used: Some(0),
+            excess_blob_gas: Some(0),
+            parent_beacon_block_root: Some(B256::ZERO),
+            requests_hash: Some(alloy_eips::eip7685::EMPTY_REQUESTS_HASH),
+            ..Default::default()
+        }
+    }
+
+    /// Gas a transaction needs before it runs: its intrinsic gas, or the EIP-7623 floor if
+    /// higher, under the rules of the next block.
+    fn intrinsic_gas(&self, tx: &TxEnvelope, sender: Address) -> u64 {
+        let next = self.template(self.head.number + 1, self.head_hash, now());
+        let fork =
+            exec::environment(&self.spec, &next).map_or(lightprov_evm::Fork::Prague, |e| e.0);
+        let g = revm::context_interface::cfg::gas::calculate_initial_tx_gas_for_tx(
+            exec::tx_env(tx, sender),
+            fork.spec(),
+            None,
+        );
+        g.initial_total_gas().max(g.floor_gas())
+    }
+
+    /// Produces the next block: the workload's transactions, then the pool's in arrival order,
+    /// each executed by the EVM after those before it (a transaction the state no longer
+    /// allows is dropped; one the block has no gas left for waits for the next).
     pub fn produce_block(&mut self) -> anyhow::Result<u64> {
         let number = self.head.number + 1;
         for j in 0..self.config.transfers {
@@ -625,68 +741,67 @@ impl Chain {
             self.submit(&raw)
                 .map_err(|e| anyhow::anyhow!("the node's own transfer {j}: {e}"))?;
         }
-        let mut writes: Vec<Write> = match &self.config.workload {
-            Some(w) => {
-                let read = |k: &Key| self.engine.get(k, self.head.number).unwrap_or([0; 32]);
-                w.block(number, &read)
-            }
-            None => Vec::new(),
-        };
-        let pool = std::mem::take(&mut self.pool);
-        // Balances and nonces as this block sees them.
-        let mut view: HashMap<Key, Word> = writes.iter().copied().collect();
-        let get = |view: &HashMap<Key, Word>, k: Key| -> anyhow::Result<Word> {
-            match view.get(&k) {
-                Some(v) => Ok(*v),
-                None => self.state(&k),
-            }
-        };
-        let miner = self.config.signer.address();
-        let mut included = Vec::new();
-        let mut gas_used = 0u64;
-        for p in pool {
-            let nonce = u64_from_word(&get(&view, Key::Nonce(p.sender))?).unwrap_or(u64::MAX);
-            let price = p.tx.effective_gas_price(Some(BASE_FEE));
-            let gas = intrinsic_gas(&p.tx);
-            let fee = U256::from(price) * U256::from(gas);
-            let value = p.tx.value();
-            let balance = U256::from_be_bytes(get(&view, Key::Balance(p.sender))?);
-            if p.tx.nonce() != nonce || balance < value + fee || gas_used + gas > GAS_LIMIT {
-                tracing::warn!(tx = %p.tx.tx_hash(), "dropped: no longer valid");
-                continue;
-            }
-            let to = p.tx.to().unwrap_or_default();
-            view.insert(
-                Key::Balance(p.sender),
-                (balance - value - fee).to_be_bytes(),
-            );
-            view.insert(Key::Nonce(p.sender), word_from_u64(nonce + 1));
-            let tb = U256::from_be_bytes(get(&view, Key::Balance(to))?);
-            view.insert(Key::Balance(to), (tb + value).to_be_bytes());
-            let tip = U256::from(price - u128::from(BASE_FEE)) * U256::from(gas);
-            let mb = U256::from_be_bytes(get(&view, Key::Balance(miner))?);
-            view.insert(Key::Balance(miner), (mb + tip).to_be_bytes());
-            gas_used += gas;
-            included.push(p);
-        }
-        for k in [Key::Balance(miner)]
-            .into_iter()
-            .chain(included.iter().flat_map(|p| {
-                [
-                    Key::Balance(p.sender),
-                    Key::Nonce(p.sender),
-                    Key::Balance(p.tx.to().unwrap_or_default()),
-                ]
-            }))
-        {
-            if let Some(v) = view.get(&k) {
-                writes.push((k, *v));
-            }
-        }
         // A forking node (tests only) stamps its blocks a second later than an honest node would,
         // so that from the same parent it seals other blocks.
         let timestamp = now().max(self.head.timestamp + 1) + u64::from(self.fork);
-        self.seal_and_commit(number, self.head_hash, timestamp, writes, included)?;
+        let header = self.template(number, self.head_hash, timestamp);
+        let (fork, env) = exec::environment(&self.spec, &header)?;
+        let pool = std::mem::take(&mut self.pool);
+        let blocks = &self.blocks;
+        let hashes = |n: u64| blocks.header(n).ok().flatten().map(keccak256);
+        let mut state = BlockState::new(&self.engine, Some(self.head.number), &hashes);
+        let mut candidates: Vec<(Pending, bool)> = Vec::new();
+        if let Some(w) = &self.config.workload {
+            let mut next: HashMap<Address, u64> = HashMap::new();
+            let txs = w.transactions(
+                number,
+                self.config.chain_id,
+                u128::from(2 * BASE_FEE),
+                &mut |a| {
+                    let n = match next.get(&a) {
+                        Some(n) => *n,
+                        None => state.nonce(a)?,
+                    };
+                    next.insert(a, n + 1);
+                    Ok(n)
+                },
+            )?;
+            candidates.extend(
+                txs.into_iter()
+                    .map(|(tx, sender)| (Pending { tx, sender }, false)),
+            );
+        }
+        candidates.extend(pool.into_iter().map(|p| (p, true)));
+        let envs: Vec<_> = candidates
+            .iter()
+            .map(|(p, _)| exec::tx_env(&p.tx, p.sender))
+            .collect();
+        let outcomes = exec::run_block(&mut state, fork, self.config.chain_id, &env, &envs);
+        let mut included = Vec::new();
+        let mut waiting = Vec::new();
+        for ((p, from_pool), outcome) in candidates.into_iter().zip(outcomes) {
+            match outcome {
+                Ok(o) => included.push((p, o)),
+                Err(Refused::Full) if from_pool => waiting.push(p),
+                Err(Refused::Full) => {}
+                Err(Refused::Invalid(e)) => {
+                    tracing::warn!(tx = %p.tx.tx_hash(), "dropped: {e}");
+                }
+                Err(Refused::Db(e)) => {
+                    drop(state);
+                    self.pool = waiting;
+                    anyhow::bail!("executing block {number}: {e}");
+                }
+            }
+        }
+        let writes = std::mem::take(&mut state.writes);
+        let code = Code {
+            hashes: std::mem::take(&mut state.code_hashes),
+            new: std::mem::take(&mut state.new_code),
+        };
+        drop(state);
+        self.pool = waiting;
+        self.seal_and_commit(header, writes, code, included)?;
         Ok(number)
     }
 
@@ -713,19 +828,19 @@ impl Chain {
             value: U256::from(10u64.pow(12) * (1 + (number * 31 + j as u64) % 1000)),
             ..Default::default()
         };
-        let sig = from.sign_hash_sync(&tx.signature_hash())?;
+        let sig = crate::sign::sign_hash(from, &tx.signature_hash())?;
         Ok(TxEnvelope::from(tx.into_signed(sig)).encoded_2718())
     }
 
     fn seal_and_commit(
         &mut self,
-        number: u64,
-        parent_hash: B256,
-        timestamp: u64,
+        mut header: Header,
         writes: Vec<Write>,
-        included: Vec<Pending>,
+        code: Code,
+        included: Vec<(Pending, exec::Outcome)>,
     ) -> anyhow::Result<()> {
-        let staged = self.engine.stage(number, &writes)?;
+        let number = header.number;
+        let staged = self.engine.stage_with_code(number, &writes, &code.hashes)?;
         let keyed: Vec<(B256, Word)> = writes.iter().map(|(k, v)| (k.state_key(), *v)).collect();
         let mut extra_roots = vec![0u8; EXTRA_ROOTS];
         for i in 0..self.families.len() {
@@ -750,21 +865,24 @@ impl Chain {
                 anyhow::bail!("{name} refused block {number}: {e}");
             }
         }
-        let txs: Vec<TxEnvelope> = included.iter().map(|p| p.tx.clone()).collect();
+        let txs: Vec<TxEnvelope> = included.iter().map(|(p, _)| p.tx.clone()).collect();
         let mut cumulative = 0;
         let mut logs_bloom = Bloom::ZERO;
         let receipts: Vec<ReceiptEnvelope> = included
             .iter()
-            .map(|p| {
-                cumulative += intrinsic_gas(&p.tx);
-                let to = p.tx.to().unwrap_or_default();
-                let logs = if p.tx.value().is_zero() {
-                    Vec::new()
-                } else {
-                    vec![transfer_log(p.sender, to, p.tx.value())]
-                };
+            .map(|(p, o)| {
+                cumulative += o.gas_used;
+                let value = p.tx.value();
+                // The node's rule (EIP-7708's log): a successful transfer of value leaves an
+                // event, before the logs of the code it ran.
+                let mut logs = Vec::with_capacity(o.logs.len() + 1);
+                if o.success && !value.is_zero() {
+                    let to = p.tx.to().unwrap_or_else(|| p.sender.create(p.tx.nonce()));
+                    logs.push(transfer_log(p.sender, to, value));
+                }
+                logs.extend(o.logs.iter().cloned());
                 let r = ReceiptWithBloom::from(Receipt {
-                    status: true.into(),
+                    status: o.success.into(),
                     cumulative_gas_used: cumulative,
                     logs,
                 });
@@ -778,37 +896,14 @@ impl Chain {
                 }
             })
             .collect();
-        let mut header = Header {
-            parent_hash,
-            ommers_hash: EMPTY_OMMER_ROOT_HASH,
-            beneficiary: self.config.signer.address(),
-            state_root: staged.root,
-            transactions_root: proofs::calculate_transaction_root(&txs),
-            receipts_root: proofs::calculate_receipt_root(&receipts),
-            logs_bloom,
-            difficulty: U256::from(difficulty(number)),
-            number,
-            gas_limit: GAS_LIMIT,
-            gas_used: cumulative,
-            timestamp,
-            // The families' commitments (zero for one the node does not run).
-            extra_data: Bytes::from(extra_roots),
-            // What a family binds at genesis (LVMT: its parameters), so a client trusting the
-            // genesis hash trusts it; zero otherwise and later.
-            mix_hash: match number {
-                0 => self
-                    .config
-                    .families
-                    .iter()
-                    .find_map(|f| f.genesis_mix_hash())
-                    .unwrap_or_default(),
-                _ => B256::ZERO,
-            },
-            nonce: Default::default(),
-            base_fee_per_gas: Some(BASE_FEE),
-            ..Default::default()
-        };
-        let sig = self.config.signer.sign_hash_sync(&seal_hash(&header))?;
+        header.state_root = staged.root;
+        header.transactions_root = proofs::calculate_transaction_root(&txs);
+        header.receipts_root = proofs::calculate_receipt_root(&receipts);
+        header.logs_bloom = logs_bloom;
+        header.gas_used = cumulative;
+        // The families' commitments (zero for one the node does not run).
+        header.extra_data = Bytes::from(extra_roots);
+        let sig = crate::sign::sign_hash(&self.config.signer, &seal_hash(&header))?;
         let mut extra = header.extra_data.to_vec();
         // Clique's seal layout: r ‖ s ‖ v with v ∈ {0, 1} (not Ethereum's 27/28).
         extra.extend_from_slice(&sig.r().to_be_bytes::<32>());
@@ -822,7 +917,7 @@ impl Chain {
         let mut body = Vec::new();
         StoredBody {
             txs: txs.iter().map(|t| t.encoded_2718().into()).collect(),
-            senders: included.iter().map(|p| p.sender).collect(),
+            senders: included.iter().map(|(p, _)| p.sender).collect(),
         }
         .encode(&mut body);
         let receipts: Vec<Bytes> = receipts.iter().map(|r| r.encoded_2718().into()).collect();
@@ -839,6 +934,9 @@ impl Chain {
         })?;
         let write_set = lightprov_engine_cole::wal::encode_writes(&keyed);
         ops.push((WRITES, number.to_be_bytes().to_vec(), Some(write_set)));
+        for (hash, code) in code.new {
+            ops.push((exec::CODE, hash.to_vec(), Some(code.to_vec())));
+        }
         for (k, _) in &writes {
             ops.push((PREIMAGES, k.state_key().to_vec(), Some(k.preimage())));
         }
@@ -888,11 +986,6 @@ pub const fn difficulty(number: u64) -> u64 {
 /// The sum of [`difficulty`] over blocks `0..=number`.
 pub const fn total_difficulty(number: u64) -> u64 {
     difficulty(0) + number.saturating_mul(2)
-}
-
-/// The gas a value transfer uses: 21,000 and its access list (EIP-2930).
-pub fn intrinsic_gas(tx: &TxEnvelope) -> u64 {
-    TRANSFER_GAS + tx.access_list().map_or(0, access_list_gas)
 }
 
 /// Intrinsic gas of an access list (EIP-2930).

@@ -152,7 +152,16 @@ struct Shared {
     /// ends, even when its client left or timed out (a handler cannot be interrupted), so a
     /// client that disconnects and reconnects cannot pile up calls beyond the limit.
     work: Arc<Semaphore>,
+    /// Held shared while a request's calls run (a batch's all together); whoever changes what
+    /// they read (the block producer) holds it exclusively.
+    gate: Gate,
 }
+
+/// What a request holds shared while its calls run, and the block producer exclusively: a batch
+/// reads one chain, not a chain that grows between its calls. The lock prefers its writer (a
+/// waiting producer holds up the requests that come after it), so requests in flight delay a
+/// block by at most the longest of them, and do not starve it.
+pub type Gate = Arc<std::sync::RwLock<()>>;
 
 /// Expensive calls (`rpc::is_expensive`, or batches with one) answered at once: twice the
 /// cores, at least 4. The others wait, within their request timeout; this bounds the CPU and
@@ -161,17 +170,19 @@ fn calls_in_flight() -> usize {
     std::thread::available_parallelism().map_or(4, |n| (2 * n.get()).max(4))
 }
 
-/// Serves `methods` (and `rest`'s GETs) on `listener` under `limits` until `stop` fires;
-/// returns once every connection is closed.
+/// Serves `methods` (and `rest`'s GETs) on `listener` under `limits` until `stop` fires, each
+/// request's calls under `gate` held shared; returns once every connection is closed.
 pub async fn serve(
     listener: TcpListener,
     methods: impl Into<Methods>,
     rest: Option<Arc<dyn Rest>>,
     limits: Limits,
+    gate: Gate,
     stop: StopHandle,
 ) {
     let methods: Methods = methods.into();
     let shared = Arc::new(Shared {
+        gate,
         limits,
         methods: methods.method_names().collect(),
         rest,
@@ -512,6 +523,7 @@ impl<S: Rpc> Front<S> {
                 };
                 let runtime = tokio::runtime::Handle::current();
                 let mut rpc = self.rpc.clone();
+                let gate = self.shared.gate.clone();
                 let (done, answered) = tokio::sync::oneshot::channel();
                 tokio::task::spawn_blocking(move || {
                     let _held = (work, permit);
@@ -519,6 +531,10 @@ impl<S: Rpc> Front<S> {
                     if done.is_closed() {
                         return;
                     }
+                    // The gate guards no data: a poisoned one is as good.
+                    let _open = gate
+                        .read()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
                     let _ = done.send(runtime.block_on(rpc.call(req)));
                 });
                 let answer = answered
@@ -1387,6 +1403,7 @@ mod tests {
                 jsonrpsee::RpcModule::new(()),
                 rest.clone(),
                 limits,
+                Gate::default(),
                 stop,
             ));
             let get = |path: &str| {

@@ -33,8 +33,8 @@ struct Args {
     /// JSON-RPC port (0 picks a free one; the chosen port is printed).
     #[arg(long, default_value_t = 8545)]
     port: u16,
-    /// Time between blocks, e.g. `1s`, `500ms`; `0` produces a block as soon as a transaction
-    /// arrives (and on `evm_mine`).
+    /// Time between blocks, e.g. `1s`, `500ms` (after a block slower than that, the whole time
+    /// from its end); `0` produces a block as soon as a transaction arrives (and on `evm_mine`).
     #[arg(long, default_value = "1s", value_parser = parse_duration)]
     block_time: Duration,
     /// Fill every block with a deterministic workload.
@@ -331,11 +331,13 @@ async fn main() -> anyhow::Result<()> {
     let (stop, handle) = stop_channel();
     let rest = beacon.map(|b| Arc::new(BeaconApi::new(node.clone(), b)) as Arc<dyn front::Rest>);
     let serves_beacon = rest.is_some();
+    let gate = front::Gate::default();
     let server = tokio::spawn(front::serve(
         listener,
         rpc::module(node.clone())?,
         rest,
         limits,
+        gate.clone(),
         stop,
     ));
     if serves_beacon {
@@ -343,7 +345,7 @@ async fn main() -> anyhow::Result<()> {
     }
     println!("json-rpc      http://{addr}");
 
-    let producer = tokio::spawn(produce(node.clone(), args.block_time));
+    let producer = tokio::spawn(produce(node.clone(), gate, args.block_time));
     shutdown_signal().await;
     tracing::info!("shutting down");
     producer.abort();
@@ -357,12 +359,18 @@ async fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn produce(node: Arc<Node>, every: Duration) {
+/// Produces a block every `every` (on demand if zero), holding `gate` while it does: after the
+/// requests in flight, before those that come later.
+async fn produce(node: Arc<Node>, gate: front::Gate, every: Duration) {
     let mut tick = tokio::time::interval(if every.is_zero() {
         Duration::from_secs(3600)
     } else {
         every
     });
+    // A block that took longer than the block time is followed by a whole block time without
+    // one, in which the requests waiting run (tokio's default fires missed ticks at once: a node
+    // slower than its block time produced blocks back to back).
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     tick.tick().await;
     loop {
         if node.on_demand {
@@ -370,15 +378,28 @@ async fn produce(node: Arc<Node>, every: Duration) {
         } else {
             tick.tick().await;
         }
-        let result = node
-            .chain
-            .write()
-            .map_err(|_| anyhow::anyhow!("chain lock poisoned"))
-            .and_then(|mut c| {
-                let n = c.produce_block()?;
-                let txs = c.block(n)?.map_or(0, |b| b.txs.len());
-                Ok((n, c.head().1, txs))
-            });
+        // On the blocking pool, as the calls are: no runtime worker waits on the locks. Between
+        // requests, not within one: before, each call of a batch took the chain lock on its
+        // own, the producer took it between two of them, and a batch of 100
+        // `eth_getBlockByNumber` waited for a block per call, past the request timeout.
+        let (chain, gate) = (node.clone(), gate.clone());
+        let result = tokio::task::spawn_blocking(move || {
+            let _quiet = gate
+                .write()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            chain
+                .chain
+                .write()
+                .map_err(|_| anyhow::anyhow!("chain lock poisoned"))
+                .and_then(|mut c| {
+                    let n = c.produce_block()?;
+                    let txs = c.block(n)?.map_or(0, |b| b.txs.len());
+                    Ok((n, c.head().1, txs))
+                })
+        })
+        .await
+        .map_err(|e| anyhow::anyhow!("block production stopped: {e}"))
+        .and_then(|r| r);
         match result {
             Ok((n, hash, txs)) => tracing::info!("block #{n} {hash} txs={txs}"),
             Err(e) => tracing::error!("block production failed: {e:#}"),

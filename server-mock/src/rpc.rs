@@ -15,12 +15,14 @@ use serde_json::{Value, json};
 
 pub use crate::handler::Node;
 use crate::{
-    chain::{BASE_FEE, Chain, TRANSFER_GAS},
+    calls,
+    chain::{BASE_FEE, Chain},
     dishonest, families,
     handler::{
         RpcResult, about, arg, args, internal, invalid, opt_arg, over_limit, read, resolve, slot,
         state_key,
     },
+    trace,
 };
 
 /// The most logs one `eth_getLogs` answer holds (as common providers limit it).
@@ -73,7 +75,7 @@ fn block_json(node: &Node, chain: &Chain, number: u64, full: bool) -> RpcResult<
         },
         uncles: vec![],
         transactions,
-        withdrawals: None,
+        withdrawals: Some(Default::default()),
     };
     let mut v = serde_json::to_value(block).map_err(internal)?;
     dishonest::block(node.dishonest, &mut v);
@@ -94,7 +96,8 @@ fn stored_block(chain: &Chain, number: u64) -> RpcResult<Option<crate::chain::Bl
     chain.block(number).map_err(internal)
 }
 
-/// A block's RLP as geth's `debug_getRawBlock` gives it — `[header, transactions, ommers]`,
+/// A block's RLP as geth's `debug_getRawBlock` gives it — `[header, transactions, ommers,
+/// withdrawals]`,
 /// typed transactions as byte strings and legacy ones as lists — built from the stored
 /// encodings without decoding them.
 fn raw_block(record: &crate::chain::BlockRecord) -> Bytes {
@@ -115,7 +118,8 @@ fn raw_block(record: &crate::chain::BlockRecord) -> Bytes {
     }
     .encode(&mut payload);
     payload.extend_from_slice(&txs);
-    // No ommers.
+    // No ommers, and (Shanghai's layout on) no withdrawals.
+    payload.push(alloy_rlp::EMPTY_LIST_CODE);
     payload.push(alloy_rlp::EMPTY_LIST_CODE);
     let mut out = Vec::with_capacity(payload.len() + 9);
     Header {
@@ -160,12 +164,15 @@ fn block_receipts(
     let receipts = record.receipts().map_err(internal)?;
     let timestamp = record.header().map_err(internal)?.timestamp;
     let mut log_index = 0u64;
+    let mut cumulative = 0u64;
     txs.iter()
         .zip(receipts)
         .zip(record.senders.iter())
         .enumerate()
         .map(|(i, ((tx, receipt), sender))| {
             let tx_hash = *tx.tx_hash();
+            let gas_used = receipt.cumulative_gas_used() - cumulative;
+            cumulative = receipt.cumulative_gas_used();
             Ok(TransactionReceipt {
                 inner: receipt.map_logs(|l| {
                     log_index += 1;
@@ -184,13 +191,13 @@ fn block_receipts(
                 transaction_index: Some(i as u64),
                 block_hash: Some(block_hash),
                 block_number: Some(number),
-                gas_used: crate::chain::intrinsic_gas(tx),
+                gas_used,
                 effective_gas_price: tx.effective_gas_price(Some(BASE_FEE)),
                 blob_gas_used: None,
                 blob_gas_price: None,
                 from: *sender,
                 to: tx.to(),
-                contract_address: None,
+                contract_address: tx.to().is_none().then(|| sender.create(tx.nonce())),
             })
         })
         .collect()
@@ -359,6 +366,10 @@ fn transaction_proof_json(chain: &Chain, number: u64, index: u64) -> RpcResult<V
 pub const EXPENSIVE_METHODS: &[&str] = &[
     "eth_getProof",
     "eth_getLogs",
+    "eth_call",
+    "eth_estimateGas",
+    "eth_createAccessList",
+    "debug_traceCall",
     "lightprov_getHistory",
     "lightprov_status",
 ];
@@ -403,31 +414,23 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
     m.register_method("eth_maxPriorityFeePerGas", |_, _, _| -> RpcResult<String> {
         Ok(format!("0x{:x}", BASE_FEE))
     })?;
-    m.register_method("eth_estimateGas", |p, _, _| -> RpcResult<String> {
-        let a = args(&p, 2)?;
-        let call: Value = arg(&a, 0, "transaction")?;
-        if !call.is_object() {
-            return Err(invalid("transaction", "expected an object"));
-        }
-        let data = call
-            .get("data")
-            .or_else(|| call.get("input"))
-            .and_then(Value::as_str)
-            .unwrap_or("0x");
-        if call.get("to").is_none_or(Value::is_null) || data.len() > 2 {
-            return Err(ErrorObjectOwned::owned(
-                3,
-                "only value transfers are supported",
-                None::<()>,
-            ));
-        }
-        let list: alloy_eips::eip2930::AccessList = match call.get("accessList") {
-            None | Some(Value::Null) => Default::default(),
-            Some(l) => serde_json::from_value(l.clone())
-                .map_err(|e| invalid("transaction.accessList", e))?,
-        };
-        let gas = TRANSFER_GAS + crate::chain::access_list_gas(&list);
-        Ok(format!("0x{gas:x}"))
+    m.register_method("eth_call", |p, n, _| -> RpcResult<Bytes> {
+        calls::handle(&p, n, lightprov_evm::call, calls::call_result)
+    })?;
+    m.register_method("eth_estimateGas", |p, n, _| -> RpcResult<U256> {
+        calls::handle(&p, n, lightprov_evm::estimate_gas, calls::estimate_result)
+    })?;
+    m.register_method("eth_createAccessList", |p, n, _| -> RpcResult<Value> {
+        calls::handle(
+            &p,
+            n,
+            lightprov_evm::create_access_list,
+            calls::access_list_result,
+        )
+    })?;
+
+    m.register_method("debug_traceCall", |p, n, _| -> RpcResult<Value> {
+        trace::trace_call(&p, n)
     })?;
 
     m.register_method("eth_getBlockByNumber", |p, n, _| -> RpcResult<Value> {
@@ -562,11 +565,10 @@ pub fn module(node: Arc<Node>) -> anyhow::Result<RpcModule<Arc<Node>>> {
     })?;
     m.register_method("eth_getCode", |p, n, _| -> RpcResult<Bytes> {
         let a = args(&p, 2)?;
-        let _: Address = arg(&a, 0, "address")?;
+        let address: Address = arg(&a, 0, "address")?;
         let chain = read(n)?;
-        resolve(&chain, opt_arg(&a, 1, "block")?)?;
-        // No account on this chain has code.
-        Ok(Bytes::new())
+        let block = resolve(&chain, opt_arg(&a, 1, "block")?)?;
+        chain.code(&address, block).map_err(internal)
     })?;
 
     m.register_method("eth_sendRawTransaction", |p, n, _| -> RpcResult<B256> {

@@ -9,6 +9,8 @@
     clippy::panic
 )]
 
+mod common;
+
 use std::sync::{Arc, RwLock};
 
 use alloy_consensus::{SignableTransaction, TxEnvelope, TxLegacy};
@@ -67,21 +69,12 @@ fn node_with_block_of(n: u64) -> (tempfile::TempDir, RpcModule<Arc<Node>>) {
 
 /// The answer to one call of `method`: `Ok(result)` or `Err((code, message))`.
 fn rpc(m: &RpcModule<Arc<Node>>, method: &str, params: Value) -> Result<Value, (i64, String)> {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap();
-    let (resp, _) = rt
-        .block_on(m.raw_json_request(&body.to_string(), 1))
-        .unwrap();
-    let v: Value = serde_json::from_str(resp.get()).unwrap();
-    match v.get("result") {
-        Some(r) => Ok(r.clone()),
-        None => Err((
-            v["error"]["code"].as_i64().unwrap(),
-            v["error"]["message"].as_str().unwrap().to_owned(),
-        )),
-    }
+    common::rpc(m, method, params).map_err(|e| {
+        (
+            e["code"].as_i64().unwrap(),
+            e["message"].as_str().unwrap().to_owned(),
+        )
+    })
 }
 
 fn call(m: &RpcModule<Arc<Node>>, params: Value) -> Result<Value, (i64, String)> {
@@ -231,7 +224,8 @@ fn raw_block_and_receipts_are_geths() {
         body: BlockBody {
             transactions: block.body.transactions.clone(),
             ommers: Vec::<Header>::new(),
-            withdrawals: None,
+            // Prague's layout: an empty withdrawals list.
+            withdrawals: Some(Default::default()),
         },
     });
     assert_eq!(raw, again);

@@ -2,8 +2,9 @@
 // The provenance explorer in headless Debian Chromium: starts `scripts/demo.mjs` (lightprov-node
 // with its workload, the page and its /rpc proxy), then connects, picks an account, reads a
 // verified balance, draws a COLE history, switches to LVMT, MPT, MBT and the POS-Tree (same
-// points), runs the scheme comparison, tampers with proofs and sees the rejection codes, sends a
-// transfer and sees the new point, and checks the narrow layout. Screenshots of each step go to target/screenshots/.
+// points), runs the scheme comparison, tampers with proofs and sees the rejection codes, reads a
+// token balance by a verified eth_call and draws its history (inspected and forged as well), sends
+// a transfer and sees the new point, and checks the narrow layout. Screenshots of each step go to target/screenshots/.
 // Prints one line per check and a final "demo-app: N passed, N failed"; exit code 1 on failure.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -35,6 +36,12 @@ const check = async (name, f) => {
 };
 const expect = (ok, what) => {
   if (!ok) throw new Error(what);
+};
+/** One JSON-RPC call to the node itself (unverified: the tests' second opinion). */
+const rpc = async (url, method, params) => {
+  const j = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) }).then((r) => r.json());
+  if (j.error) throw new Error(`${method}: ${j.error.message}`);
+  return j.result;
 };
 
 // 1. The demo, as `npm run demo` starts it (without the offline proofs and the CLI example).
@@ -260,6 +267,88 @@ try {
     }
     console.log(`demo-app:      ${seen.join(', ')}`);
     await shotOf('#forgery-panel', '10-forgery-mpt');
+  });
+
+  await check('token panel: balanceOf by a verified eth_call, its slot by a verified probe, its history by each scheme, inspected and forged', async () => {
+    const config = await page.evaluate(() => fetch('./demo-config.json').then((r) => r.json()));
+    const token = config.workload?.token;
+    expect(/^0x[0-9a-fA-F]{40}$/.test(token ?? ''), `the demo config names no token: ${JSON.stringify(config.workload)}`);
+    expect((await page.inputValue('#token-address')).toLowerCase() === token.toLowerCase(), 'the token is not prefilled');
+    const holder = await page.$eval('#account', (s) => [...s.options].find((o) => o.textContent?.startsWith('acct 5'))?.value);
+    expect(holder, 'no workload account in the picker');
+    await page.selectOption('#account', holder);
+    await page.click('#read-token');
+    await page.waitForSelector('#token-out[data-slot], #token-out [role="alert"]', { timeout: 120_000 });
+    expect((await page.getAttribute('#token-out', 'data-slot')) === '0', `token panel: ${(await page.$eval('#token-out', (e) => e.textContent ?? '')).replace(/\s+/g, ' ').slice(0, 900)}`);
+    const balance = BigInt((await page.getAttribute('#token-balance', 'data-value')) ?? '-1');
+    const block = Number(await page.getAttribute('#token-out', 'data-block'));
+    // Cross-checked with the node's own eth_call (unverified: a second opinion, not the page's source).
+    const balanceOf = (b) =>
+      rpc(urls.node, 'eth_call', [{ to: token, data: '0x70a08231' + holder.slice(2).toLowerCase().padStart(64, '0') }, '0x' + b.toString(16)]).then(BigInt);
+    expect(balance === (await balanceOf(block)), `balanceOf ${balance} at #${block} ≠ the node's eth_call`);
+    expect(await page.$('#token-out .verified'), 'the balance is not marked verified');
+    const stats = await page.$eval('#token-call-stats', (e) => ({ rounds: Number(e.dataset.rounds), accounts: Number(e.dataset.accounts), slots: Number(e.dataset.slots) }));
+    expect(stats.rounds >= 1 && stats.accounts >= 2 && stats.slots >= 1, `call stats: ${JSON.stringify(stats)}`);
+    const proven = await page.$$eval('#token-proven [data-address]', (rows) => rows.map((r) => ({ address: r.getAttribute('data-address'), text: r.textContent ?? '' })));
+    const ofToken = proven.find((p) => p.address === token.toLowerCase());
+    expect(ofToken && /balances\[holder\]/.test(ofToken.text), `proven: ${JSON.stringify(proven)}`);
+    expect(/only slot 0's holds/.test(await page.innerText('#token-probe')), 'the probe does not say which slot held the balance');
+    await shotOf('#token-panel', '10b-token-panel');
+    // The panel drew the token balance's history by the scheme chosen before (the POS-Tree).
+    await page.waitForFunction(() => /token balance/.test(document.querySelector('#history-summary strong')?.textContent ?? '') && !document.querySelector('#history-panel[aria-busy]'), null, { timeout: 120_000 });
+    const error = await page.$('#history-status [role="alert"]');
+    if (error) throw new Error(`the history shows an error: ${await error.innerText()}`);
+    const first = await points();
+    expect(first.length >= 2, `expected a token history with changes, got ${first.join(', ')}`);
+    // Each point is the balance from its block on: the node's balanceOf there, and unchanged the block before the next.
+    const value = (p) => BigInt(p.split('=')[1].replace(/,/g, ''));
+    for (const [i, p] of first.entries()) {
+      const at = Number(p.split('=')[0]);
+      expect((await balanceOf(at)) === value(p), `point ${p}: the node's balanceOf is ${await balanceOf(at)}`);
+      const next = first[i + 1];
+      if (next) expect((await balanceOf(Number(next.split('=')[0]) - 1)) === value(p), `the balance changed before the point after ${p}`);
+    }
+    // Every scheme draws the same points; each one's proof is drawn and leads to its header.
+    cole = first;
+    for (const [scheme, outline] of [
+      ['cole', '.root-check[data-matches="true"]'],
+      ['lvmt', '.outline[data-family="lvmt-history"]'],
+      ['mpt', '.outline[data-family="mpt"] .root-check[data-matches="true"]'],
+      ['forkless', '.outline[data-family="forkless"]'],
+    ]) {
+      await drawnAsCole(`${scheme} (token)`, scheme, outline);
+    }
+    await page.click('#scheme-buttons button[data-scheme="cole"]');
+    await page.waitForSelector('#history-panel[data-scheme="cole"]:not([aria-busy])', { timeout: 120_000 });
+    await page.waitForSelector('#inspector-out .root-check[data-matches="true"]', { timeout: 30_000 });
+    console.log(`demo-app:      token balance ${balance} at #${block} (slot 0, ${stats.rounds} round trips, ${stats.accounts} accounts and ${stats.slots} slots proven); history ${first.join(', ')}`);
+    await shotOf('#history-panel', '10c-token-history');
+    await shotOf('#inspector-panel', '10d-token-inspector');
+    // Forgery mode on the token balance's proof.
+    await page.selectOption('#forgery-scheme', 'cole');
+    await page.selectOption('#forgery-kind', 'value-changed');
+    await page.click('#run-forgery');
+    await page.waitForSelector('#forgery-out:not(:has(.busy))', { timeout: 120_000 });
+    await page.waitForSelector('#forgery-verdict, #forgery-out [role="alert"]', { timeout: 120_000 });
+    const verdict = await page.$('#forgery-verdict');
+    expect(verdict, `token forgery: ${await page.innerText('#forgery-out')}`);
+    expect(/Rejected/.test(await verdict.innerText()) && /the code this tamper must get/.test(await verdict.innerText()), `token forgery: ${await verdict.innerText()}`);
+    expect(/for acct 5 · token balance/.test(await page.innerText('#forgery-out .verified')), `the forgery was not of the token balance's proof: ${await page.innerText('#forgery-out .verified')}`);
+    await shotOf('#forgery-panel', '10e-token-forgery');
+    // A dev account holds no tokens: the probe refuses (0 is what every unwritten slot holds),
+    // and the panel goes on with the slot the probe found for the token before.
+    const dev = await page.$eval('#account', (s) => [...s.options].find((o) => o.textContent?.startsWith('dev 0'))?.value);
+    await page.selectOption('#account', dev);
+    await page.click('#read-token');
+    await page.waitForSelector('#token-out[data-slot], #token-out [role="alert"]', { timeout: 120_000 });
+    const refusal = await page.$('#token-out [role="alert"][data-code="PROBE zero-balance"]');
+    expect(refusal, `dev 0: ${(await page.$eval('#token-out', (e) => e.textContent ?? '')).replace(/\s+/g, ' ').slice(0, 600)}`);
+    expect((await page.getAttribute('#token-balance', 'data-value')) === '0', 'dev 0 holds tokens');
+    expect(/Using slot 0/.test(await page.innerText('#token-probe')), 'the slot found before is not used');
+    await page.waitForFunction(() => /dev 0 · token balance/.test(document.querySelector('#history-summary strong')?.textContent ?? '') && !document.querySelector('#history-panel[aria-busy]'), null, { timeout: 120_000 });
+    const zero = await points();
+    expect(zero.length === 1 && zero[0].endsWith('=0'), `dev 0's token history: ${zero.join(', ')}`);
+    await shotOf('#token-panel', '10f-token-refused');
   });
 
   await check('sends a transfer through the verified provider and sees the new point', async () => {

@@ -34,12 +34,19 @@ describe('chainConfig: a fork schedule in geth genesis config keys', () => {
 
   it("takes geth's config as it is: forks by time, blob fractions by fork, ascending", () => {
     const config = { chainId: 1337, londonBlock: 0, shanghaiTime: 0, cancunTime: 0, pragueTime: 10, osakaTime: 20, bpo1Time: 30, blobSchedule: { prague: { baseFeeUpdateFraction: 5007716 }, cancun: { baseFeeUpdateFraction: 3338477 }, bpo1: { baseFeeUpdateFraction: 8346193 } } };
-    expect(chainConfigArg(config)).toEqual([0n, 0n, 0n, 10n, 20n, never, 0n, 3338477n, 10n, 5007716n, 30n, 8346193n]);
+    expect(chainConfigArg(config)).toEqual([0n, 0n, 0n, 10n, 20n, never, 0n, 0n, 3338477n, 10n, 5007716n, 30n, 8346193n]);
   });
 
   it('refuses blocks from the first fork after Osaka on (Amsterdam, or geth --dev’s Bogota)', () => {
     expect(chainConfigArg({ osakaTime: 0, amsterdamTime: 500, bogotaTime: 90 })?.[5]).toBe(90n);
-    expect(chainConfigArg({ londonBlock: '0x10' })).toEqual([16n, never, never, never, never, never]);
+    expect(chainConfigArg({ londonBlock: '0x10' })).toEqual([16n, never, never, never, never, never, 0n]);
+  });
+
+  it("marks a Clique chain: geth's clique object, or an anchor with signers", () => {
+    expect(chainConfigArg({ londonBlock: 0, clique: { period: 1, epoch: 30000 } })?.[6]).toBe(1n);
+    expect(chainConfigArg({ londonBlock: 0 }, 'chainConfig', true)?.[6]).toBe(1n);
+    expect(chainConfigArg({ londonBlock: 0 })?.[6]).toBe(0n);
+    expect(() => chainConfigArg({ londonBlock: 0, clique: 5 })).toThrow(/chainConfig.clique: expected/);
   });
 
   it('names the field of a bad value', () => {

@@ -195,7 +195,21 @@ fn storage_word(mut rlp: &[u8]) -> Result<Word, MptEngineError> {
 struct AccountChanges {
     nonce: Option<Word>,
     balance: Option<Word>,
+    code_hash: Option<B256>,
     storage: BTreeMap<B256, Word>,
+}
+
+/// An account as the state trie holds it after some block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AccountState {
+    /// Nonce.
+    pub nonce: u64,
+    /// Balance (32-byte big-endian).
+    pub balance: Word,
+    /// Root of its storage trie.
+    pub storage_root: B256,
+    /// keccak256 of its code.
+    pub code_hash: B256,
 }
 
 /// Ethereum-compatible state — an account trie keyed by keccak256(address), a storage trie per
@@ -266,6 +280,34 @@ impl<S: KvStore> MptEngine<S> {
         }
     }
 
+    /// The account at `address` after block `block` (`None`: no account).
+    pub fn account_at(
+        &self,
+        address: &Address,
+        block: u64,
+    ) -> Result<Option<AccountState>, MptEngineError> {
+        let state = self.trie(self.root(block)?)?;
+        Ok(Self::account(&state, address)?.map(|a| AccountState {
+            nonce: a.nonce,
+            balance: a.balance,
+            storage_root: a.storage_root,
+            code_hash: a.code_hash,
+        }))
+    }
+
+    /// The value of `slot` in the storage trie whose root is `storage_root` (an account's, from
+    /// [`MptEngine::account_at`]): zero if absent.
+    pub fn slot_in(&self, storage_root: B256, slot: &B256) -> Result<Word, MptEngineError> {
+        if storage_root == EMPTY_ROOT_HASH {
+            return Ok([0; 32]);
+        }
+        self.trie(storage_root)?
+            .get(keccak(slot.as_slice()).as_slice())?
+            .map(|v| storage_word(&v))
+            .transpose()
+            .map(Option::unwrap_or_default)
+    }
+
     /// The `eth_getProof` answer for `address` and `slots` after block `block`.
     pub fn account_proof(
         &self,
@@ -322,6 +364,18 @@ pub struct StagedBlock {
 impl<S: KvStore> MptEngine<S> {
     /// Computes block `number`'s state (see [`StateEngine::apply_block`]) without writing it.
     pub fn stage(&mut self, number: u64, writes: &[Write]) -> Result<StagedBlock, MptEngineError> {
+        self.stage_with_code(number, writes, &[])
+    }
+
+    /// [`MptEngine::stage`], with the code hashes the block sets (`KECCAK_EMPTY` removes an
+    /// account's code). Code is no state key of the proof families: only the account trie
+    /// commits to it, and the code itself is kept by whoever ran it, by hash.
+    pub fn stage_with_code(
+        &mut self,
+        number: u64,
+        writes: &[Write],
+        code_hashes: &[(Address, B256)],
+    ) -> Result<StagedBlock, MptEngineError> {
         let expected = self.head.map_or(0, |h| h + 1);
         if number != expected {
             return Err(MptEngineError::BlockOrder {
@@ -346,6 +400,9 @@ impl<S: KvStore> MptEngine<S> {
                 }
             }
         }
+        for (address, hash) in code_hashes {
+            changes.entry(*address).or_default().code_hash = Some(*hash);
+        }
         let mut state = self.trie(self.current_root()?)?;
         for (addr, c) in changes {
             let path = keccak(addr.as_slice());
@@ -355,6 +412,9 @@ impl<S: KvStore> MptEngine<S> {
             }
             if let Some(b) = c.balance {
                 a.balance = b;
+            }
+            if let Some(h) = c.code_hash {
+                a.code_hash = h;
             }
             if !c.storage.is_empty() {
                 let mut storage = self.trie(a.storage_root)?;

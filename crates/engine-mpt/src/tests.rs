@@ -198,3 +198,26 @@ fn reproduces_every_trietests_root() {
     }
     assert_eq!(cases, 25, "all TrieTests root cases");
 }
+
+/// Code hashes reach the account trie: the proof carries them, an account with code alone
+/// exists, and `KECCAK_EMPTY` takes the code away again (deleting an otherwise empty account).
+#[test]
+fn code_hashes_are_committed_with_the_account() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut e = open(dir.path());
+    let a = Address::repeat_byte(0xc0);
+    let code = B256::repeat_byte(0x77);
+    let staged = e.stage_with_code(0, &[], &[(a, code)]).unwrap();
+    e.commit(staged, Vec::new()).unwrap();
+    assert_ne!(e.root(0).unwrap(), EMPTY_ROOT_HASH);
+    assert_eq!(e.account_at(&a, 0).unwrap().unwrap().code_hash, code);
+    let proof = e.account_proof(&a, &[], 0).unwrap();
+    let v = verify_account_proof(&e.root(0).unwrap(), &proof.as_ref()).unwrap();
+    assert!(v.exists);
+    assert_eq!(v.code_hash, code);
+    let staged = e.stage_with_code(1, &[], &[(a, KECCAK_EMPTY)]).unwrap();
+    e.commit(staged, Vec::new()).unwrap();
+    assert_eq!(e.root(1).unwrap(), EMPTY_ROOT_HASH);
+    assert_eq!(e.account_at(&a, 1).unwrap(), None);
+    assert_eq!(e.slot_in(EMPTY_ROOT_HASH, &B256::ZERO).unwrap(), [0; 32]);
+}

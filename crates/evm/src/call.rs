@@ -53,7 +53,7 @@ pub fn call(
 
 /// The gas of `eth_call` and `eth_createAccessList`: the request's, at most the cap (geth's
 /// `CallDefaults`), or the cap.
-fn call_gas(req: &CallRequest, gas_cap: u64) -> u64 {
+pub(crate) fn call_gas(req: &CallRequest, gas_cap: u64) -> u64 {
     req.gas.map_or(gas_cap, |g| g.min(gas_cap))
 }
 
@@ -304,7 +304,7 @@ pub fn create_access_list(
 }
 
 /// The proven nonce of `address` (0 for no account).
-fn nonce_of(state: &ProvenState, address: Address) -> Outcome<u64> {
+pub(crate) fn nonce_of(state: &ProvenState, address: Address) -> Outcome<u64> {
     match state.account(&address) {
         None => Outcome::Missing(Need::Account(address)),
         Some(a) => Outcome::Done(a.nonce),

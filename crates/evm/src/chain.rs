@@ -137,6 +137,10 @@ pub struct ChainSpec {
     /// `(timestamp, baseFeeUpdateFraction)` from that time on, ascending by time (the blob
     /// parameter forks). Where it says nothing, Cancun's and Prague's defaults apply.
     pub blob_fractions: Vec<(u64, u64)>,
+    /// A Clique-style proof-of-authority chain: its headers keep Clique's difficulty (1 or 2,
+    /// its fork choice) under the forks after the merge, whose rules it runs from its schedule
+    /// alone (`PREVRANDAO` reads `mixHash`).
+    pub proof_of_authority: bool,
 }
 
 const BPO1: u64 = 8_346_193;
@@ -155,6 +159,7 @@ impl ChainSpec {
             osaka_time: times[3],
             later_time: times[4],
             blob_fractions: alloc::vec![(bpo[0], BPO1), (bpo[1], BPO2)],
+            proof_of_authority: false,
         };
         Some(match chain_id {
             1 => spec(
@@ -213,7 +218,10 @@ impl ChainSpec {
             Fork::Cancun
         } else if at(self.shanghai_time) {
             Fork::Shanghai
-        } else if header.base_fee_per_gas.is_some() && header.difficulty == [0; 32] {
+        } else if header.base_fee_per_gas.is_some()
+            && header.difficulty == [0; 32]
+            && !self.proof_of_authority
+        {
             Fork::Paris
         } else if header.number >= self.london_block {
             Fork::London
@@ -240,7 +248,7 @@ impl ChainSpec {
                 number: header.number,
             });
         }
-        if fork >= Fork::Paris && header.difficulty != [0; 32] {
+        if fork >= Fork::Paris && header.difficulty != [0; 32] && !self.proof_of_authority {
             return Err(ForkError::HeaderLacks {
                 fork,
                 field: "difficulty 0",
@@ -329,6 +337,43 @@ mod tests {
                 number: 19_500_000
             })
         );
+    }
+
+    #[test]
+    fn a_proof_of_authority_chain_keeps_cliques_difficulty_after_the_merge() {
+        let mut spec = ChainSpec {
+            chain_id: 1337,
+            london_block: 0,
+            shanghai_time: Some(0),
+            cancun_time: Some(0),
+            prague_time: Some(100),
+            osaka_time: None,
+            later_time: None,
+            blob_fractions: Vec::new(),
+            proof_of_authority: false,
+        };
+        // A Clique block: in turn, difficulty 2.
+        let mut clique = header(5, 200, 21);
+        clique.difficulty[31] = 2;
+        assert_eq!(
+            spec.fork_of(&clique),
+            Err(ForkError::HeaderLacks {
+                fork: Fork::Prague,
+                field: "difficulty 0",
+                number: 5
+            })
+        );
+        spec.proof_of_authority = true;
+        assert_eq!(spec.fork_of(&clique), Ok(Fork::Prague));
+        clique.timestamp = 50;
+        assert_eq!(spec.fork_of(&clique), Ok(Fork::Cancun));
+        // Before Shanghai, a proof-of-authority block of difficulty 0 is still London's, not
+        // Paris's: its difficulty is no sign of the merge.
+        spec.shanghai_time = None;
+        spec.cancun_time = None;
+        spec.prague_time = None;
+        let zero = header(5, 50, 16);
+        assert_eq!(spec.fork_of(&zero), Ok(Fork::London));
     }
 
     #[test]

@@ -8,6 +8,7 @@ mod call;
 mod chain;
 mod db;
 mod error;
+mod prestate;
 mod request;
 mod run;
 mod state;
@@ -19,8 +20,9 @@ pub use call::{
 pub use chain::{CANCUN_BLOB_FRACTION, ChainSpec, Fork, ForkError, PRAGUE_BLOB_FRACTION};
 pub use db::{Need, Unproven};
 pub use error::{EvmError, RequestError, StateError};
+pub use prestate::{PrestateConfig, PrestateTrace, TracedAccount, prestate_trace};
 pub use request::{AccessList, CallRequest, REQUEST_VERSION};
-pub use run::{Executed, Invalid, Outcome, Status};
+pub use run::{Executed, Invalid, Outcome, Status, block_env, halt_message};
 pub use state::{ProvenAccount, ProvenState, StateSize};
 
 #[cfg(test)]

@@ -20,13 +20,17 @@ use revm::{
         },
         transaction::{AccessList as RevmAccessList, AccessListItem},
     },
+    handler::MainnetContext,
     inspector::Inspector,
     interpreter::{Interpreter, interpreter::EthInterpreter},
     primitives::{Bytes, TxKind, U256},
+    state::EvmState,
 };
 
+use lightprov_types::header::Header;
+
 use crate::{
-    chain::Fork,
+    chain::{ChainSpec, Fork},
     db::{Need, ProvenDb, Unproven},
     error::RequestError,
     request::CallRequest,
@@ -97,6 +101,9 @@ pub(crate) use done;
 /// A run's answer: executed, or refused by the chain's rules.
 pub(crate) type Ran = Result<Executed, Invalid>;
 
+/// A run's answer with the state it leaves.
+pub(crate) type RanWithState = Result<(Executed, EvmState), Invalid>;
+
 /// The EIP-2930 tracer of geth's `eth_createAccessList` (its `AccessListTracer`), when on:
 /// before each instruction, the slot an `SLOAD`/`SSTORE` names (of the running account), the
 /// address a `BALANCE`/`EXTCODE*`/`SELFDESTRUCT` names and the callee of each `CALL` kind,
@@ -116,7 +123,7 @@ impl Tracer {
     }
 }
 
-fn address_of(word: &U256) -> Address {
+pub(crate) fn address_of(word: &U256) -> Address {
     Address::from_word(B256::from(word.to_be_bytes::<32>()))
 }
 
@@ -231,52 +238,52 @@ pub(crate) fn check_request(state: &ProvenState, req: &CallRequest) -> Result<()
     }
 }
 
-/// Runs `req` with gas limit `gas` and, when given, `access_list` in place of the request's.
-pub(crate) fn run(
-    state: &ProvenState,
+/// Runs `req` with gas limit `gas` and, when given, `access_list` in place of the request's,
+/// `inspector` watching.
+pub(crate) fn run<'a>(
+    state: &'a ProvenState,
     req: &CallRequest,
     gas: u64,
     access_list: Option<&[(Address, Vec<B256>)]>,
-    tracer: &mut Tracer,
+    inspector: impl Inspector<MainnetContext<ProvenDb<'a>>>,
 ) -> Result<Outcome<Ran>, RequestError> {
+    Ok(
+        match run_with_state(state, req, gas, access_list, inspector)? {
+            Outcome::Done(ran) => Outcome::Done(ran.map(|(e, _)| e)),
+            Outcome::Missing(need) => Outcome::Missing(need),
+        },
+    )
+}
+
+/// [`run`], with the state the run leaves: revm's journal, finalized (every account it loaded,
+/// with its status and the slots it read or wrote).
+pub(crate) fn run_with_state<'a>(
+    state: &'a ProvenState,
+    req: &CallRequest,
+    gas: u64,
+    access_list: Option<&[(Address, Vec<B256>)]>,
+    inspector: impl Inspector<MainnetContext<ProvenDb<'a>>>,
+) -> Result<Outcome<RanWithState>, RequestError> {
     let fees = match fees(state, req) {
         Ok(f) => f,
         Err(e) => return Ok(Outcome::Done(Err(e))),
     };
-    let header = state.header();
     let fork = state.fork();
     let chain = state.chain();
     let u128_of = |w: U256, field: &'static str| {
         u128::try_from(w).map_err(|_| RequestError::new(field, "above 2^128 - 1 wei"))
     };
-    let mut block = BlockEnv {
-        number: U256::from(header.number),
-        beneficiary: header.beneficiary,
-        timestamp: U256::from(header.timestamp),
-        gas_limit: header.gas_limit,
-        basefee: 0,
-        difficulty: U256::from_be_bytes(header.difficulty),
-        prevrandao: (fork >= Fork::Paris).then_some(header.mix_hash),
-        blob_excess_gas_and_price: None,
-        slot_num: 0,
-    };
-    if !fees.price.is_zero() {
-        block.basefee = u64::try_from(base_fee(state)).map_err(|_| {
-            RequestError::new(
-                "header",
-                "a base fee above 2^64 - 1 wei, which revm cannot hold",
-            )
-        })?;
+    let mut block = block_env(state.header(), fork, chain)?;
+    // geth's `NoBaseFee`: a call that pays no gas price sees a base fee of 0.
+    if fees.price.is_zero() {
+        block.basefee = 0;
     }
-    if fork >= Fork::Cancun {
-        let excess = header.excess_blob_gas.unwrap_or_default();
-        let fraction = chain.blob_fraction(fork, header.timestamp);
-        let mut blob = BlobExcessGasAndPrice::new(excess, fraction);
-        // geth lowers the blob base fee to 0 for a call with blobs and a blob fee cap of 0.
-        if req.blob_hashes.is_some() && req.max_fee_per_blob_gas.unwrap_or_default().is_zero() {
-            blob.blob_gasprice = 0;
-        }
-        block.blob_excess_gas_and_price = Some(blob);
+    // geth lowers the blob base fee to 0 for a call with blobs and a blob fee cap of 0.
+    if let Some(blob) = &mut block.blob_excess_gas_and_price
+        && req.blob_hashes.is_some()
+        && req.max_fee_per_blob_gas.unwrap_or_default().is_zero()
+    {
+        blob.blob_gasprice = 0;
     }
 
     let mut cfg = CfgEnv::new_with_spec(fork.spec());
@@ -333,15 +340,48 @@ pub(crate) fn run(
         .with_db(ProvenDb(state))
         .with_block(block)
         .with_cfg(cfg)
-        .build_mainnet_with_inspector(tracer);
-    let result = evm.inspect_one_tx(tx);
+        .build_mainnet_with_inspector(inspector);
+    let result = evm.inspect_tx(tx);
     Ok(match result {
-        Ok(r) => Outcome::Done(Ok(executed(r))),
+        Ok(r) => Outcome::Done(Ok((executed(r.result), r.state))),
         Err(EVMError::Database(Unproven(need))) => Outcome::Missing(need),
         Err(EVMError::Transaction(e)) => {
             Outcome::Done(Err(invalid_tx(&e, req, &fees, base_fee(state))))
         }
         Err(e) => return Err(RequestError::new("request", e.to_string())),
+    })
+}
+
+/// The environment of the block `header` heads, under `fork` of `chain`: number, coinbase,
+/// time, gas limit, base fee, difficulty (or `PREVRANDAO` from `mixHash` after the merge) and,
+/// from Cancun, the blob base fee from `excessBlobGas`.
+pub fn block_env(header: &Header, fork: Fork, chain: &ChainSpec) -> Result<BlockEnv, RequestError> {
+    let basefee = u64::try_from(
+        header
+            .base_fee_per_gas
+            .map_or(U256::ZERO, U256::from_be_bytes),
+    )
+    .map_err(|_| {
+        RequestError::new(
+            "header",
+            "a base fee above 2^64 - 1 wei, which revm cannot hold",
+        )
+    })?;
+    Ok(BlockEnv {
+        number: U256::from(header.number),
+        beneficiary: header.beneficiary,
+        timestamp: U256::from(header.timestamp),
+        gas_limit: header.gas_limit,
+        basefee,
+        difficulty: U256::from_be_bytes(header.difficulty),
+        prevrandao: (fork >= Fork::Paris).then_some(header.mix_hash),
+        blob_excess_gas_and_price: (fork >= Fork::Cancun).then(|| {
+            BlobExcessGasAndPrice::new(
+                header.excess_blob_gas.unwrap_or_default(),
+                chain.blob_fraction(fork, header.timestamp),
+            )
+        }),
+        slot_num: 0,
     })
 }
 
@@ -385,7 +425,7 @@ fn executed(r: ExecutionResult) -> Executed {
 }
 
 /// geth's message for the same exceptional halt (core/vm/errors.go).
-fn halt_message(reason: &HaltReason) -> String {
+pub fn halt_message(reason: &HaltReason) -> String {
     match reason {
         HaltReason::OutOfGas(OutOfGasError::InvalidOperand) => "gas uint64 overflow".into(),
         HaltReason::OutOfGas(_) => "out of gas".into(),

@@ -93,6 +93,7 @@ fn osaka_chain() -> ChainSpec {
         osaka_time: Some(0),
         later_time: None,
         blob_fractions: vec![],
+        proof_of_authority: false,
     }
 }
 
@@ -779,4 +780,110 @@ fn the_request_wire_format_round_trips_and_refuses_trailing_bytes() {
 fn public_schedules_resolve_and_others_need_one() {
     assert!(ChainSpec::public(1).is_some());
     assert!(ChainSpec::public(1337).is_none());
+}
+
+/// geth's `prestateTracer` over `w`: the trace of `req`.
+fn prestate_of(w: &World, req: &CallRequest, diff_mode: bool) -> PrestateTrace {
+    let config = PrestateConfig {
+        diff_mode,
+        ..Default::default()
+    };
+    let mut state = w.state();
+    let (answer, _) = w.serve(&mut state, |s| {
+        prestate_trace(s, req, DEFAULT_GAS_CAP, &config, &|| false).unwrap()
+    });
+    answer.unwrap()
+}
+
+#[test]
+fn prestate_leaves_out_an_instruction_that_fails_its_gas_check() {
+    // `PUSH1 9 SLOAD STOP`: a cold SLOAD costs 2100 after the push's 3.
+    let w = token_world().with(
+        addr(0x71),
+        Acct {
+            balance: word(1),
+            code: vec![0x60, 9, 0x54, 0x00],
+            ..Default::default()
+        },
+    );
+    let at = |gas: u64| {
+        let req = CallRequest {
+            gas: Some(gas),
+            ..call_to(0x71)
+        };
+        prestate_of(&w, &req, false).pre[&addr(0x71)]
+            .storage
+            .clone()
+    };
+    // geth charges the gas before its hook sees the instruction: a SLOAD it cannot pay for is
+    // not looked up.
+    assert!(at(21_000 + 3 + 2_099).is_empty());
+    assert_eq!(
+        at(21_000 + 3 + 2_100),
+        BTreeMap::from([(key(9), B256::ZERO)])
+    );
+}
+
+#[test]
+fn prestate_follows_create2_selfdestruct_and_delegations() {
+    let c2 = addr(0x72);
+    let sd = addr(0x73);
+    let delegated = addr(0xd1);
+    let mut designation = vec![0xef, 0x01, 0x00];
+    designation.extend_from_slice(addr(TOKEN).as_slice());
+    let w = token_world()
+        // `CREATE2(value 0, offset 0, size 1, salt 7)` over memory not yet written: its init code
+        // is one zero byte (geth pads memory with zeros).
+        .with_code(
+            c2,
+            vec![0x60, 7, 0x60, 1, 0x60, 0, 0x60, 0, 0xf5, 0x50, 0x00],
+        )
+        // `SELFDESTRUCT(0xbb…)` of an account that was not created by the call: from Cancun on it
+        // only moves its balance.
+        .with(
+            sd,
+            Acct {
+                balance: word(5),
+                code: vec![0x60, 0xbb, 0xff],
+                ..Default::default()
+            },
+        )
+        .with_code(delegated, designation);
+
+    let t = prestate_of(&w, &call_to(0x72), true);
+    let child = c2.create2(key(7), keccak256([0u8]));
+    let post = t.post.unwrap();
+    assert_eq!(
+        post[&child],
+        TracedAccount {
+            nonce: 1,
+            ..Default::default()
+        }
+    );
+    assert_eq!(post[&c2].nonce, 1);
+    assert!(!t.pre.contains_key(&child));
+    assert_eq!(t.pre[&c2].code_hash, Some(keccak256(&w.accounts[&c2].code)));
+
+    let t = prestate_of(&w, &call_to(0x73), true);
+    let beneficiary = Address::with_last_byte(0xbb);
+    let post = t.post.unwrap();
+    assert_eq!(post[&sd].balance, Some(U256::ZERO));
+    assert_eq!(post[&beneficiary].balance, Some(word(5)));
+    assert_eq!(t.pre[&sd].balance, Some(word(5)));
+    assert!(!t.pre.contains_key(&beneficiary));
+    // The coinbase, an empty account, stays: a call paying no fee does not touch it (geth).
+    assert!(!post.contains_key(&addr(0xcb)));
+
+    // A call to a delegated account looks up its delegate (Prague), with the slot it read.
+    let t = prestate_of(&w, &call_to(0xd1), false);
+    assert!(t.pre.contains_key(&delegated));
+    assert_eq!(
+        t.pre[&addr(TOKEN)].storage,
+        BTreeMap::new(),
+        "the delegate's code runs on the delegated account's storage"
+    );
+    assert_eq!(
+        t.pre[&delegated].storage,
+        BTreeMap::from([(key(0), B256::ZERO)])
+    );
 }

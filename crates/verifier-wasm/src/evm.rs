@@ -111,8 +111,10 @@ pub struct EvmState {
 impl EvmState {
     /// Pins the block whose header is `headerRlp` (it must hash to `blockHash`, a hash the
     /// caller verified). `schedule` is the chain's fork schedule, `[londonBlock, shanghaiTime,
-    /// cancunTime, pragueTime, osakaTime, laterTime, (time, blobFraction)…]` with 2^64 - 1 for
-    /// "never"; without it, the built-in schedule of a public chain (mainnet, Sepolia, Hoodi).
+    /// cancunTime, pragueTime, osakaTime, laterTime, proofOfAuthority, (time, blobFraction)…]`
+    /// with 2^64 - 1 for "never" and `proofOfAuthority` 1 for a Clique-style chain (its headers
+    /// keep Clique's difficulty after the merge's forks), else 0; without it, the built-in
+    /// schedule of a public chain (mainnet, Sepolia, Hoodi).
     #[wasm_bindgen(constructor)]
     pub fn new(
         header_rlp: &[u8],
@@ -259,12 +261,21 @@ fn decode(request: &[u8]) -> Result<CallRequest, JsValue> {
 }
 
 fn spec(chain_id: u64, s: &[u64]) -> Result<ChainSpec, JsValue> {
-    let (head, pairs) = s.split_at(s.len().min(6));
-    if head.len() != 6 || !pairs.len().is_multiple_of(2) {
+    let (head, pairs) = s.split_at(s.len().min(7));
+    if head.len() != 7 || !pairs.len().is_multiple_of(2) {
         return Err(range_error(
-            "schedule: six fork activations, then (time, blob fraction) pairs",
+            "schedule: six fork activations and the proof-of-authority flag, then (time, blob fraction) pairs",
         ));
     }
+    let proof_of_authority = match head.get(6) {
+        Some(0) => false,
+        Some(1) => true,
+        _ => {
+            return Err(range_error(
+                "schedule: the proof-of-authority flag (its seventh entry) is 0 or 1",
+            ));
+        }
+    };
     let at = |i: usize| head.get(i).copied().filter(|&v| v != u64::MAX);
     Ok(ChainSpec {
         chain_id,
@@ -283,5 +294,6 @@ fn spec(chain_id: u64, s: &[u64]) -> Result<ChainSpec, JsValue> {
                 )
             })
             .collect(),
+        proof_of_authority,
     })
 }
