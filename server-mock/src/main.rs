@@ -46,9 +46,8 @@ struct Args {
     /// Workload operations per block.
     #[arg(long, default_value_t = 100)]
     tx_per_block: usize,
-    /// Signed value transfers between the dev accounts that the node adds to every block:
-    /// real transactions, with receipts and a Transfer event each (workload operations are
-    /// state writes, not transactions).
+    /// Signed EIP-1559 value transfers to the dev accounts that the node adds to every block,
+    /// beside the workload's transactions (from funded transfer senders; 0 for none).
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=1000))]
     transfers: u32,
     /// Storage engines to run (comma-separated; default: every engine of this build): `mpt`
