@@ -24,6 +24,9 @@ pub const MAX_NEEDS: usize = 4096;
 
 /// The call object of `eth_call` and its kin, as geth reads it (`input` or `data`).
 pub fn request(v: serde_json::Value) -> RpcResult<CallRequest> {
+    if !v.is_object() {
+        return Err(invalid("transaction", "expected an object"));
+    }
     let t: TransactionRequest = serde_json::from_value(v).map_err(|e| invalid("transaction", e))?;
     let input = t
         .input

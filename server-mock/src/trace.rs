@@ -207,10 +207,11 @@ pub fn go_duration(orig: &str) -> Result<Duration, String> {
         } else {
             int.parse().map_err(|_| invalid())?
         };
-        // The fraction's digits past what a nanosecond resolves change nothing.
+        // The fraction's digits past what a nanosecond resolves change nothing: 18 of them
+        // resolve below a nanosecond of an hour, and keep `part * nanos` below 2^128.
         let mut part = 0u128;
         let mut scale = 1u128;
-        for c in frac.chars().take(30) {
+        for c in frac.chars().take(18) {
             part = part * 10 + u128::from(c.to_digit(10).unwrap_or(0));
             scale *= 10;
         }
@@ -314,6 +315,11 @@ mod tests {
         assert_eq!(ok("0"), Duration::ZERO);
         assert_eq!(ok("-3s"), Duration::ZERO);
         assert_eq!(ok("+1ns"), Duration::from_nanos(1));
+        // A long fraction of a large unit: no overflow, the digits past a nanosecond dropped.
+        assert_eq!(
+            ok("1.999999999999999999999999999999999999h"),
+            Duration::from_nanos(7_199_999_999_999)
+        );
         assert_eq!(
             go_duration("abc").unwrap_err(),
             "time: invalid duration \"abc\""
