@@ -12,7 +12,7 @@ import { RpcError } from '@lightprov/sdk';
 import { Interface, getCreate2Address, getCreateAddress, keccak256, zeroPadValue } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { type RunningGeth, startGeth } from '../lib/geth.js';
+import { type RunningGeth, devSend, startGeth } from '../lib/geth.js';
 import { type RunningNode, startNode } from '../lib/node-process.js';
 import { mine, rejection, rpc } from '../lib/util.js';
 
@@ -153,14 +153,8 @@ describe('the same shape as geth v1.17.10 --dev', () => {
       };
     };
     // Both senders have sent transactions before the block traced on: a nonce and a balance.
-    const hash = await rpc(g.url, 'eth_sendTransaction', [{ from: g.dev, to: '0x' + 'aa'.repeat(20), value: '0x1' }]);
-    let receipt: { blockNumber: string } | null = null;
-    for (let i = 0; i < 100 && !receipt; i++) {
-      receipt = (await rpc(g.url, 'eth_getTransactionReceipt', [hash])) as { blockNumber: string } | null;
-      if (!receipt) await new Promise((r) => setTimeout(r, 100));
-    }
-    if (!receipt) throw new Error('geth did not include the transaction');
-    const gethBlock = receipt.blockNumber;
+    const receipt = await devSend(g, { to: '0x' + 'aa'.repeat(20), value: '0x1' });
+    const gethBlock = receipt['blockNumber'] as string;
     expect(await shapes(node.url, sender, quantity(2))).toEqual(await shapes(g.url, g.dev.toLowerCase(), gethBlock));
 
     // Creations whose code stores a slot, reads the balance of an address that does not exist,
