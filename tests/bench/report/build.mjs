@@ -67,6 +67,11 @@ const calls = fs.existsSync(path.join(rawDir, 'calls.json')) ? optional('calls.j
 if (calls && calls.run !== (process.env.LIGHTPROV_BENCH_RUN || optional('run.json').run || raw.engines.run)) {
   fail(`calls.json is from another run (${calls.run || '(none)'})`);
 }
+// The node's blocks before the EVM and with it (tests/bench/node-blocks.mjs), when the run made them.
+const nodeBlocks = fs.existsSync(path.join(rawDir, 'node-blocks.json')) ? optional('node-blocks.json') : null;
+if (nodeBlocks && nodeBlocks.run !== (process.env.LIGHTPROV_BENCH_RUN || optional('run.json').run || raw.engines.run)) {
+  fail(`node-blocks.json is from another run (${nodeBlocks.run || '(none)'})`);
+}
 const runInfo = optional('run.json');
 // One run only: every file, and the proof files the wasm benches read, carry the same run id.
 const run = process.env.LIGHTPROV_BENCH_RUN || runInfo.run || raw.engines.run;
@@ -431,6 +436,15 @@ const headline = [];
       paper: 'colibri: balanceOf 51 ms in wasm (another machine); targets ≤ 3 round trips, ≤ 3 ms, ≥ 10×, ≤ 350 kB',
     });
   }
+  if (nodeBlocks) {
+    headline.push({
+      figure: 'lightprov-node executing transactions (release, 100 per block)',
+      value: nodeBlocks.rows
+        .map((r) => `${r.workload}, ${r.engines}: ${r.after.blocksPerSecond.median.toFixed(0)} blocks/s, ${r.after.cpuMsPerBlock.median.toFixed(1)} ms CPU a block (${r.cpuRatio.toFixed(2)}× the node before the EVM)`)
+        .join(' · '),
+      paper: '—',
+    });
+  }
   if (beacon) {
     const row = (k) => beacon.rows.find((q) => q.key === k);
     const [cached, cold, sync] = [row('cached'), row('cold'), row('sync')];
@@ -477,7 +491,7 @@ const figures = {
     logs: { blocks: raw.logs.blocks, transfersPerBlock: raw.logs.transfersPerBlock },
     siri: { sizes: sr.sizes, batch: sr.batch, seed: sr.seed, build: sr.build, btree: sr.btree },
   },
-  figures: { storage, throughput, commitLatency, provenance, lvmtVerify, mptVerify, wasmSizes, lvmtCommit, engines, rpc: raw.rpc, blockStore, logs: raw.logs, forklessPages, siri, beacon, calls },
+  figures: { storage, throughput, commitLatency, provenance, lvmtVerify, mptVerify, wasmSizes, lvmtCommit, engines, rpc: raw.rpc, blockStore, logs: raw.logs, forklessPages, siri, beacon, calls, nodeBlocks },
   headline,
   raw,
 };
@@ -715,6 +729,20 @@ ${table(
 )}
 ${table(['target', 'measured', 'met'], fig.figures.calls.targets.map((t) => [t.target, t.value, t.met ? 'yes' : 'no']))}
 <p class="caption">${esc(fig.figures.calls.node)}; medians of ${fig.figures.calls.samples} calls after ${fig.figures.calls.warmup} warm-up calls. Ours: proofs checked and the call run by revm in the evm module (wasm compute), the node's access list only a hint. Theirs, as @lodestar/prover does it, over the same proven state: each account and storage proof by @ethereumjs/mpt, the code against its hash, the state put into an @ethereumjs/vm, the call run there.</p>`
+    : ''
+}
+${
+  fig.figures.nodeBlocks
+    ? `<h2 id="node-blocks">lightprov-node sealing blocks: before the EVM and with it</h2>
+${table(
+  ['workload', 'engines', 'CPU ms/block before', 'CPU ms/block with the EVM', '×', 'blocks/s before', 'blocks/s with the EVM'],
+  fig.figures.nodeBlocks.rows.map((r) => {
+    const spread = (f) => `${n1(f.median)} (${n1(f.min)}–${n1(f.max)})`;
+    return [r.workload, r.engines, spread(r.before.cpuMsPerBlock), spread(r.after.cpuMsPerBlock), n2(r.cpuRatio), spread(r.before.blocksPerSecond), spread(r.after.blocksPerSecond)];
+  }),
+)}
+<p class="caption">Release builds. Before: the node at the commit before the EVM came, applying the workloads' writes directly; with the EVM: each of the ${fig.figures.nodeBlocks.opsPerBlock} operations a block a signed transaction executed by revm. Blocks sealed back to back by <code>evm_mine</code> (${fig.figures.nodeBlocks.blocks} timed after ${fig.figures.nodeBlocks.warmup} warm-up blocks, a fresh data directory each run); CPU is the node process's user + system time; the median of ${fig.figures.nodeBlocks.rounds} rounds, the sides alternating (lowest–highest in brackets).</p>
+`
     : ''
 }
 ${
