@@ -26,3 +26,6 @@ test_cargo() {
 # `cargo clippy --all-targets` does before a commit): in `npm test` they were about an eighth of
 # the build's CPU time, criterion included, for no test.
 TEST_TARGETS=(--workspace --lib --bins --tests --example fuzz)
+# What `cargo test` runs: the same but the fuzz example, which has no tests (scripts/fuzz runs it):
+# named to cargo test, it would be compiled again as a test harness.
+TEST_RUN_TARGETS=(--workspace --lib --bins --tests)

@@ -426,13 +426,3 @@ async fn shutdown_signal() {
     #[cfg(not(unix))]
     let _ = ctrl_c.await;
 }
-
-#[cfg(test)]
-mod tests {
-    /// clap's own checks of the flags, the families' included (unique names and groups).
-    #[test]
-    fn flags_are_well_formed() {
-        use clap::CommandFactory;
-        super::Args::command().debug_assert();
-    }
-}

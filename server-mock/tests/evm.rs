@@ -2,8 +2,7 @@
 //! EIP-7702 delegations, and the workloads as transactions whose writes are the workloads'.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-mod common;
-use common::rpc;
+use crate::common::rpc;
 
 use alloy_consensus::{
     SignableTransaction, Transaction, TxEip1559, TxEip7702, TxEnvelope, TxReceipt,

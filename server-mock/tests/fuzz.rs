@@ -7,8 +7,6 @@
 
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
 
-#[path = "../examples/fuzz/devchain.rs"]
-mod devchain;
 #[path = "../examples/fuzz/rpc.rs"]
 mod rpc;
 

@@ -9,7 +9,7 @@
     clippy::panic
 )]
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, RwLock};
 
