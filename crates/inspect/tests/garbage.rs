@@ -100,23 +100,40 @@ fn every_truncation_of_every_real_proof() {
 
 #[test]
 fn every_byte_of_every_real_proof_changed() {
-    for p in real_proofs() {
-        let mut q = p.clone();
-        // Every byte of the short proofs; of the long ones (LVMT, ~1.5 kB) every third.
-        let step = if q.len() > 1000 { 3 } else { 1 };
-        for i in (0..q.len()).step_by(step) {
-            for x in [0x80, 0xff] {
-                q[i] ^= x;
-                everything(&q);
-                q[i] ^= x;
-            }
+    // The proofs are shared out among threads (the longest test of the crate on one core).
+    let proofs = real_proofs();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                while let Some(p) =
+                    proofs.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                {
+                    every_byte_changed(p);
+                }
+            });
         }
-        // Extra bytes and a doubled proof.
-        let mut longer = p.clone();
-        longer.push(0);
-        everything(&longer);
-        everything(&[p.as_slice(), p.as_slice()].concat());
+    });
+}
+
+/// Each byte of `p` flipped (0x80 and 0xff) in turn, one byte appended, and `p` twice.
+fn every_byte_changed(p: &[u8]) {
+    let mut q = p.to_vec();
+    // Every byte of the short proofs; of the long ones (LVMT, ~1.5 kB) every third.
+    let step = if q.len() > 1000 { 3 } else { 1 };
+    for i in (0..q.len()).step_by(step) {
+        for x in [0x80, 0xff] {
+            q[i] ^= x;
+            everything(&q);
+            q[i] ^= x;
+        }
     }
+    // Extra bytes and a doubled proof.
+    let mut longer = p.to_vec();
+    longer.push(0);
+    everything(&longer);
+    everything(&[p, p].concat());
 }
 
 proptest! {
