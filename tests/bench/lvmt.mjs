@@ -7,7 +7,9 @@
 // from a build with the `bench-baseline` feature (target/bench-wasm). Builds nothing: see
 // scripts/bench. Exits non-zero if either check does not accept each proof with the expected
 // result, or does not reject it with two quotients swapped. `--json <file>` also writes the
-// figures as JSON.
+// figures as JSON. `--before <dir>` adds the A/B: the same proofs checked by the LVMT module built
+// from the commit before the check moved to lightprov-field (arkworks' BN254; scripts/bench builds
+// it into target/bench-baseline/lvmt-before-field), timed in the same rounds.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +22,7 @@ const rel = (f) => path.relative(root, f);
 const proofsFile = path.join(root, 'target', 'bench', 'lvmt-proofs.json');
 const sdkDir = path.join(root, 'sdk', 'wasm', 'lvmt');
 const baseDir = path.join(root, 'target', 'bench-wasm');
+const beforeDir = process.argv.includes('--before') ? path.resolve(process.argv[process.argv.indexOf('--before') + 1] ?? '') : null;
 
 function fail(msg) {
   console.error(`lvmt bench: ${msg}`);
@@ -35,8 +38,10 @@ async function load(dir) {
   m.initSync({ module: fs.readFileSync(path.join(dir, 'lightprov_verifier_wasm_bg.wasm')) });
   return m;
 }
+if (beforeDir && !fs.existsSync(path.join(beforeDir, 'lightprov_verifier_wasm_bg.wasm'))) fail(`--before ${rel(beforeDir)}: no lightprov_verifier_wasm_bg.wasm there`);
 const ours = await load(sdkDir);
 const base = await load(baseDir);
+const before = beforeDir ? await load(beforeDir) : null;
 if (typeof base.verifyLvmtProofSeparatePairings !== 'function') fail(`${rel(baseDir)} has no verifyLvmtProofSeparatePairings: not a bench-baseline build`);
 
 const bytes = (h) => Uint8Array.from(Buffer.from(h.slice(2), 'hex'));
@@ -67,9 +72,11 @@ function time(fn, { warm = 2, minRuns = 5, maxRuns = 200, budgetMs = 2000 } = {}
 const paramsTime = time(() => new ours.LvmtParams(paramBytes).free(), { warm: 3, minRuns: 20, budgetMs: 1000 });
 let pOurs;
 let pBase;
+let pBefore = null;
 try {
   pOurs = new ours.LvmtParams(paramBytes);
   pBase = new base.LvmtParams(paramBytes);
+  if (before) pBefore = new before.LvmtParams(paramBytes);
 } catch (e) {
   fail(`the parameters are refused: ${e?.message ?? e}`);
 }
@@ -99,6 +106,8 @@ for (const c of data.cases) {
   check('verifyLvmtProof', batched, c);
   check('verifyLvmtProofSeparatePairings', separate, c);
   check('verifyLvmtProof (baseline build)', sameBuild, c);
+  const older = before ? () => before.verifyLvmtProof(pBefore, aroot, historyRoot, blocks, key, proof) : null;
+  if (older) check('verifyLvmtProof (before lightprov-field)', older, c);
   // A false quotient must fail the pairing check both ways, or the bench may be timing a check
   // that accepts anything: level 0's quotients Q_1 and Q_2 swapped (they start at byte 84:
   // 0x01 depth key kind count, then six u64 versions).
@@ -111,6 +120,7 @@ for (const c of data.cases) {
   for (const [label, fn] of [
     ['verifyLvmtProof', () => ours.verifyLvmtProof(pOurs, aroot, historyRoot, blocks, key, forged)],
     ['verifyLvmtProofSeparatePairings', () => base.verifyLvmtProofSeparatePairings(pBase, aroot, historyRoot, blocks, key, forged)],
+    ...(before ? [['verifyLvmtProof (before lightprov-field)', () => before.verifyLvmtProof(pBefore, aroot, historyRoot, blocks, key, forged)]] : []),
   ]) {
     let code = null;
     try {
@@ -123,7 +133,19 @@ for (const c of data.cases) {
   const o = time(() => check('verifyLvmtProof', batched, c), { warm: 3, minRuns: 15 });
   const s = time(() => check('verifyLvmtProofSeparatePairings', separate, c), { warm: 1, minRuns: 5, budgetMs: 3000 });
   const sb = time(() => check('verifyLvmtProof (baseline build)', sameBuild, c), { warm: 3, minRuns: 15, budgetMs: 1000 });
-  rows.push({ c, o, s, sb });
+  // The A/B: five rounds, ours and the module before lightprov-field alternating, so that a slow
+  // spell of the machine falls on both; the median of each side's round medians, and their spread.
+  let ab = null;
+  if (older) {
+    const rounds = { ours: [], before: [] };
+    for (let r = 0; r < 5; r++) {
+      rounds.ours.push(time(() => check('verifyLvmtProof', batched, c), { warm: 1, minRuns: 5, budgetMs: 400 }).ms);
+      rounds.before.push(time(() => check('verifyLvmtProof (before lightprov-field)', older, c), { warm: 1, minRuns: 5, budgetMs: 400 }).ms);
+    }
+    const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    ab = { oursMs: med(rounds.ours), beforeMs: med(rounds.before), ours: rounds.ours, before: rounds.before };
+  }
+  rows.push({ c, o, s, sb, ab });
 }
 
 const f = (x, d = 1) => x.toFixed(d);
@@ -143,6 +165,15 @@ console.log(
   `quotients at the identity per level (empty cosets of a sparse AMT: no Miller loop, either check): ` +
     rows.map(({ c }) => `${c.name} [${(c.identityQuotients ?? []).join(', ')}] of ${data.depth}`).join('; '),
 );
+if (before) {
+  console.log(`A/B: the SDK's LVMT module against the one before its check moved to lightprov-field (arkworks' BN254), 5 rounds alternating, median of the rounds' medians (lowest–highest round):`);
+  console.log('| case | levels | ours ms | before ms | before/ours |');
+  console.log('|------|-------:|--------:|----------:|------------:|');
+  const spread = (xs) => `${f(Math.min(...xs), 2)}–${f(Math.max(...xs), 2)}`;
+  for (const { c, ab } of rows) {
+    console.log(`| ${c.name} | ${c.levels} | ${f(ab.oursMs, 2)} (${spread(ab.ours)}) | ${f(ab.beforeMs, 2)} (${spread(ab.before)}) | ${f(ab.beforeMs / ab.oursMs, 2)}× |`);
+  }
+}
 console.log(`same-build check (the batched verify in the baseline build): ${rows.map(({ c, sb }) => `${c.name} ${f(sb.ms, 2)} ms`).join('; ')}`);
 console.log(`verifier parameters: ${data.paramsBytes} B (target ≤ 2048 B); decode + validate ${f(paramsTime.ms, 2)} ms (median of ${paramsTime.runs}), once per parameter set`);
 const two = rows.find(({ c }) => c.levels === 2);
@@ -155,6 +186,7 @@ if (two) {
 }
 pOurs.free();
 pBase.free();
+pBefore?.free();
 if (jsonOut) {
   const doc = {
     ...provenance('tests/bench/lvmt.mjs', data.run ?? ''),
@@ -164,7 +196,8 @@ if (jsonOut) {
     timing: 'median ms per verify after warm-up; wasm in Node',
     paramsBytes: data.paramsBytes,
     paramsDecodeMs: paramsTime.ms,
-    cases: rows.map(({ c, o, s, sb }) => ({
+    ...(before ? { before: `the SDK's LVMT module before its check moved to lightprov-field (${rel(beforeDir)})` } : {}),
+    cases: rows.map(({ c, o, s, sb, ab }) => ({
       name: c.name,
       levels: c.levels,
       present: c.present,
@@ -176,6 +209,7 @@ if (jsonOut) {
       separateMs: s.ms,
       separateRuns: s.runs,
       sameBuildMs: sb.ms,
+      ...(ab ? { abOursMs: ab.oursMs, abBeforeMs: ab.beforeMs, abOursRoundsMs: ab.ours, abBeforeRoundsMs: ab.before } : {}),
     })),
   };
   writeFigures(doc);

@@ -191,6 +191,8 @@ const lvmtVerify = {
   cases: l.cases.map((c) => ({
     label: `${c.name} (${c.levels} level${c.levels === 1 ? '' : 's'})`,
     ...pick(c, 'levels', 'proofBytes', 'oursMs', 'separateMs'),
+    // The A/B against the module before lightprov-field, when the run made it (not in quick mode).
+    ...(c.abBeforeMs === undefined ? {} : { abOursMs: c.abOursMs, abBeforeMs: c.abBeforeMs }),
   })),
 };
 const m = raw.mpt;
@@ -550,7 +552,11 @@ function dataTable(fig, id) {
     return table(['range (blocks)', ...s.map((x) => `${x.label} (${bytes ? 'bytes' : 'µs'})`)], f.provenance.ranges.map((r, i) => [r, ...s.map((x) => (bytes ? n0(x.values[i]) : n1(x.values[i])))]));
   }
   if (id === 'lvmt-verify') {
-    return table(['proof', 'levels', 'bytes', 'batched ms', 'separate ms', 'speed-up'], f.lvmtVerify.cases.map((cs) => [cs.label, cs.levels, cs.proofBytes, n2(cs.oursMs), n1(cs.separateMs), `${(cs.separateMs / cs.oursMs).toFixed(1)}×`]));
+    const ab = f.lvmtVerify.cases.every((cs) => cs.abBeforeMs !== undefined);
+    return table(
+      ['proof', 'levels', 'bytes', 'batched ms', 'separate ms', 'speed-up', ...(ab ? ['A/B: ours ms', 'before lightprov-field ms', '×'] : [])],
+      f.lvmtVerify.cases.map((cs) => [cs.label, cs.levels, cs.proofBytes, n2(cs.oursMs), n1(cs.separateMs), `${(cs.separateMs / cs.oursMs).toFixed(1)}×`, ...(ab ? [n2(cs.abOursMs), n2(cs.abBeforeMs), `${(cs.abBeforeMs / cs.abOursMs).toFixed(2)}×`] : [])]),
+    );
   }
   if (id === 'mpt-verify') return table(['verifier', 'µs per proof'], f.mptVerify.bars.map((b) => [b.label, n1(b.us)]));
   if (id === 'wasm-sizes') {
