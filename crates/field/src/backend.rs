@@ -1,16 +1,17 @@
-//! [`Wasm32Backend`]: an `ark_ff::FpConfig` whose multiplication and squaring run on 32-bit limbs.
+//! [`Wasm32Backend`]: an `ark_ff::FpConfig` whose multiplication and squaring run on 30-bit limbs.
 //!
 //! wasm32 has a 64×64→64-bit multiplication (`i64.mul`) but none that gives the high half of a
 //! 128-bit product: zkcrypto's `bls12_381` calls the compiler runtime's `__multi3` for every limb
 //! product, and arkworks splits each 64-bit product into four 32-bit ones and recombines them
-//! through 128-bit additions. Here a field element is split into 32-bit limbs, each limb product
-//! is one `i64.mul`, and the Montgomery multiplication is the coarsely integrated operand scanning
-//! form (Koç, Acar and Kaliski, "Analyzing and comparing Montgomery multiplication algorithms",
-//! 1996) with one carry per product.
+//! through 128-bit additions. Here a field element is split into 30-bit limbs, each limb product
+//! is one `i64.mul` added to its column with no carry, and the Montgomery multiplication is
+//! operand scanning with the reduction interleaved (Koç, Acar and Kaliski, "Analyzing and
+//! comparing Montgomery multiplication algorithms", 1996), the columns carried every few rounds.
 //!
 //! The element stays in arkworks' form — `N` 64-bit words holding `a·R mod p`, fully reduced,
-//! with R = 2^(64N) = 2^(32·2N) — so the 32-bit limbs give the same R and every value is
-//! bit-identical to the one `MontBackend` computes. The multiplication, sums of products,
+//! with R = 2^(64N) — and the kernels keep that R (the first factor enters shifted by the bits
+//! their limbs hold beyond 64N), so every value is bit-identical to the one `MontBackend`
+//! computes. The multiplication, sums of products,
 //! addition, subtraction, negation and inversion (`MontBackend`'s algorithm) are
 //! `lightprov_field_mont`'s kernels (compiled apart, for speed, while this crate's generic code
 //! is compiled for size); square roots are arkworks' own, encoding and decoding the

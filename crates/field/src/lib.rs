@@ -1,7 +1,7 @@
 //! Field arithmetic made for wasm32.
 //!
 //! [`Wasm32Backend`] is an `ark_ff::FpConfig` whose Montgomery multiplication and squaring run
-//! on 32-bit limbs with 64-bit products — what wasm32 executes natively — instead of 64-bit
+//! on 30-bit limbs with 64-bit products — what wasm32 executes natively — instead of 64-bit
 //! limbs with 128-bit products, which wasm32 has no instruction for. The elements keep
 //! arkworks' Montgomery form word for word, so every value equals the one arkworks' own
 //! backend computes (the tests hold it to that), and arkworks' generic towers, curves and
