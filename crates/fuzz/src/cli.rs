@@ -18,7 +18,8 @@
 //!
 //! ```text
 //! BIN [--time SECONDS] [--execs N] [--seed N] [--slow-ms MS] [--hang-s S] [--mem-mb MB]
-//!     [--no-regressions] [--summary FILE] [--append] [--no-totals] [--out DIR] [TARGET…]
+//!     [--jobs N] [--no-regressions] [--summary FILE] [--append] [--no-totals] [--out DIR]
+//!     [TARGET…]
 //! BIN --list
 //! BIN replay CRASH.json…
 //! ```
@@ -26,7 +27,10 @@
 //! The summary (`target/fuzz/summary.json` unless `--summary`) is a JSON array with one object
 //! per target. `--append` adds this run's targets to the array already there (the run of
 //! another binary just before) and prints the totals over all of them; `--no-totals` leaves
-//! the two totals lines out (for a run another one appends to).
+//! the two totals lines out (for a run another one appends to). `--jobs N` runs up to N
+//! targets' workers at a time (1 by default): each is one process on one core, so on N cores the
+//! run takes 1/N of the time with the same executions per target; the targets are reported, and
+//! written to the summary, in the order asked.
 
 use std::{
     io::{BufRead as _, BufReader, Write as _},
@@ -114,6 +118,7 @@ struct Args {
     slow_ms: u64,
     hang_s: u64,
     mem_mb: usize,
+    jobs: usize,
     regressions: bool,
     summary: Option<PathBuf>,
     append: bool,
@@ -138,6 +143,7 @@ fn parse(
         slow_ms: 1000,
         hang_s: 10,
         mem_mb: 256,
+        jobs: 1,
         regressions: true,
         summary: None,
         append: false,
@@ -160,6 +166,10 @@ fn parse(
             "--slow-ms" => a.slow_ms = val("--slow-ms")?.parse()?,
             "--hang-s" => a.hang_s = val("--hang-s")?.parse()?,
             "--mem-mb" => a.mem_mb = val("--mem-mb")?.parse()?,
+            "--jobs" => {
+                a.jobs = val("--jobs")?.parse()?;
+                anyhow::ensure!(a.jobs >= 1, "--jobs must be at least 1");
+            }
             "--no-regressions" => a.regressions = false,
             "--append" => a.append = true,
             "--no-totals" => a.totals = false,
@@ -171,7 +181,7 @@ fn parse(
             "-h" | "--help" => {
                 println!(
                     "{bin} [--time SECONDS] [--execs N] [--seed N] [--slow-ms MS] \
-                     [--hang-s S] [--mem-mb MB] [--no-regressions] [--summary FILE] [--append] \
+                     [--hang-s S] [--mem-mb MB] [--jobs N] [--no-regressions] [--summary FILE] [--append] \
                      [--no-totals] [--out DIR] [TARGET…]\n\
                      {bin} --list\n\
                      {bin} replay CRASH.json…\ntargets: {}",
@@ -341,8 +351,27 @@ fn worker_cmd(a: &Args, name: &str) -> anyhow::Result<Command> {
     Ok(c)
 }
 
+/// What a worker left: its stats line (if it finished), its last checkpoint and its stderr.
+type WorkerRun = (Option<Value>, u64, String);
+
+/// One target's stats from its worker's run (the crash recovered if the worker died), printed.
+fn report(
+    targets: &[Entry],
+    a: &Args,
+    name: &str,
+    run: anyhow::Result<WorkerRun>,
+) -> anyhow::Result<Value> {
+    let (stats, ckpt, err) = run?;
+    let stats = match stats {
+        Some(s) => s,
+        None => recover(targets, a, name, ckpt, &err)?,
+    };
+    print_stats(name, &stats);
+    Ok(stats)
+}
+
 /// Runs a worker; returns its stats line (if it finished), its last checkpoint and stderr.
-fn run_worker(mut c: Command) -> anyhow::Result<(Option<Value>, u64, String)> {
+fn run_worker(mut c: Command) -> anyhow::Result<WorkerRun> {
     let mut child = c.spawn()?;
     let stderr = child.stderr.take();
     let err_thread = std::thread::spawn(move || {
@@ -459,19 +488,44 @@ fn supervise(targets: &[Entry], a: &Args) -> anyhow::Result<bool> {
     let mut all = Vec::new();
     let (mut execs, mut crashes) = (0u64, 0u64);
     let mut failed_targets = 0usize;
-    for name in &a.targets {
-        let (stats, ckpt, err) = run_worker(worker_cmd(a, name)?)?;
-        let stats = match stats {
-            Some(s) => s,
-            None => recover(targets, a, name, ckpt, &err)?,
-        };
-        print_stats(name, &stats);
-        execs += stats["execs"].as_u64().unwrap_or(0);
-        let c = stats["crashes"].as_u64().unwrap_or(0);
-        crashes += c;
-        failed_targets += usize::from(c > 0);
-        all.push(stats);
-    }
+    // The workers, up to --jobs at a time; each target's result is taken in the order asked,
+    // as soon as it and those before it are in.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|scope| -> anyhow::Result<()> {
+        for _ in 0..a.jobs.min(a.targets.len()) {
+            let tx = tx.clone();
+            let next = &next;
+            scope.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Relaxed);
+                    let Some(name) = a.targets.get(i) else { break };
+                    let run = worker_cmd(a, name).and_then(run_worker);
+                    if tx.send((i, run)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        let mut runs: Vec<Option<anyhow::Result<WorkerRun>>> =
+            a.targets.iter().map(|_| None).collect();
+        for (i, run) in rx {
+            if let Some(slot) = runs.get_mut(i) {
+                *slot = Some(run);
+            }
+            while let Some(run) = runs.get_mut(all.len()).and_then(Option::take) {
+                let name = a.targets.get(all.len()).map_or("", String::as_str);
+                let stats = report(targets, a, name, run)?;
+                execs += stats["execs"].as_u64().unwrap_or(0);
+                let c = stats["crashes"].as_u64().unwrap_or(0);
+                crashes += c;
+                failed_targets += usize::from(c > 0);
+                all.push(stats);
+            }
+        }
+        Ok(())
+    })?;
     let own_crashes = crashes;
     for s in &earlier {
         execs += s["execs"].as_u64().unwrap_or(0);

@@ -7,11 +7,15 @@
 use std::process::Command;
 
 fn fuzz(out: &std::path::Path, args: &[&str]) -> (bool, String) {
+    fuzz_targets(out, args, &["cole"])
+}
+
+fn fuzz_targets(out: &std::path::Path, args: &[&str], targets: &[&str]) -> (bool, String) {
     let o = Command::new(env!("CARGO_BIN_EXE_lightprov-fuzz"))
         .args(args)
         .args(["--no-regressions", "--out"])
         .arg(out)
-        .arg("cole")
+        .args(targets)
         .output()
         .unwrap();
     (
@@ -21,7 +25,11 @@ fn fuzz(out: &std::path::Path, args: &[&str]) -> (bool, String) {
 }
 
 fn crash_files(out: &std::path::Path, prefix: &str) -> Vec<serde_json::Value> {
-    std::fs::read_dir(out.join("crashes/cole"))
+    crash_files_of(out, "cole", prefix)
+}
+
+fn crash_files_of(out: &std::path::Path, target: &str, prefix: &str) -> Vec<serde_json::Value> {
+    std::fs::read_dir(out.join("crashes").join(target))
         .unwrap()
         .flatten()
         .filter(|e| e.file_name().to_string_lossy().starts_with(prefix))
@@ -95,4 +103,66 @@ fn an_appending_run_adds_to_the_summary_and_totals_both() {
     assert_eq!(summary.as_array().unwrap().len(), 2);
     assert_eq!(summary[0]["execs"], 500);
     assert_eq!(summary[1]["execs"], 700);
+}
+
+/// `--jobs 2`: the targets' workers run two at a time, and each is still reported, and written
+/// to the summary, in the order asked, with the executions asked.
+#[test]
+fn parallel_workers_report_in_the_order_asked() {
+    let out = tempfile::tempdir().unwrap();
+    let targets = ["mpt", "header", "cole", "params"];
+    let (ok, stdout) = fuzz_targets(
+        out.path(),
+        &["--jobs", "2", "--execs", "1500", "--time", "600"],
+        &targets,
+    );
+    assert!(ok, "{stdout}");
+    assert!(
+        stdout.contains("fuzz: 4 targets, 6000 execs, 0 crashes"),
+        "{stdout}"
+    );
+    let printed: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|w| targets.contains(w))
+        .collect();
+    assert_eq!(printed, targets, "{stdout}");
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("summary.json")).unwrap())
+            .unwrap();
+    let names: Vec<&str> = summary
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["target"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, targets);
+    assert!(
+        summary
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["execs"] == 1500)
+    );
+}
+
+/// Workers that die while others run are each replayed to their own input.
+#[test]
+fn parallel_workers_that_die_are_each_replayed() {
+    let out = tempfile::tempdir().unwrap();
+    let (ok, stdout) = fuzz_targets(
+        out.path(),
+        &[
+            "--jobs", "2", "--die-at", "1000", "--execs", "3000", "--time", "600",
+        ],
+        &["mpt", "cole"],
+    );
+    assert!(!ok, "{stdout}");
+    assert_eq!(stdout.matches("CRASH abort").count(), 2, "{stdout}");
+    assert!(stdout.contains("fuzz: 0 passed, 2 failed"), "{stdout}");
+    for target in ["mpt", "cole"] {
+        let c = crash_files_of(out.path(), target, "abort-");
+        assert_eq!(c.len(), 1, "{target}: {stdout}");
+        assert_eq!(c[0]["target"], target);
+    }
 }
