@@ -16,7 +16,16 @@ test_cargo() {
   fi
   # Not incremental, unless the caller asks (CARGO_INCREMENTAL=1): from a fresh clone, which is
   # what CI builds, incremental compilation only adds the work of saving its caches.
-  CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0} RUSTC_WORKSPACE_WRAPPER="$CLIPPY_DRIVER" \
+  local incremental=${CARGO_INCREMENTAL:-0}
+  # One codegen unit per crate when not incremental (an incremental build keeps Cargo's default,
+  # whose many small units make its rebuilds quick): the build already keeps both cores busy with
+  # a crate each, so splitting a crate into units only repeats the work of the functions inlined
+  # in each. Clean test builds took 521-582 s of CPU against 598-622 s, and cargo test took as
+  # long (docs/benchmarks.md). A caller's own setting wins.
+  local units=${CARGO_PROFILE_TEST_CODEGEN_UNITS:-}
+  if [ -z "$units" ] && [ "$incremental" = 0 ]; then units=1; fi
+  env CARGO_INCREMENTAL="$incremental" ${units:+CARGO_PROFILE_TEST_CODEGEN_UNITS="$units"} \
+    RUSTC_WORKSPACE_WRAPPER="$CLIPPY_DRIVER" \
     CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__" cargo "$@"
 }
 
