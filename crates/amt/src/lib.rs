@@ -165,8 +165,9 @@ pub struct Params {
     depth: u8,
     /// `g2[0] = [1]₂`, `g2[j + 1] = [τ^{2^j}]₂`.
     g2: Vec<G2Affine>,
-    /// The same points on lightprov-field's backend, their Miller-loop lines computed once.
-    prepared: Vec<bn254::G2Prepared>,
+    /// The same points on lightprov-field's backend, their Miller-loop lines computed once
+    /// (normalised: see `bn254::G2Lines`).
+    prepared: Vec<bn254::G2Lines>,
     omega: Fr,
 }
 
@@ -192,7 +193,18 @@ impl Params {
         }
         let omega = domain_root(depth)
             .ok_or_else(|| DecodeError::new("depth", "no root of unity of that order"))?;
-        let prepared = g2.iter().map(|p| bn254::g2_from_ark(p).into()).collect();
+        let prepared = g2
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                bn254::G2Lines::new(&bn254::g2_from_ark(p)).ok_or_else(|| {
+                    DecodeError::new(
+                        alloc::format!("g2[{i}]"),
+                        "a line of its Miller loop has a zero coefficient (not a point of G2)",
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Self {
             depth,
             g2,
@@ -252,7 +264,7 @@ impl Params {
 
     /// [`Params::g2`], prepared for pairings on lightprov-field's BN254 (every line of their
     /// Miller loops, computed once per parameter set).
-    pub fn prepared(&self) -> &[bn254::G2Prepared] {
+    pub fn prepared(&self) -> &[bn254::G2Lines] {
         &self.prepared
     }
 }
@@ -522,5 +534,17 @@ mod tests {
         bad[at..].copy_from_slice(&identity);
         assert!(Params::decode(&bad).is_err());
         assert!(Params::decode(&good).is_ok());
+    }
+
+    /// A point whose Miller loop has a line with a zero first coefficient (y = 0: its first
+    /// doubling line is −2yz·…; not a point of G2, which `decode` refuses first) is refused by
+    /// name rather than divided by.
+    #[test]
+    fn params_refuse_a_point_whose_lines_cannot_be_normalised() {
+        let g = G2Affine::generator();
+        let flat = G2Affine::new_unchecked(g.x, ark_bn254::Fq2::zero());
+        let err = Params::new(2, alloc::vec![g, g, flat]).unwrap_err();
+        assert_eq!(err.field, "g2[2]");
+        assert!(err.reason.contains("zero coefficient"), "{}", err.reason);
     }
 }

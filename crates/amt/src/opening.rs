@@ -11,7 +11,7 @@ use ark_bn254::Fr;
 use ark_ec::{AdditiveGroup, AffineRepr, CurveGroup, pairing::Pairing};
 use ark_ff::{BigInteger, Field, One, PrimeField, Zero};
 use lightprov_field::bn254::{
-    Bn254, G1Affine, G1Projective, G2Prepared, g1_from_ark, multi_miller_loop,
+    Bn254, G1Affine, G1Projective, G2Lines, g1_from_ark, multi_miller_loop,
 };
 use lightprov_types::{DecodeError, ErrorCode};
 use sha2::{Digest, Sha256};
@@ -198,7 +198,7 @@ pub fn verify(params: &Params, openings: &[Opening]) -> Result<(), AmtError> {
     // (`check_shapes` bounds every index; a missing point fails the check.)
     let prepared = params.prepared();
     let g2 = |i: usize| prepared.get(i).ok_or(AmtError::PairingCheckFailed);
-    let mut pairs: Vec<(G1Affine, &G2Prepared)> = Vec::with_capacity(d + 1);
+    let mut pairs: Vec<(G1Affine, &G2Lines)> = Vec::with_capacity(d + 1);
     pairs.push((left, g2(0)?));
     let right = G1Projective::normalize_batch(&right);
     for (j, q) in right.iter().enumerate() {

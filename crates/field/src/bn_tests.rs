@@ -8,12 +8,12 @@ use std::vec::Vec;
 
 use ark_bn254 as ark;
 use ark_ec::{AffineRepr, CurveGroup, bn::BnConfig};
-use ark_ff::{BigInteger, Field};
+use ark_ff::{AdditiveGroup, BigInteger, Field};
 use ark_ff::{PrimeField, UniformRand, Zero};
 use ark_serialize::{CanonicalDeserialize, CanonicalSerialize};
 
 use crate::bn254::{
-    Config, G2Affine, SIX_X_SQUARED, g1_from_ark, g1_to_ark, g2_from_ark, g2_to_ark,
+    Config, G1Affine, G2Affine, SIX_X_SQUARED, g1_from_ark, g1_to_ark, g2_from_ark, g2_to_ark,
 };
 
 /// The slow check: r·P = O.
@@ -94,11 +94,34 @@ fn g1_multiplication_is_arkworks() {
     }
 }
 
-#[test]
-fn one_accumulator_miller_loop_is_arkworks() {
+/// The pairing of `a` and `b` the way arkworks computes it: its multi-Miller loop, then its
+/// final exponentiation.
+// A test helper (the lints' test exemption covers test functions only).
+#[allow(clippy::unwrap_used)]
+fn ark_pairing(a: &[G1Affine], b: &[G2Affine]) -> crate::bn254::Fq12 {
     use ark_ec::pairing::Pairing;
 
-    use crate::bn254::{Bn254, G1Affine, G2Prepared, multi_miller_loop};
+    use crate::bn254::Bn254;
+
+    Bn254::final_exponentiation(Bn254::multi_miller_loop(a.to_vec(), b.to_vec()))
+        .unwrap()
+        .0
+}
+
+/// The normalised loop's output, after the final exponentiation.
+#[allow(clippy::unwrap_used)]
+fn our_pairing(a: &[G1Affine], lines: &[crate::bn254::G2Lines]) -> crate::bn254::Fq12 {
+    use ark_ec::pairing::Pairing;
+
+    use crate::bn254::{Bn254, multi_miller_loop};
+
+    let ml = multi_miller_loop(a.iter().copied().zip(lines)).unwrap();
+    Bn254::final_exponentiation(ml).unwrap().0
+}
+
+#[test]
+fn one_accumulator_normalised_miller_loop_is_arkworks_pairing() {
+    use crate::bn254::{G1Affine, G2Lines, multi_miller_loop};
 
     let mut rng = ark_std::test_rng();
     let g1 =
@@ -112,15 +135,44 @@ fn one_accumulator_miller_loop_is_arkworks() {
         if n > 3 {
             a[2] = G1Affine::identity();
         }
-        let prepared: Vec<G2Prepared> = b.iter().map(|q| (*q).into()).collect();
-        let ours = multi_miller_loop(a.iter().copied().zip(&prepared)).unwrap();
-        let theirs = Bn254::multi_miller_loop(a.clone(), b.clone());
-        assert_eq!(ours.0, theirs.0, "{n} pairs");
+        let lines: Vec<G2Lines> = b.iter().map(|q| G2Lines::new(q).unwrap()).collect();
+        assert_eq!(our_pairing(&a, &lines), ark_pairing(&a, &b), "{n} pairs");
+        // The generators and their negations: the product of e(P, Q) and e(−P, Q) is 1.
+        if n == 1 {
+            let (p, q) = (G1Affine::generator(), G2Affine::generator());
+            let lq = G2Lines::new(&q).unwrap();
+            let ml = multi_miller_loop([(p, &lq), (-p, &lq)]).unwrap();
+            use ark_ec::pairing::Pairing;
+            let out = crate::bn254::Bn254::final_exponentiation(ml).unwrap().0;
+            assert_eq!(out, crate::bn254::Fq12::ONE);
+        }
     }
-    // A prepared point missing its last line is refused, not read past.
-    let mut short: G2Prepared = g2(&mut rng).into();
-    short.ell_coeffs.pop();
+    // Each line keeps arkworks' ratios c1/c0 and c2/c0.
+    let q = g2(&mut rng);
+    let theirs = crate::bn254::G2Prepared::from(q);
+    let ours = G2Lines::new(&q).unwrap();
+    assert_eq!(ours.lines().len(), theirs.ell_coeffs.len());
+    for ((c1n, c2n), (c0, c1, c2)) in ours.lines().iter().zip(&theirs.ell_coeffs) {
+        assert_eq!((*c1n * c0, *c2n * c0), (*c1, *c2));
+    }
+    // A G2 point missing its last line is refused, not read past.
+    let short = G2Lines::new(&g2(&mut rng)).unwrap().truncated(1);
     assert!(multi_miller_loop([(g1(&mut rng), &short)]).is_none());
+}
+
+/// The loop refuses what it cannot normalise: a G1 point with y = 0 (none is on the curve) and
+/// a G2 point whose first doubling line has c0 = −2yz = 0 (y = 0: not a point of G2).
+#[test]
+fn normalised_miller_loop_refuses_a_zero_to_divide_by() {
+    use crate::bn254::{Fq, G1Affine, G2Lines, multi_miller_loop};
+
+    let q = G2Lines::new(&G2Affine::generator()).unwrap();
+    let flat = G1Affine::new_unchecked(G1Affine::generator().x, Fq::ZERO);
+    assert!(multi_miller_loop([(G1Affine::generator(), &q), (flat, &q)]).is_none());
+    assert!(multi_miller_loop([(G1Affine::generator(), &q)]).is_some());
+    let g = G2Affine::generator();
+    let flat2 = G2Affine::new_unchecked(g.x, crate::bn254::Fq2::ZERO);
+    assert!(G2Lines::new(&flat2).is_none());
 }
 
 /// `a / d` for little-endian words and a one-word divisor, and the remainder.
@@ -257,9 +309,7 @@ fn g1_multiplication_by_a_five_word_scalar() {
 /// would give) drops its pair, as in arkworks' loop, and only its pair: the others still count.
 #[test]
 fn miller_loop_drops_a_pair_with_g2_at_infinity_only() {
-    use ark_ec::pairing::Pairing;
-
-    use crate::bn254::{Bn254, G1Affine, G2Prepared, multi_miller_loop};
+    use crate::bn254::{G1Affine, G2Lines};
 
     let mut rng = ark_std::test_rng();
     let a: Vec<G1Affine> = (0..3)
@@ -269,12 +319,12 @@ fn miller_loop_drops_a_pair_with_g2_at_infinity_only() {
         .map(|_| g2_from_ark(&(ark::G2Affine::generator() * ark::Fr::rand(&mut rng)).into_affine()))
         .collect();
     b[1] = G2Affine::identity();
-    let prepared: Vec<G2Prepared> = b.iter().map(|q| (*q).into()).collect();
-    assert!(prepared[1].infinity && prepared[1].ell_coeffs.is_empty());
-    let ours = multi_miller_loop(a.iter().copied().zip(&prepared)).unwrap();
-    assert_eq!(ours.0, Bn254::multi_miller_loop(a.clone(), b.clone()).0);
-    let without = multi_miller_loop([(a[0], &prepared[0]), (a[2], &prepared[2])]).unwrap();
-    assert_eq!(ours.0, without.0);
-    let one = multi_miller_loop([(a[0], &prepared[0])]).unwrap();
-    assert_ne!(ours.0, one.0);
+    let lines: Vec<G2Lines> = b.iter().map(|q| G2Lines::new(q).unwrap()).collect();
+    assert!(lines[1].is_infinity() && lines[1].lines().is_empty());
+    let ours = our_pairing(&a, &lines);
+    assert_eq!(ours, ark_pairing(&a, &b));
+    let without = our_pairing(&[a[0], a[2]], &[lines[0].clone(), lines[2].clone()]);
+    assert_eq!(ours, without);
+    let one = our_pairing(&a[..1], &lines[..1]);
+    assert_ne!(ours, one);
 }
