@@ -295,7 +295,6 @@ fn mont_sum<const N: usize, const K: usize>(
     let shift = W * l - 64 * N;
     let k = a.len().min(b.len());
     assert!(k <= K, "a sum of at most {K} products here");
-    let every = PRODUCTS_PER_WORD / (k + 1);
     let mut al = [[0u64; MAX_LIMBS]; K];
     let mut bl = [[0u64; MAX_LIMBS]; K];
     for ((x, y), (xl, yl)) in a.iter().zip(b).zip(al.iter_mut().zip(bl.iter_mut())) {
@@ -303,12 +302,30 @@ fn mont_sum<const N: usize, const K: usize>(
         *yl = split(y, 0);
     }
     let pl = split(p, 0);
+    mont_limbs::<N, K>(al.each_ref(), bl.each_ref(), k, &pl, p, inv)
+}
+
+/// [`mont_sum`] on factors already cut into limbs: the first `k` of `al` (split with the shift)
+/// and of `bl` (without), `pl` the modulus' limbs.
+#[inline(always)]
+// Limb and column indices are bounded by the loops (L ≤ 13, columns ≤ 2L ≤ 26).
+#[allow(clippy::indexing_slicing)]
+fn mont_limbs<const N: usize, const K: usize>(
+    al: [&[u64; MAX_LIMBS]; K],
+    bl: [&[u64; MAX_LIMBS]; K],
+    k: usize,
+    pl: &[u64; MAX_LIMBS],
+    p: &[u64; N],
+    inv: u64,
+) -> [u64; N] {
+    let l = limb_count(N);
+    let every = PRODUCTS_PER_WORD / (k + 1);
     // The columns not yet done, lowest first: column i of the sum is t[0] in round i, so that
     // every index below is a constant of the unrolled rounds (the window stays in locals).
     // (One word more than the limbs: the written-out normalisation names t[c + 1] for every c.)
     let mut t = [0u64; MAX_LIMBS + 1];
     for i in 0..l {
-        for (xl, yl) in al.iter().zip(&bl).take(k) {
+        for (xl, yl) in al.iter().zip(bl).take(k) {
             let ai = xl[i];
             limbs!(j, l, {
                 t[j] += ai * yl[j];
@@ -427,4 +444,158 @@ fn neg_mod<const N: usize>(a: &[u64; N], p: &[u64; N]) -> [u64; N] {
     let mut r = *p;
     sub_in_place(&mut r, a);
     r
+}
+
+/// BN254's Miller-loop line product, Fp12 = Fp6[w]/(w² − v), Fp6 = Fp2[v]/(v³ − ξ),
+/// Fp2 = Fp[u]/(u² + 1), ξ = 9 + u, on Montgomery words (arkworks' form): one call per line, every
+/// Fp coordinate of the product one sum of four products with one reduction, no Fp2 or Fp6
+/// operation of its own.
+#[cfg(feature = "bn254")]
+pub mod bn254_line {
+    use super::{MAX_LIMBS, add_mod, limb_count, modulus, mont_limbs, mont_sum, neg_mod, split};
+
+    type C = ark_bn254::FqConfig;
+    const N: usize = 4;
+    const L: usize = limb_count(N);
+
+    /// `x·2^s` for s < 8 as five words.
+    // i < N and i + 1 ≤ N index the five words.
+    #[allow(clippy::indexing_slicing)]
+    const fn shifted(x: &[u64; N], s: u32) -> [u64; N + 1] {
+        let mut out = [0u64; N + 1];
+        let mut i = 0;
+        while i < N {
+            out[i] |= x[i] << s;
+            if s > 0 {
+                out[i + 1] = x[i] >> (64 - s);
+            }
+            i += 1;
+        }
+        out
+    }
+
+    /// 8p, 4p, 2p and p as five words: 9x + y < 10p is reduced by subtracting each that fits.
+    const MULTIPLES: [[u64; N + 1]; 4] = {
+        let p = <C as ark_ff::MontConfig<N>>::MODULUS.0;
+        [
+            shifted(&p, 3),
+            shifted(&p, 2),
+            shifted(&p, 1),
+            shifted(&p, 0),
+        ]
+    };
+
+    /// Whether `a ≥ b` (five little-endian words).
+    fn at_least(a: &[u64; N + 1], b: &[u64; N + 1]) -> bool {
+        for (x, y) in a.iter().zip(b).rev() {
+            if x != y {
+                return x > y;
+            }
+        }
+        true
+    }
+
+    /// `9x + y mod p` for x, y < p.
+    // Word indices are below five.
+    #[allow(clippy::indexing_slicing)]
+    fn nine_x_plus_y(x: &[u64; N], y: &[u64; N]) -> [u64; N] {
+        let x8 = shifted(x, 3);
+        let mut t = [0u64; N + 1];
+        let mut carry = 0u64;
+        for (i, slot) in t.iter_mut().enumerate() {
+            let xi = x.get(i).copied().unwrap_or(0);
+            let yi = y.get(i).copied().unwrap_or(0);
+            let wide = u128::from(x8[i]) + u128::from(xi) + u128::from(yi) + u128::from(carry);
+            *slot = wide as u64;
+            carry = (wide >> 64) as u64;
+        }
+        for m in &MULTIPLES {
+            if at_least(&t, m) {
+                let mut borrow = false;
+                for (a, b) in t.iter_mut().zip(m) {
+                    let (d, b1) = a.overflowing_sub(*b);
+                    let (d, b2) = d.overflowing_sub(u64::from(borrow));
+                    *a = d;
+                    borrow = b1 | b2;
+                }
+            }
+        }
+        [t[0], t[1], t[2], t[3]]
+    }
+
+    /// `old + Σ_k x_k·y_k` (times 2^(−256)) mod p: four products, one reduction.
+    #[inline(never)]
+    fn add_sum4(
+        old: &[u64; N],
+        x: [&[u64; MAX_LIMBS]; 4],
+        y: [&[u64; MAX_LIMBS]; 4],
+        pl: &[u64; MAX_LIMBS],
+    ) -> [u64; N] {
+        let (p, inv) = modulus::<C, N>();
+        add_mod(old, &mont_limbs::<N, 4>(x, y, 4, pl, &p, inv), &p)
+    }
+
+    /// `f ← f·(1 + (a + b·v)·w)` with `a = c1·x`, `b = c2·y`: a line of the Miller loop divided
+    /// by its first coefficient, evaluated at a G1 point (`x`, `y` are that point's x/y and 1/y).
+    /// `f` holds Fp12's twelve Fp coordinates in arkworks' order (c0.c0.c0, c0.c0.c1, c0.c1.c0,
+    /// …, c1.c2.c1), `c` the line's c1 and c2 (real, imaginary), `xy` the point's x/y and 1/y;
+    /// every value under p.
+    ///
+    /// With f = g + h·w and t = a + b·v: f·t·w = (g·t)·w + (h·t)·v, so
+    /// g₀ += ξ(h₁b + h₂a), g₁ += h₀a + ξh₂b, g₂ += h₀b + h₁a, h₀ += g₀a + ξg₂b, h₁ += g₀b + g₁a,
+    /// h₂ += g₁b + g₂a (ξ taken into the factors a and b).
+    #[inline(never)]
+    // Indices are constants below the arrays' lengths.
+    #[allow(clippy::indexing_slicing)]
+    pub fn mul_by_line(f: &mut [[u64; N]; 12], c: &[[u64; N]; 4], xy: &[[u64; N]; 2]) {
+        let (p, inv) = modulus::<C, N>();
+        let pl = split(&p, 0);
+        let one = |u: &[u64; N], v: &[u64; N]| {
+            mont_sum::<N, 1>(core::slice::from_ref(u), core::slice::from_ref(v), &p, inv)
+        };
+        // a, b and ξa, ξb (ξ(r + i·u) = (9r − i) + (9i + r)·u), real and imaginary parts.
+        let a = [one(&c[0], &xy[0]), one(&c[1], &xy[0])];
+        let b = [one(&c[2], &xy[1]), one(&c[3], &xy[1])];
+        let xi = |z: &[[u64; N]; 2]| {
+            [
+                nine_x_plus_y(&z[0], &neg_mod(&z[1], &p)),
+                nine_x_plus_y(&z[1], &z[0]),
+            ]
+        };
+        let (xa, xb) = (xi(&a), xi(&b));
+        // Each factor's limbs: real, imaginary, −imaginary (for the real part's −x₁y₁).
+        let factor = |z: &[[u64; N]; 2]| {
+            [
+                split(&z[0], 0),
+                split(&z[1], 0),
+                split(&neg_mod(&z[1], &p), 0),
+            ]
+        };
+        let (fa, fb, fxa, fxb) = (factor(&a), factor(&b), factor(&xa), factor(&xb));
+        let shift = super::W * L - 64 * N;
+        let fl: [[u64; MAX_LIMBS]; 12] = core::array::from_fn(|i| split(&f[i], shift));
+        let old = *f;
+        // f's Fp2 coordinates: g₀ g₁ g₂ h₀ h₁ h₂ at 0, 2, …, 10.
+        let out = |at: usize,
+                   (s, y): (usize, &[[u64; MAX_LIMBS]; 3]),
+                   (s2, y2): (usize, &[[u64; MAX_LIMBS]; 3])| {
+            let x = [&fl[s], &fl[s + 1], &fl[s2], &fl[s2 + 1]];
+            let re = add_sum4(&old[at], x, [&y[0], &y[2], &y2[0], &y2[2]], &pl);
+            let im = add_sum4(&old[at + 1], x, [&y[1], &y[0], &y2[1], &y2[0]], &pl);
+            (re, im)
+        };
+        let (g0, g1, g2, h0, h1, h2) = (0, 2, 4, 6, 8, 10);
+        let outs = [
+            (g0, out(g0, (h1, &fxb), (h2, &fxa))),
+            (g1, out(g1, (h0, &fa), (h2, &fxb))),
+            (g2, out(g2, (h0, &fb), (h1, &fa))),
+            (h0, out(h0, (g0, &fa), (g2, &fxb))),
+            (h1, out(h1, (g0, &fb), (g1, &fa))),
+            (h2, out(h2, (g1, &fb), (g2, &fa))),
+        ];
+        for (at, (re, im)) in outs {
+            f[at] = re;
+            f[at + 1] = im;
+        }
+    }
 }

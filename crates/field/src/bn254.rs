@@ -117,16 +117,29 @@ impl G2Lines {
     }
 }
 
-/// `f ← f·(1 + (a + b·v)·w)`, a normalised line: with f = g + h·w and t = a + b·v, the product
-/// is (g + v·h·t) + (h + g·t)·w (w² = v): two sparse Fp6 products of 5 Fp2 products each.
-fn mul_by_line(f: &mut Fq12, a: &Fq2, b: &Fq2) {
-    let mut gt = f.c0;
-    gt.mul_by_01(a, b);
-    let mut ht = f.c1;
-    ht.mul_by_01(a, b);
-    Fq12Config::mul_fp6_by_nonresidue_in_place(&mut ht);
-    f.c0 += &ht;
-    f.c1 += &gt;
+/// Fp12's twelve Fp coordinates (Montgomery words) in arkworks' order, the layout of
+/// `lightprov_field_mont::bn254_line::mul_by_line`.
+pub(crate) fn fq12_words(f: &Fq12) -> [[u64; 4]; 12] {
+    let c = [f.c0.c0, f.c0.c1, f.c0.c2, f.c1.c0, f.c1.c1, f.c1.c2];
+    core::array::from_fn(|i| {
+        let e = c.get(i / 2).copied().unwrap_or_default();
+        if i % 2 == 0 { e.c0.0.0 } else { e.c1.0.0 }
+    })
+}
+
+/// The element of [`fq12_words`]' words.
+pub(crate) fn fq12_from_words(w: &[[u64; 4]; 12]) -> Fq12 {
+    let fq = |i: usize| {
+        ark_ff::Fp(
+            ark_ff::BigInt(w.get(i).copied().unwrap_or_default()),
+            core::marker::PhantomData,
+        )
+    };
+    let fq2 = |i: usize| Fq2::new(fq(i), fq(i + 1));
+    Fq12::new(
+        Fq6::new(fq2(0), fq2(2), fq2(4)),
+        Fq6::new(fq2(6), fq2(8), fq2(10)),
+    )
 }
 
 /// The Miller loop of any number of pairs with one Fp12 accumulator, squared once per step,
@@ -157,15 +170,16 @@ pub fn multi_miller_loop<'a>(
         .zip(lines)
         .map(|((p, iy), l)| (p.x * iy, iy, l))
         .collect();
-    // Every pair's next line, evaluated at its G1 point, into f.
+    // Every pair's next line, evaluated at its G1 point, into f: one kernel call a line,
+    // f in the kernel's words meanwhile.
     let lines = |f: &mut Fq12, pairs: &mut [(Fq, Fq, Lines<'a>)]| -> Option<()> {
+        let mut w = fq12_words(f);
         for (x, y, coeffs) in pairs.iter_mut() {
             let (c1, c2) = coeffs.next()?;
-            let (mut a, mut b) = (*c1, *c2);
-            a.mul_assign_by_fp(x);
-            b.mul_assign_by_fp(y);
-            mul_by_line(f, &a, &b);
+            let c = [c1.c0.0.0, c1.c1.0.0, c2.c0.0.0, c2.c1.0.0];
+            lightprov_field_mont::bn254_line::mul_by_line(&mut w, &c, &[x.0.0, y.0.0]);
         }
+        *f = fq12_from_words(&w);
         Some(())
     };
     let count = <Config as BnConfig>::ATE_LOOP_COUNT;

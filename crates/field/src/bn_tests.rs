@@ -328,3 +328,56 @@ fn miller_loop_drops_a_pair_with_g2_at_infinity_only() {
     let one = our_pairing(&a[..1], &lines[..1]);
     assert_ne!(ours, one);
 }
+
+/// The line kernel (one call a line: twelve sums of four products) equals arkworks' Fp12
+/// product f·(1 + (a + b·v)·w), a = c1·x and b = c2·y, on random values and on edge ones:
+/// coordinates 0, 1, p − 1, p − 2 and (p − 1)/2 in f and in the line (x = y = 1 makes a and b
+/// the line's own coordinates, so that ξa and ξb meet their largest sums, 9(p − 1) + p − 1).
+#[test]
+fn line_kernel_is_the_fp12_product() {
+    use ark_ff::{One, PrimeField};
+
+    use crate::bn254::{Fq, Fq2, Fq6, Fq12, fq12_from_words, fq12_words};
+
+    let mut rng = ark_std::test_rng();
+    let p_minus = |k: u64| -Fq::from(k);
+    let half = Fq::from_bigint({
+        let mut m = <Fq as PrimeField>::MODULUS;
+        m.div2();
+        m
+    })
+    .unwrap();
+    let edges = [Fq::ZERO, Fq::one(), p_minus(1), p_minus(2), half];
+    let mut fq_values: Vec<Fq> = edges.to_vec();
+    fq_values.extend((0..5).map(|_| Fq::rand(&mut rng)));
+    let pick = |i: usize| fq_values[i % fq_values.len()];
+    for case in 0..60 {
+        let f = if case % 3 == 0 {
+            Fq12::rand(&mut rng)
+        } else {
+            let e = |j: usize| Fq2::new(pick(case + j), pick(case * 7 + j * 3));
+            Fq12::new(Fq6::new(e(0), e(1), e(2)), Fq6::new(e(3), e(4), e(5)))
+        };
+        let (c1, c2) = (
+            Fq2::new(pick(case * 3), pick(case * 5 + 1)),
+            Fq2::new(pick(case * 11 + 2), pick(case + 4)),
+        );
+        let (x, y) = if case % 2 == 0 {
+            (Fq::one(), Fq::one())
+        } else {
+            (Fq::rand(&mut rng), Fq::rand(&mut rng))
+        };
+        let (mut a, mut b) = (c1, c2);
+        a.mul_assign_by_fp(&x);
+        b.mul_assign_by_fp(&y);
+        let line = Fq12::new(
+            Fq6::new(Fq2::one(), Fq2::ZERO, Fq2::ZERO),
+            Fq6::new(a, b, Fq2::ZERO),
+        );
+        let mut w = fq12_words(&f);
+        let c = [c1.c0.0.0, c1.c1.0.0, c2.c0.0.0, c2.c1.0.0];
+        lightprov_field_mont::bn254_line::mul_by_line(&mut w, &c, &[x.0.0, y.0.0]);
+        assert_eq!(fq12_from_words(&w), f * line, "case {case}");
+        assert_eq!(fq12_from_words(&fq12_words(&f)), f);
+    }
+}
