@@ -76,6 +76,88 @@ impl Bls12Config for Config {
     type Fp12Config = Fq12Config;
     type G1Config = G1Config;
     type G2Config = G2Config;
+
+    /// arkworks' final exponentiation (the same exponent, by the same chain), its
+    /// exponentiations by x on the fused cyclotomic squaring ([`exp_by_x`]).
+    fn final_exponentiation(
+        f: ark_ec::pairing::MillerLoopOutput<Bls12_381>,
+    ) -> Option<ark_ec::pairing::PairingOutput<Bls12_381>> {
+        final_exponentiation(&f.0).map(ark_ec::pairing::PairingOutput)
+    }
+}
+
+/// `f^(3·(p¹² − 1)/r)`, None for f = 0. The easy part, `f^((p⁶ − 1)(p² + 1))`, takes f into the
+/// cyclotomic subgroup G_Φ12 (of order p⁴ − p² + 1); the hard part raises the result m to
+/// 3·(p⁴ − p² + 1)/r = (x − 1)²·(x + p)·(x² + p² − 1) + 3 (Hayashida, Hayasaka and Teruya,
+/// eprint 2020/875) by five exponentiations by x and Frobenius maps, the chain arkworks uses:
+/// the pairing is arkworks' element.
+pub(crate) fn final_exponentiation(f: &Fq12) -> Option<Fq12> {
+    use ark_ff::CyclotomicMultSubgroup;
+
+    // Easy part: conj(f)/f = f^(p⁶ − 1), then times its p²-th power.
+    let mut m = f.inverse()?;
+    let mut conj = *f;
+    conj.cyclotomic_inverse_in_place();
+    m *= &conj;
+    let mut m_p2 = m;
+    m_p2.frobenius_map_in_place(2);
+    m *= &m_p2;
+    // Hard part: a = m^((x − 1)²), b = a^(x + p), then m³·b^(x² + p² − 1).
+    let inv = |g: &Fq12| {
+        let mut c = *g;
+        c.cyclotomic_inverse_in_place();
+        c
+    };
+    let t = exp_by_x(&m) * inv(&m); // m^(x − 1)
+    let a = exp_by_x(&t) * inv(&t); // m^((x − 1)²)
+    let mut a_p = a;
+    a_p.frobenius_map_in_place(1);
+    let b = exp_by_x(&a) * a_p; // a^(x + p)
+    let mut b_p2 = b;
+    b_p2.frobenius_map_in_place(2);
+    let mut out = cyclotomic_square(&m) * m;
+    out *= &(exp_by_x(&exp_by_x(&b)) * b_p2 * inv(&b));
+    Some(out)
+}
+
+/// The six Fp2 coordinates of an Fp12 element as words, in arkworks' order.
+fn fq12_words(f: &Fq12) -> [lightprov_field_mont::bls12_381_tower::Fq2Words; 6] {
+    [f.c0.c0, f.c0.c1, f.c0.c2, f.c1.c0, f.c1.c1, f.c1.c2].map(|e| [e.c0.0.0, e.c1.0.0])
+}
+
+/// The element of [`fq12_words`]' words.
+fn fq12_from_words(w: &[lightprov_field_mont::bls12_381_tower::Fq2Words; 6]) -> Fq12 {
+    let [a, b, c, d, e, f] = w.map(|[re, im]| {
+        Fq2::new(
+            ark_ff::Fp(BigInt(re), core::marker::PhantomData),
+            ark_ff::Fp(BigInt(im), core::marker::PhantomData),
+        )
+    });
+    Fq12::new(Fq6::new(a, b, c), Fq6::new(d, e, f))
+}
+
+/// `g²` for g in the cyclotomic subgroup, one kernel call (arkworks' Granger–Scott squaring).
+pub(crate) fn cyclotomic_square(g: &Fq12) -> Fq12 {
+    let mut w = fq12_words(g);
+    lightprov_field_mont::bls12_381_tower::cyclotomic_square(&mut w);
+    fq12_from_words(&w)
+}
+
+/// `g^x` for g in the cyclotomic subgroup (x = −0xd201000000010000): square and multiply over
+/// |x|'s bits, the squarings the fused kernel's, then the conjugate.
+pub(crate) fn exp_by_x(g: &Fq12) -> Fq12 {
+    use ark_ff::{BitIteratorBE, CyclotomicMultSubgroup};
+
+    let mut w = fq12_words(g);
+    for bit in BitIteratorBE::without_leading_zeros(X).skip(1) {
+        lightprov_field_mont::bls12_381_tower::cyclotomic_square(&mut w);
+        if bit {
+            w = fq12_words(&(fq12_from_words(&w) * g));
+        }
+    }
+    let mut out = fq12_from_words(&w);
+    out.cyclotomic_inverse_in_place();
+    out
 }
 
 /// Whether e(a₀, b₀)·e(a₁, b₁) = 1: one multi-Miller loop and one final exponentiation. (A

@@ -493,3 +493,86 @@ fn parity_is_rfc_9380_sgn0() {
     assert!(parity(&f2(u)) && !parity(&f2(-u)));
     assert!(!parity(&f2(ark::Fq2::zero())));
 }
+
+/// Elements of G_Φ12: random Fp12 elements raised to (p⁶ − 1)(p² + 1), and 1.
+fn cyclotomic_elements() -> Vec<crate::bls12_381::Fq12> {
+    use crate::bls12_381::Fq12;
+
+    let mut rng = ark_std::test_rng();
+    let mut v = vec![Fq12::ONE];
+    for _ in 0..6 {
+        let f = Fq12::rand(&mut rng);
+        let mut g = f;
+        g.conjugate_in_place();
+        g *= f.inverse().unwrap_or(Fq12::ONE);
+        let g2 = g.frobenius_map(2);
+        v.push(g * g2);
+    }
+    v
+}
+
+/// The fused Fp2 product equals arkworks' on edge and random coordinates (0, 1, p − 1,
+/// (p − 1)/2 in either), and the fused cyclotomic squaring equals arkworks' Granger–Scott
+/// squaring on elements of G_Φ12, over a run of squarings.
+#[test]
+fn fused_tower_operations_are_arkworks() {
+    use ark_ff::{CyclotomicMultSubgroup, One};
+    use lightprov_field_mont::bls12_381_tower::fq2_mul;
+
+    use crate::bls12_381::{Fq, Fq2};
+
+    let mut rng = ark_std::test_rng();
+    let half = Fq::from(2u64).inverse().unwrap() - Fq::one(); // (p − 1)/2
+    let mut coords = vec![Fq::zero(), Fq::one(), -Fq::one(), half];
+    coords.extend((0..4).map(|_| Fq::rand(&mut rng)));
+    let values: Vec<Fq2> = coords
+        .iter()
+        .flat_map(|a| coords.iter().map(|b| Fq2::new(*a, *b)))
+        .collect();
+    let words = |x: &Fq2| [x.c0.0.0, x.c1.0.0];
+    for (i, a) in values.iter().enumerate() {
+        for b in values.iter().skip(i % 7).step_by(7) {
+            let want = *a * b;
+            assert_eq!(fq2_mul(&words(a), &words(b)), words(&want), "{a} · {b}");
+        }
+    }
+    for g in cyclotomic_elements() {
+        let mut ours = g;
+        for k in 0..8 {
+            let want = ours.cyclotomic_square();
+            ours = crate::bls12_381::cyclotomic_square(&ours);
+            assert_eq!(ours, want, "square {k}");
+        }
+    }
+}
+
+/// The exponentiation by x (the fused squarings) equals arkworks' conjugated (x < 0), and the
+/// final exponentiation arkworks' BLS12-381's, on elements of G_Φ12 and random ones (none for 0).
+#[test]
+fn exponentiations_are_arkworks() {
+    use ark_ec::{
+        bls12::Bls12Config,
+        pairing::{MillerLoopOutput, Pairing},
+    };
+    use ark_ff::CyclotomicMultSubgroup;
+
+    use crate::bls12_381::{Config, Fq12, exp_by_x, final_exponentiation};
+
+    for g in cyclotomic_elements() {
+        let mut want = g.cyclotomic_exp(<Config as Bls12Config>::X);
+        want.cyclotomic_inverse_in_place();
+        assert_eq!(exp_by_x(&g), want);
+    }
+    let back2 = |x: crate::bls12_381::Fq2| ark::Fq2::new(to_mont(x.c0), to_mont(x.c1));
+    let back6 = |x: crate::bls12_381::Fq6| ark::Fq6::new(back2(x.c0), back2(x.c1), back2(x.c2));
+    let back12 = |x: Fq12| ark::Fq12::new(back6(x.c0), back6(x.c1));
+    let mut rng = ark_std::test_rng();
+    for _ in 0..4 {
+        let f = Fq12::rand(&mut rng);
+        let theirs = ark::Bls12_381::final_exponentiation(MillerLoopOutput(back12(f)))
+            .unwrap()
+            .0;
+        assert_eq!(final_exponentiation(&f).map(back12), Some(theirs));
+    }
+    assert!(final_exponentiation(&Fq12::zero()).is_none());
+}
