@@ -77,6 +77,15 @@ impl Bls12Config for Config {
     type G1Config = G1Config;
     type G2Config = G2Config;
 
+    /// arkworks' Miller loop (the same lines in the same order, one accumulator), each line
+    /// and squaring one call of a fused kernel ([`miller_loop`]).
+    fn multi_miller_loop(
+        a: impl IntoIterator<Item = impl Into<ark_ec::bls12::G1Prepared<Self>>>,
+        b: impl IntoIterator<Item = impl Into<ark_ec::bls12::G2Prepared<Self>>>,
+    ) -> ark_ec::pairing::MillerLoopOutput<Bls12_381> {
+        miller_loop(a, b)
+    }
+
     /// arkworks' final exponentiation (the same exponent, by the same chain), its
     /// exponentiations by x on the fused cyclotomic squaring ([`exp_by_x`]).
     fn final_exponentiation(
@@ -94,46 +103,126 @@ impl Bls12Config for Config {
 pub(crate) fn final_exponentiation(f: &Fq12) -> Option<Fq12> {
     use ark_ff::CyclotomicMultSubgroup;
 
-    // Easy part: conj(f)/f = f^(p⁶ − 1), then times its p²-th power.
-    let mut m = f.inverse()?;
-    let mut conj = *f;
-    conj.cyclotomic_inverse_in_place();
-    m *= &conj;
-    let mut m_p2 = m;
-    m_p2.frobenius_map_in_place(2);
-    m *= &m_p2;
-    // Hard part: a = m^((x − 1)²), b = a^(x + p), then m³·b^(x² + p² − 1).
-    let inv = |g: &Fq12| {
+    let mul = |a: &Fq12, b: &Fq12| {
+        fq12_from_words(&lightprov_field_mont::bls12_381_tower::fq12_mul(
+            &fq12_words(a),
+            &fq12_words(b),
+        ))
+    };
+    let conj = |g: &Fq12| {
         let mut c = *g;
         c.cyclotomic_inverse_in_place();
         c
     };
-    let t = exp_by_x(&m) * inv(&m); // m^(x − 1)
-    let a = exp_by_x(&t) * inv(&t); // m^((x − 1)²)
-    let mut a_p = a;
-    a_p.frobenius_map_in_place(1);
-    let b = exp_by_x(&a) * a_p; // a^(x + p)
-    let mut b_p2 = b;
-    b_p2.frobenius_map_in_place(2);
-    let mut out = cyclotomic_square(&m) * m;
-    out *= &(exp_by_x(&exp_by_x(&b)) * b_p2 * inv(&b));
-    Some(out)
+    let frobenius = |g: &Fq12, k: usize| {
+        let mut c = *g;
+        c.frobenius_map_in_place(k);
+        c
+    };
+    // Easy part: conj(f)/f = f^(p⁶ − 1), then times its p²-th power.
+    let m = mul(&conj(f), &fq12_inverse(f)?);
+    let m = mul(&m, &frobenius(&m, 2));
+    // Hard part: a = m^((x − 1)²), b = a^(x + p), then m³·b^(x² + p² − 1).
+    let t = mul(&exp_by_x(&m), &conj(&m)); // m^(x − 1)
+    let a = mul(&exp_by_x(&t), &conj(&t)); // m^((x − 1)²)
+    let b = mul(&exp_by_x(&a), &frobenius(&a, 1)); // a^(x + p)
+    let b_x2 = exp_by_x(&exp_by_x(&b));
+    let m3 = mul(&cyclotomic_square(&m), &m);
+    let tail = mul(&mul(&b_x2, &frobenius(&b, 2)), &conj(&b));
+    Some(mul(&m3, &tail))
 }
 
-/// The six Fp2 coordinates of an Fp12 element as words, in arkworks' order.
-fn fq12_words(f: &Fq12) -> [lightprov_field_mont::bls12_381_tower::Fq2Words; 6] {
-    [f.c0.c0, f.c0.c1, f.c0.c2, f.c1.c0, f.c1.c1, f.c1.c2].map(|e| [e.c0.0.0, e.c1.0.0])
+/// `f⁻¹` in Fp12 = Fp6[w]/(w² − v), None for 0: with f = g + h·w, f·(g − h·w) = g² − v·h² is in
+/// Fp6, so f⁻¹ = (g − h·w)/(g² − v·h²): four fused Fp6 products and one Fp6 inversion.
+pub(crate) fn fq12_inverse(f: &Fq12) -> Option<Fq12> {
+    use lightprov_field_mont::bls12_381_tower::fq6_mul;
+
+    let (g, h) = (fq6_words(&f.c0), fq6_words(&f.c1));
+    let mut vhh = fq6_from_words(&fq6_mul(&h, &h));
+    Fq12Config::mul_fp6_by_nonresidue_in_place(&mut vhh);
+    let inv = fq6_words(&(fq6_from_words(&fq6_mul(&g, &g)) - vhh).inverse()?);
+    Some(Fq12::new(
+        fq6_from_words(&fq6_mul(&g, &inv)),
+        -fq6_from_words(&fq6_mul(&h, &inv)),
+    ))
 }
 
-/// The element of [`fq12_words`]' words.
-fn fq12_from_words(w: &[lightprov_field_mont::bls12_381_tower::Fq2Words; 6]) -> Fq12 {
-    let [a, b, c, d, e, f] = w.map(|[re, im]| {
+/// The Miller loop of the pairs of `a` and `b` (as many as the shorter has; a pair with a point
+/// at infinity is skipped, its factor 1), arkworks' `Bls12` loop with one accumulator: for each
+/// bit of |x| after the first, f², then each pair's line (arkworks' prepared coefficients
+/// (c₀, c₁, c₂), evaluated at P as c₀ + c₁·x_P·v + c₂·y_P·vw), then a second line for a set
+/// bit; f conjugated at the end (x < 0). The squarings and lines are the fused kernels of
+/// `lightprov_field_mont::bls12_381_tower`. A prepared point short of a line (none made by
+/// `G2Prepared::from` is) stops taking lines.
+pub(crate) fn miller_loop(
+    a: impl IntoIterator<Item = impl Into<ark_ec::bls12::G1Prepared<Config>>>,
+    b: impl IntoIterator<Item = impl Into<ark_ec::bls12::G2Prepared<Config>>>,
+) -> ark_ec::pairing::MillerLoopOutput<Bls12_381> {
+    use ark_ff::{BitIteratorBE, CyclotomicMultSubgroup};
+    use lightprov_field_mont::bls12_381_tower::{Fq12Words, fq12_square, mul_by_014};
+
+    let pairs: alloc::vec::Vec<(G1Affine, ark_ec::bls12::G2Prepared<Config>)> = a
+        .into_iter()
+        .zip(b)
+        .map(|(p, q)| (p.into().0, q.into()))
+        .filter(|(p, q)| !p.infinity && !q.infinity)
+        .collect();
+    let mut lines: alloc::vec::Vec<_> = pairs
+        .iter()
+        .map(|(p, q)| (p, q.ell_coeffs.iter()))
+        .collect();
+    let words = |x: &Fq2| [x.c0.0.0, x.c1.0.0];
+    let mut next_lines = |f: &mut Fq12Words| {
+        for (p, coeffs) in lines.iter_mut() {
+            if let Some((c0, c1, c2)) = coeffs.next() {
+                let (mut c1, mut c2) = (*c1, *c2);
+                c1.mul_assign_by_fp(&p.x);
+                c2.mul_assign_by_fp(&p.y);
+                mul_by_014(f, &words(c0), &words(&c1), &words(&c2));
+            }
+        }
+    };
+    let mut f = fq12_words(&Fq12::ONE);
+    for bit in BitIteratorBE::without_leading_zeros(X).skip(1) {
+        fq12_square(&mut f);
+        next_lines(&mut f);
+        if bit {
+            next_lines(&mut f);
+        }
+    }
+    let mut f = fq12_from_words(&f);
+    f.cyclotomic_inverse_in_place();
+    ark_ec::pairing::MillerLoopOutput(f)
+}
+
+/// An Fp6 element's three Fp2 coordinates as words.
+fn fq6_words(x: &Fq6) -> lightprov_field_mont::bls12_381_tower::Fq6Words {
+    [x.c0, x.c1, x.c2].map(|e| [e.c0.0.0, e.c1.0.0])
+}
+
+/// The element of [`fq6_words`]' words.
+fn fq6_from_words(w: &lightprov_field_mont::bls12_381_tower::Fq6Words) -> Fq6 {
+    let [a, b, c] = w.map(|[re, im]| {
         Fq2::new(
             ark_ff::Fp(BigInt(re), core::marker::PhantomData),
             ark_ff::Fp(BigInt(im), core::marker::PhantomData),
         )
     });
-    Fq12::new(Fq6::new(a, b, c), Fq6::new(d, e, f))
+    Fq6::new(a, b, c)
+}
+
+/// The six Fp2 coordinates of an Fp12 element as words, in arkworks' order.
+pub(crate) fn fq12_words(f: &Fq12) -> lightprov_field_mont::bls12_381_tower::Fq12Words {
+    let (g, h) = (fq6_words(&f.c0), fq6_words(&f.c1));
+    [g[0], g[1], g[2], h[0], h[1], h[2]]
+}
+
+/// The element of [`fq12_words`]' words.
+pub(crate) fn fq12_from_words(w: &lightprov_field_mont::bls12_381_tower::Fq12Words) -> Fq12 {
+    Fq12::new(
+        fq6_from_words(&[w[0], w[1], w[2]]),
+        fq6_from_words(&[w[3], w[4], w[5]]),
+    )
 }
 
 /// `g²` for g in the cyclotomic subgroup, one kernel call (arkworks' Granger–Scott squaring).
@@ -148,11 +237,12 @@ pub(crate) fn cyclotomic_square(g: &Fq12) -> Fq12 {
 pub(crate) fn exp_by_x(g: &Fq12) -> Fq12 {
     use ark_ff::{BitIteratorBE, CyclotomicMultSubgroup};
 
-    let mut w = fq12_words(g);
+    let gw = fq12_words(g);
+    let mut w = gw;
     for bit in BitIteratorBE::without_leading_zeros(X).skip(1) {
         lightprov_field_mont::bls12_381_tower::cyclotomic_square(&mut w);
         if bit {
-            w = fq12_words(&(fq12_from_words(&w) * g));
+            w = lightprov_field_mont::bls12_381_tower::fq12_mul(&w, &gw);
         }
     }
     let mut out = fq12_from_words(&w);

@@ -8,8 +8,8 @@
 //! pairings run on it unchanged. [`bls12_381`] is BLS12-381 on it and [`bn254`] BN254.
 #![no_std]
 
-// Only BN254's multi-pairing collects into a Vec.
-#[cfg(feature = "bn254")]
+// The Miller loops collect their pairs into a Vec.
+#[cfg(any(feature = "bls12-381", feature = "bn254"))]
 extern crate alloc;
 
 mod backend;
