@@ -498,7 +498,7 @@ pub mod bn254_line {
     /// `9x + y mod p` for x, y < p.
     // Word indices are below five.
     #[allow(clippy::indexing_slicing)]
-    fn nine_x_plus_y(x: &[u64; N], y: &[u64; N]) -> [u64; N] {
+    pub(crate) fn nine_x_plus_y(x: &[u64; N], y: &[u64; N]) -> [u64; N] {
         let x8 = shifted(x, 3);
         let mut t = [0u64; N + 1];
         let mut carry = 0u64;
@@ -537,8 +537,8 @@ pub mod bn254_line {
 
     /// `f ← f·(1 + (a + b·v)·w)` with `a = c1·x`, `b = c2·y`: a line of the Miller loop divided
     /// by its first coefficient, evaluated at a G1 point (`x`, `y` are that point's x/y and 1/y).
-    /// `f` holds Fp12's twelve Fp coordinates in arkworks' order (c0.c0.c0, c0.c0.c1, c0.c1.c0,
-    /// …, c1.c2.c1), `c` the line's c1 and c2 (real, imaginary), `xy` the point's x/y and 1/y;
+    /// `f12` holds Fp12's six Fp2 coordinates in arkworks' order (c0.c0, c0.c1, …, c1.c2), `c`
+    /// the line's c1 and c2 (real, imaginary), `xy` the point's x/y and 1/y;
     /// every value under p.
     ///
     /// With f = g + h·w and t = a + b·v: f·t·w = (g·t)·w + (h·t)·v, so
@@ -547,7 +547,9 @@ pub mod bn254_line {
     #[inline(never)]
     // Indices are constants below the arrays' lengths.
     #[allow(clippy::indexing_slicing)]
-    pub fn mul_by_line(f: &mut [[u64; N]; 12], c: &[[u64; N]; 4], xy: &[[u64; N]; 2]) {
+    pub fn mul_by_line(f12: &mut [[[u64; N]; 2]; 6], c: &[[u64; N]; 4], xy: &[[u64; N]; 2]) {
+        let mut flat: [[u64; N]; 12] = core::array::from_fn(|i| f12[i / 2][i % 2]);
+        let f = &mut flat;
         let (p, inv) = modulus::<C, N>();
         let pl = split(&p, 0);
         let one = |u: &[u64; N], v: &[u64; N]| {
@@ -594,191 +596,222 @@ pub mod bn254_line {
             (h2, out(h2, (g1, &fb), (g2, &fa))),
         ];
         for (at, (re, im)) in outs {
-            f[at] = re;
-            f[at + 1] = im;
+            f12[at / 2] = [re, im];
         }
     }
 }
 
-/// BLS12-381's Fp2 = Fp[u]/(u² + 1) products and Fp12's cyclotomic squaring on Montgomery words
-/// (arkworks' form), each one call: the additions, doublings and multiplications by ξ = 1 + u
-/// between the products are word operations inside the call, not calls of their own.
-#[cfg(feature = "bls12-381")]
-// Every index here is a constant below its array's length (Fp2 has 2 coordinates, Fp6 3, Fp12 6).
-#[allow(clippy::indexing_slicing)]
-pub mod bls12_381_tower {
-    use super::{add_mod, modulus, neg_mod, sub_mod};
+/// Fp2 = Fp[u]/(u² + 1) products, Fp6 = Fp2[v]/(v³ − ξ) and Fp12 = Fp6[w]/(w² − v) products
+/// and squarings, and Fp12's cyclotomic squaring, on Montgomery words (arkworks' form), each one
+/// call: the additions, doublings and multiplications by ξ between the products are word
+/// operations inside the call, not calls of their own (arkworks' generic towers call a kernel
+/// for each). `$xi` multiplies an Fp2 element by ξ (given p).
+macro_rules! tower {
+    ($feature:literal, $name:ident, $kernels:ident, $config:ty, $n:literal, $xi:expr) => {
+        #[doc = concat!("The fused tower operations of `", stringify!($config), "`'s field.")]
+        #[cfg(feature = $feature)]
+        // Every index here is a constant below its array's length (Fp2 has 2 coordinates, Fp6
+        // 3, Fp12 6).
+        #[allow(clippy::indexing_slicing)]
+        pub mod $name {
+            use super::{add_mod, modulus, neg_mod, sub_mod};
 
-    type C = ark_bls12_381::FqConfig;
-    const N: usize = 6;
-    /// An Fp2 element: real and imaginary words.
-    pub type Fq2Words = [[u64; N]; 2];
+            type C = $config;
+            const N: usize = $n;
+            /// An Fp2 element: real and imaginary words.
+            pub type Fq2Words = [[u64; N]; 2];
 
-    fn p() -> [u64; N] {
-        modulus::<C, N>().0
-    }
+            fn p() -> [u64; N] {
+                modulus::<C, N>().0
+            }
 
-    fn add(a: &Fq2Words, b: &Fq2Words) -> Fq2Words {
-        let p = p();
-        [add_mod(&a[0], &b[0], &p), add_mod(&a[1], &b[1], &p)]
-    }
+            fn add(a: &Fq2Words, b: &Fq2Words) -> Fq2Words {
+                let p = p();
+                [add_mod(&a[0], &b[0], &p), add_mod(&a[1], &b[1], &p)]
+            }
 
-    fn sub(a: &Fq2Words, b: &Fq2Words) -> Fq2Words {
-        let p = p();
-        [sub_mod(&a[0], &b[0], &p), sub_mod(&a[1], &b[1], &p)]
-    }
+            fn sub(a: &Fq2Words, b: &Fq2Words) -> Fq2Words {
+                let p = p();
+                [sub_mod(&a[0], &b[0], &p), sub_mod(&a[1], &b[1], &p)]
+            }
 
-    /// `a·ξ = (a₀ − a₁) + (a₀ + a₁)·u`.
-    fn mul_by_xi(a: &Fq2Words) -> Fq2Words {
-        let p = p();
-        [sub_mod(&a[0], &a[1], &p), add_mod(&a[0], &a[1], &p)]
-    }
+            /// `a·ξ`.
+            fn mul_by_xi(a: &Fq2Words) -> Fq2Words {
+                let xi: fn(&Fq2Words, &[u64; N]) -> Fq2Words = $xi;
+                xi(a, &p())
+            }
 
-    /// `a·b` in Fp2: `(a₀b₀ − a₁b₁) + (a₀b₁ + a₁b₀)·u`, two sums of two products (one
-    /// reduction each: the field's `sum2` kernel).
-    #[inline(never)]
-    pub fn fq2_mul(a: &Fq2Words, b: &Fq2Words) -> Fq2Words {
-        let nb1 = neg_mod(&b[1], &p());
-        [
-            super::bls12_381::sum2(a, &[b[0], nb1]),
-            super::bls12_381::sum2(a, &[b[1], b[0]]),
-        ]
-    }
+            /// `a·b` in Fp2: `(a₀b₀ − a₁b₁) + (a₀b₁ + a₁b₀)·u`, two sums of two products (one
+            /// reduction each: the field's `sum2` kernel).
+            #[inline(never)]
+            pub fn fq2_mul(a: &Fq2Words, b: &Fq2Words) -> Fq2Words {
+                let nb1 = neg_mod(&b[1], &p());
+                [
+                    super::$kernels::sum2(a, &[b[0], nb1]),
+                    super::$kernels::sum2(a, &[b[1], b[0]]),
+                ]
+            }
 
-    /// An Fp6 = Fp2[v]/(v³ − ξ) element: three Fp2 coordinates.
-    pub type Fq6Words = [Fq2Words; 3];
-    /// An Fp12 = Fp6[w]/(w² − v) element: its six Fp2 coordinates in arkworks' order (c0.c0,
-    /// c0.c1, c0.c2, c1.c0, c1.c1, c1.c2).
-    pub type Fq12Words = [Fq2Words; 6];
+            /// An Fp6 = Fp2[v]/(v³ − ξ) element: three Fp2 coordinates.
+            pub type Fq6Words = [Fq2Words; 3];
+            /// An Fp12 = Fp6[w]/(w² − v) element: its six Fp2 coordinates in arkworks' order (c0.c0,
+            /// c0.c1, c0.c2, c1.c0, c1.c1, c1.c2).
+            pub type Fq12Words = [Fq2Words; 6];
 
-    fn add6(a: &Fq6Words, b: &Fq6Words) -> Fq6Words {
-        [add(&a[0], &b[0]), add(&a[1], &b[1]), add(&a[2], &b[2])]
-    }
+            fn add6(a: &Fq6Words, b: &Fq6Words) -> Fq6Words {
+                [add(&a[0], &b[0]), add(&a[1], &b[1]), add(&a[2], &b[2])]
+            }
 
-    fn sub6(a: &Fq6Words, b: &Fq6Words) -> Fq6Words {
-        [sub(&a[0], &b[0]), sub(&a[1], &b[1]), sub(&a[2], &b[2])]
-    }
+            fn sub6(a: &Fq6Words, b: &Fq6Words) -> Fq6Words {
+                [sub(&a[0], &b[0]), sub(&a[1], &b[1]), sub(&a[2], &b[2])]
+            }
 
-    /// `a·v = (ξa₂, a₀, a₁)`.
-    fn mul6_by_v(a: &Fq6Words) -> Fq6Words {
-        [mul_by_xi(&a[2]), a[0], a[1]]
-    }
+            /// `a·v = (ξa₂, a₀, a₁)`.
+            fn mul6_by_v(a: &Fq6Words) -> Fq6Words {
+                [mul_by_xi(&a[2]), a[0], a[1]]
+            }
 
-    /// `a·b` in Fp6, Karatsuba: six Fp2 products (v₀ = a₀b₀, v₁ = a₁b₁, v₂ = a₂b₂;
-    /// c₀ = v₀ + ξ((a₁ + a₂)(b₁ + b₂) − v₁ − v₂), c₁ = (a₀ + a₁)(b₀ + b₁) − v₀ − v₁ + ξv₂,
-    /// c₂ = (a₀ + a₂)(b₀ + b₂) − v₀ − v₂ + v₁).
-    #[inline(never)]
-    pub fn fq6_mul(a: &Fq6Words, b: &Fq6Words) -> Fq6Words {
-        let v0 = fq2_mul(&a[0], &b[0]);
-        let v1 = fq2_mul(&a[1], &b[1]);
-        let v2 = fq2_mul(&a[2], &b[2]);
-        let cross = |i: usize, j: usize, vi: &Fq2Words, vj: &Fq2Words| {
-            sub(
-                &sub(&fq2_mul(&add(&a[i], &a[j]), &add(&b[i], &b[j])), vi),
-                vj,
-            )
-        };
-        [
-            add(&v0, &mul_by_xi(&cross(1, 2, &v1, &v2))),
-            add(&cross(0, 1, &v0, &v1), &mul_by_xi(&v2)),
-            add(&cross(0, 2, &v0, &v2), &v1),
-        ]
-    }
+            /// `a·b` in Fp6, Karatsuba: six Fp2 products (v₀ = a₀b₀, v₁ = a₁b₁, v₂ = a₂b₂;
+            /// c₀ = v₀ + ξ((a₁ + a₂)(b₁ + b₂) − v₁ − v₂), c₁ = (a₀ + a₁)(b₀ + b₁) − v₀ − v₁ + ξv₂,
+            /// c₂ = (a₀ + a₂)(b₀ + b₂) − v₀ − v₂ + v₁).
+            #[inline(never)]
+            pub fn fq6_mul(a: &Fq6Words, b: &Fq6Words) -> Fq6Words {
+                let v0 = fq2_mul(&a[0], &b[0]);
+                let v1 = fq2_mul(&a[1], &b[1]);
+                let v2 = fq2_mul(&a[2], &b[2]);
+                let cross = |i: usize, j: usize, vi: &Fq2Words, vj: &Fq2Words| {
+                    sub(
+                        &sub(&fq2_mul(&add(&a[i], &a[j]), &add(&b[i], &b[j])), vi),
+                        vj,
+                    )
+                };
+                [
+                    add(&v0, &mul_by_xi(&cross(1, 2, &v1, &v2))),
+                    add(&cross(0, 1, &v0, &v1), &mul_by_xi(&v2)),
+                    add(&cross(0, 2, &v0, &v2), &v1),
+                ]
+            }
 
-    /// `a·(c₀ + c₁v)` in Fp6: five Fp2 products ((a₀c₀ + ξa₂c₁) + (a₀c₁ + a₁c₀)v +
-    /// (a₁c₁ + a₂c₀)v², the middle one and the cross terms by Karatsuba).
-    #[inline(never)]
-    fn fq6_mul_by_01(a: &Fq6Words, c0: &Fq2Words, c1: &Fq2Words) -> Fq6Words {
-        let a0c0 = fq2_mul(&a[0], c0);
-        let a1c1 = fq2_mul(&a[1], c1);
-        let a2c1 = sub(&fq2_mul(&add(&a[1], &a[2]), c1), &a1c1);
-        let a2c0 = sub(&fq2_mul(&add(&a[0], &a[2]), c0), &a0c0);
-        let mid = sub(
-            &sub(&fq2_mul(&add(&a[0], &a[1]), &add(c0, c1)), &a0c0),
-            &a1c1,
-        );
-        [add(&a0c0, &mul_by_xi(&a2c1)), mid, add(&a1c1, &a2c0)]
-    }
+            /// `a·(c₀ + c₁v)` in Fp6: five Fp2 products ((a₀c₀ + ξa₂c₁) + (a₀c₁ + a₁c₀)v +
+            /// (a₁c₁ + a₂c₀)v², the middle one and the cross terms by Karatsuba).
+            #[inline(never)]
+            fn fq6_mul_by_01(a: &Fq6Words, c0: &Fq2Words, c1: &Fq2Words) -> Fq6Words {
+                let a0c0 = fq2_mul(&a[0], c0);
+                let a1c1 = fq2_mul(&a[1], c1);
+                let a2c1 = sub(&fq2_mul(&add(&a[1], &a[2]), c1), &a1c1);
+                let a2c0 = sub(&fq2_mul(&add(&a[0], &a[2]), c0), &a0c0);
+                let mid = sub(
+                    &sub(&fq2_mul(&add(&a[0], &a[1]), &add(c0, c1)), &a0c0),
+                    &a1c1,
+                );
+                [add(&a0c0, &mul_by_xi(&a2c1)), mid, add(&a1c1, &a2c0)]
+            }
 
-    /// `f ← f·((c₀ + c₁v) + c₄v·w)`, a Miller-loop line of BLS12-381 (an M-twist; arkworks'
-    /// `mul_by_014`): with f = g + h·w, A = c₀ + c₁v, B = c₄v, f·(A + Bw) = (gA + v·hB) +
-    /// ((g + h)(A + B) − gA − hB)·w, thirteen Fp2 products.
-    #[inline(never)]
-    pub fn mul_by_014(f: &mut Fq12Words, c0: &Fq2Words, c1: &Fq2Words, c4: &Fq2Words) {
-        let g = [f[0], f[1], f[2]];
-        let h = [f[3], f[4], f[5]];
-        let ga = fq6_mul_by_01(&g, c0, c1);
-        // h·c₄v = (ξh₂c₄, h₀c₄, h₁c₄).
-        let hb = [
-            mul_by_xi(&fq2_mul(&h[2], c4)),
-            fq2_mul(&h[0], c4),
-            fq2_mul(&h[1], c4),
-        ];
-        let sum = fq6_mul_by_01(&add6(&g, &h), c0, &add(c1, c4));
-        let c1 = sub6(&sub6(&sum, &ga), &hb);
-        let c0 = add6(&ga, &mul6_by_v(&hb));
-        *f = [c0[0], c0[1], c0[2], c1[0], c1[1], c1[2]];
-    }
+            /// `f ← f·((c₀ + c₁v) + c₄v·w)`, a Miller-loop line on an M-twist (BLS12-381's; arkworks'
+            /// `mul_by_014`): with f = g + h·w, A = c₀ + c₁v, B = c₄v, f·(A + Bw) = (gA + v·hB) +
+            /// ((g + h)(A + B) − gA − hB)·w, thirteen Fp2 products.
+            #[inline(never)]
+            pub fn mul_by_014(f: &mut Fq12Words, c0: &Fq2Words, c1: &Fq2Words, c4: &Fq2Words) {
+                let g = [f[0], f[1], f[2]];
+                let h = [f[3], f[4], f[5]];
+                let ga = fq6_mul_by_01(&g, c0, c1);
+                // h·c₄v = (ξh₂c₄, h₀c₄, h₁c₄).
+                let hb = [
+                    mul_by_xi(&fq2_mul(&h[2], c4)),
+                    fq2_mul(&h[0], c4),
+                    fq2_mul(&h[1], c4),
+                ];
+                let sum = fq6_mul_by_01(&add6(&g, &h), c0, &add(c1, c4));
+                let c1 = sub6(&sub6(&sum, &ga), &hb);
+                let c0 = add6(&ga, &mul6_by_v(&hb));
+                *f = [c0[0], c0[1], c0[2], c1[0], c1[1], c1[2]];
+            }
 
-    /// `a·b` in Fp12, Karatsuba over Fp6: (gg' + v·hh') + ((g + h)(g' + h') − gg' − hh')·w.
-    #[inline(never)]
-    pub fn fq12_mul(a: &Fq12Words, b: &Fq12Words) -> Fq12Words {
-        let (g, h) = ([a[0], a[1], a[2]], [a[3], a[4], a[5]]);
-        let (g2, h2) = ([b[0], b[1], b[2]], [b[3], b[4], b[5]]);
-        let gg = fq6_mul(&g, &g2);
-        let hh = fq6_mul(&h, &h2);
-        let c1 = sub6(&sub6(&fq6_mul(&add6(&g, &h), &add6(&g2, &h2)), &gg), &hh);
-        let c0 = add6(&gg, &mul6_by_v(&hh));
-        [c0[0], c0[1], c0[2], c1[0], c1[1], c1[2]]
-    }
+            /// `a·b` in Fp12, Karatsuba over Fp6: (gg' + v·hh') + ((g + h)(g' + h') − gg' − hh')·w.
+            #[inline(never)]
+            pub fn fq12_mul(a: &Fq12Words, b: &Fq12Words) -> Fq12Words {
+                let (g, h) = ([a[0], a[1], a[2]], [a[3], a[4], a[5]]);
+                let (g2, h2) = ([b[0], b[1], b[2]], [b[3], b[4], b[5]]);
+                let gg = fq6_mul(&g, &g2);
+                let hh = fq6_mul(&h, &h2);
+                let c1 = sub6(&sub6(&fq6_mul(&add6(&g, &h), &add6(&g2, &h2)), &gg), &hh);
+                let c0 = add6(&gg, &mul6_by_v(&hh));
+                [c0[0], c0[1], c0[2], c1[0], c1[1], c1[2]]
+            }
 
-    /// `a²` in Fp12 (any element): with t = gh, (g + h)(g + v·h) − t − v·t and 2t, two Fp6
-    /// products.
-    #[inline(never)]
-    pub fn fq12_square(a: &mut Fq12Words) {
-        let (g, h) = ([a[0], a[1], a[2]], [a[3], a[4], a[5]]);
-        let t = fq6_mul(&g, &h);
-        let vt = mul6_by_v(&t);
-        let c0 = sub6(
-            &sub6(&fq6_mul(&add6(&g, &h), &add6(&g, &mul6_by_v(&h))), &t),
-            &vt,
-        );
-        let c1 = add6(&t, &t);
-        *a = [c0[0], c0[1], c0[2], c1[0], c1[1], c1[2]];
-    }
+            /// `a²` in Fp12 (any element): with t = gh, (g + h)(g + v·h) − t − v·t and 2t, two Fp6
+            /// products.
+            #[inline(never)]
+            pub fn fq12_square(a: &mut Fq12Words) {
+                let (g, h) = ([a[0], a[1], a[2]], [a[3], a[4], a[5]]);
+                let t = fq6_mul(&g, &h);
+                let vt = mul6_by_v(&t);
+                let c0 = sub6(
+                    &sub6(&fq6_mul(&add6(&g, &h), &add6(&g, &mul6_by_v(&h))), &t),
+                    &vt,
+                );
+                let c1 = add6(&t, &t);
+                *a = [c0[0], c0[1], c0[2], c1[0], c1[1], c1[2]];
+            }
 
-    /// `(x + y·s)²` for s² = ξ (an Fp4 square, Granger and Scott): `(x² + ξy², 2xy)`, as
-    /// `(x + y)(x + ξy) − xy − ξxy` and `2xy`: two Fp2 products.
-    fn fp4_square(x: &Fq2Words, y: &Fq2Words) -> (Fq2Words, Fq2Words) {
-        let xy = fq2_mul(x, y);
-        let s = fq2_mul(&add(x, y), &add(x, &mul_by_xi(y)));
-        let sq = sub(&sub(&s, &xy), &mul_by_xi(&xy));
-        (sq, add(&xy, &xy))
-    }
+            /// `(x + y·s)²` for s² = ξ (an Fp4 square, Granger and Scott): `(x² + ξy², 2xy)`, as
+            /// `(x + y)(x + ξy) − xy − ξxy` and `2xy`: two Fp2 products.
+            fn fp4_square(x: &Fq2Words, y: &Fq2Words) -> (Fq2Words, Fq2Words) {
+                let xy = fq2_mul(x, y);
+                let s = fq2_mul(&add(x, y), &add(x, &mul_by_xi(y)));
+                let sq = sub(&sub(&s, &xy), &mul_by_xi(&xy));
+                (sq, add(&xy, &xy))
+            }
 
-    /// `3t − 2z` (`minus`) or `3t + 2z`.
-    fn three_t_two_z(t: &Fq2Words, z: &Fq2Words, minus: bool) -> Fq2Words {
-        let t3 = add(&add(t, t), t);
-        let z2 = add(z, z);
-        if minus { sub(&t3, &z2) } else { add(&t3, &z2) }
-    }
+            /// `3t − 2z` (`minus`) or `3t + 2z`.
+            fn three_t_two_z(t: &Fq2Words, z: &Fq2Words, minus: bool) -> Fq2Words {
+                let t3 = add(&add(t, t), t);
+                let z2 = add(z, z);
+                if minus { sub(&t3, &z2) } else { add(&t3, &z2) }
+            }
 
-    /// `f ← f²` for f in the cyclotomic subgroup of Fp12 (Granger and Scott, eprint 2009/565:
-    /// three Fp4 squarings), `f` as its six Fp2 coordinates in arkworks' order (c0.c0, c0.c1,
-    /// c0.c2, c1.c0, c1.c1, c1.c2); arkworks' `cyclotomic_square_in_place` word for word.
-    #[inline(never)]
-    pub fn cyclotomic_square(f: &mut Fq12Words) {
-        let [r0, r4, r3, r2, r1, r5] = *f;
-        let (t0, t1) = fp4_square(&r0, &r1);
-        let (t2, t3) = fp4_square(&r2, &r3);
-        let (t4, t5) = fp4_square(&r4, &r5);
-        *f = [
-            three_t_two_z(&t0, &r0, true),
-            three_t_two_z(&t2, &r4, true),
-            three_t_two_z(&t4, &r3, true),
-            three_t_two_z(&mul_by_xi(&t5), &r2, false),
-            three_t_two_z(&t1, &r1, false),
-            three_t_two_z(&t3, &r5, false),
-        ];
-    }
+            /// `f ← f²` for f in the cyclotomic subgroup of Fp12 (Granger and Scott, eprint 2009/565:
+            /// three Fp4 squarings), `f` as its six Fp2 coordinates in arkworks' order (c0.c0, c0.c1,
+            /// c0.c2, c1.c0, c1.c1, c1.c2); arkworks' `cyclotomic_square_in_place` word for word.
+            #[inline(never)]
+            pub fn cyclotomic_square(f: &mut Fq12Words) {
+                let [r0, r4, r3, r2, r1, r5] = *f;
+                let (t0, t1) = fp4_square(&r0, &r1);
+                let (t2, t3) = fp4_square(&r2, &r3);
+                let (t4, t5) = fp4_square(&r4, &r5);
+                *f = [
+                    three_t_two_z(&t0, &r0, true),
+                    three_t_two_z(&t2, &r4, true),
+                    three_t_two_z(&t4, &r3, true),
+                    three_t_two_z(&mul_by_xi(&t5), &r2, false),
+                    three_t_two_z(&t1, &r1, false),
+                    three_t_two_z(&t3, &r5, false),
+                ];
+            }
+        }
+    };
 }
+
+tower!(
+    "bls12-381",
+    bls12_381_tower,
+    bls12_381,
+    ark_bls12_381::FqConfig,
+    6,
+    // ξ = 1 + u: (a₀ − a₁) + (a₀ + a₁)·u.
+    |a, p| [sub_mod(&a[0], &a[1], p), add_mod(&a[0], &a[1], p)]
+);
+tower!(
+    "bn254",
+    bn254_tower,
+    bn254,
+    ark_bn254::FqConfig,
+    4,
+    // ξ = 9 + u: (9a₀ − a₁) + (9a₁ + a₀)·u.
+    |a, p| {
+        [
+            super::bn254_line::nine_x_plus_y(&a[0], &neg_mod(&a[1], p)),
+            super::bn254_line::nine_x_plus_y(&a[1], &a[0]),
+        ]
+    }
+);

@@ -30,6 +30,7 @@ use ark_ff::{BigInt, Field, MontFp, PrimeField, Zero};
 crate::tower::tower_and_groups!(
     ark,
     6,
+    bls12_381_tower,
     |fe: &mut Fq2| {
         // ξ = 1 + u: (c0 + c1·u)(1 + u) = (c0 − c1) + (c0 + c1)·u.
         let c0 = fe.c0;
@@ -103,12 +104,7 @@ impl Bls12Config for Config {
 pub(crate) fn final_exponentiation(f: &Fq12) -> Option<Fq12> {
     use ark_ff::CyclotomicMultSubgroup;
 
-    let mul = |a: &Fq12, b: &Fq12| {
-        fq12_from_words(&lightprov_field_mont::bls12_381_tower::fq12_mul(
-            &fq12_words(a),
-            &fq12_words(b),
-        ))
-    };
+    let mul = fq12_mul;
     let conj = |g: &Fq12| {
         let mut c = *g;
         c.cyclotomic_inverse_in_place();
@@ -130,21 +126,6 @@ pub(crate) fn final_exponentiation(f: &Fq12) -> Option<Fq12> {
     let m3 = mul(&cyclotomic_square(&m), &m);
     let tail = mul(&mul(&b_x2, &frobenius(&b, 2)), &conj(&b));
     Some(mul(&m3, &tail))
-}
-
-/// `f⁻¹` in Fp12 = Fp6[w]/(w² − v), None for 0: with f = g + h·w, f·(g − h·w) = g² − v·h² is in
-/// Fp6, so f⁻¹ = (g − h·w)/(g² − v·h²): four fused Fp6 products and one Fp6 inversion.
-pub(crate) fn fq12_inverse(f: &Fq12) -> Option<Fq12> {
-    use lightprov_field_mont::bls12_381_tower::fq6_mul;
-
-    let (g, h) = (fq6_words(&f.c0), fq6_words(&f.c1));
-    let mut vhh = fq6_from_words(&fq6_mul(&h, &h));
-    Fq12Config::mul_fp6_by_nonresidue_in_place(&mut vhh);
-    let inv = fq6_words(&(fq6_from_words(&fq6_mul(&g, &g)) - vhh).inverse()?);
-    Some(Fq12::new(
-        fq6_from_words(&fq6_mul(&g, &inv)),
-        -fq6_from_words(&fq6_mul(&h, &inv)),
-    ))
 }
 
 /// The Miller loop of the pairs of `a` and `b` (as many as the shorter has; a pair with a point
@@ -195,57 +176,12 @@ pub(crate) fn miller_loop(
     ark_ec::pairing::MillerLoopOutput(f)
 }
 
-/// An Fp6 element's three Fp2 coordinates as words.
-fn fq6_words(x: &Fq6) -> lightprov_field_mont::bls12_381_tower::Fq6Words {
-    [x.c0, x.c1, x.c2].map(|e| [e.c0.0.0, e.c1.0.0])
-}
-
-/// The element of [`fq6_words`]' words.
-fn fq6_from_words(w: &lightprov_field_mont::bls12_381_tower::Fq6Words) -> Fq6 {
-    let [a, b, c] = w.map(|[re, im]| {
-        Fq2::new(
-            ark_ff::Fp(BigInt(re), core::marker::PhantomData),
-            ark_ff::Fp(BigInt(im), core::marker::PhantomData),
-        )
-    });
-    Fq6::new(a, b, c)
-}
-
-/// The six Fp2 coordinates of an Fp12 element as words, in arkworks' order.
-pub(crate) fn fq12_words(f: &Fq12) -> lightprov_field_mont::bls12_381_tower::Fq12Words {
-    let (g, h) = (fq6_words(&f.c0), fq6_words(&f.c1));
-    [g[0], g[1], g[2], h[0], h[1], h[2]]
-}
-
-/// The element of [`fq12_words`]' words.
-pub(crate) fn fq12_from_words(w: &lightprov_field_mont::bls12_381_tower::Fq12Words) -> Fq12 {
-    Fq12::new(
-        fq6_from_words(&[w[0], w[1], w[2]]),
-        fq6_from_words(&[w[3], w[4], w[5]]),
-    )
-}
-
-/// `g²` for g in the cyclotomic subgroup, one kernel call (arkworks' Granger–Scott squaring).
-pub(crate) fn cyclotomic_square(g: &Fq12) -> Fq12 {
-    let mut w = fq12_words(g);
-    lightprov_field_mont::bls12_381_tower::cyclotomic_square(&mut w);
-    fq12_from_words(&w)
-}
-
-/// `g^x` for g in the cyclotomic subgroup (x = −0xd201000000010000): square and multiply over
-/// |x|'s bits, the squarings the fused kernel's, then the conjugate.
+/// `g^x` for g in the cyclotomic subgroup (x = −0xd201000000010000): the fused exponentiation
+/// by |x|, then the conjugate.
 pub(crate) fn exp_by_x(g: &Fq12) -> Fq12 {
-    use ark_ff::{BitIteratorBE, CyclotomicMultSubgroup};
+    use ark_ff::CyclotomicMultSubgroup;
 
-    let gw = fq12_words(g);
-    let mut w = gw;
-    for bit in BitIteratorBE::without_leading_zeros(X).skip(1) {
-        lightprov_field_mont::bls12_381_tower::cyclotomic_square(&mut w);
-        if bit {
-            w = lightprov_field_mont::bls12_381_tower::fq12_mul(&w, &gw);
-        }
-    }
-    let mut out = fq12_from_words(&w);
+    let mut out = cyclotomic_exp(g, X);
     out.cyclotomic_inverse_in_place();
     out
 }

@@ -17,6 +17,7 @@ use ark_ff::{CyclotomicMultSubgroup, Field, Zero};
 crate::tower::tower_and_groups!(
     ark,
     4,
+    bn254_tower,
     |fe: &mut Fq2| {
         // ξ = 9 + u: (c0 + c1·u)(9 + u) = (9·c0 − c1) + (9·c1 + c0)·u.
         let (c0, c1) = (fe.c0, fe.c1);
@@ -117,31 +118,6 @@ impl G2Lines {
     }
 }
 
-/// Fp12's twelve Fp coordinates (Montgomery words) in arkworks' order, the layout of
-/// `lightprov_field_mont::bn254_line::mul_by_line`.
-pub(crate) fn fq12_words(f: &Fq12) -> [[u64; 4]; 12] {
-    let c = [f.c0.c0, f.c0.c1, f.c0.c2, f.c1.c0, f.c1.c1, f.c1.c2];
-    core::array::from_fn(|i| {
-        let e = c.get(i / 2).copied().unwrap_or_default();
-        if i % 2 == 0 { e.c0.0.0 } else { e.c1.0.0 }
-    })
-}
-
-/// The element of [`fq12_words`]' words.
-pub(crate) fn fq12_from_words(w: &[[u64; 4]; 12]) -> Fq12 {
-    let fq = |i: usize| {
-        ark_ff::Fp(
-            ark_ff::BigInt(w.get(i).copied().unwrap_or_default()),
-            core::marker::PhantomData,
-        )
-    };
-    let fq2 = |i: usize| Fq2::new(fq(i), fq(i + 1));
-    Fq12::new(
-        Fq6::new(fq2(0), fq2(2), fq2(4)),
-        Fq6::new(fq2(6), fq2(8), fq2(10)),
-    )
-}
-
 /// The Miller loop of any number of pairs with one Fp12 accumulator, squared once per step,
 /// every line normalised ([`G2Lines`]): its final exponentiation is arkworks' pairing product
 /// (arkworks keeps an accumulator per 4 pairs and multiplies by lines as they are; the loop's
@@ -170,35 +146,37 @@ pub fn multi_miller_loop<'a>(
         .zip(lines)
         .map(|((p, iy), l)| (p.x * iy, iy, l))
         .collect();
-    // Every pair's next line, evaluated at its G1 point, into f: one kernel call a line,
-    // f in the kernel's words meanwhile.
-    let lines = |f: &mut Fq12, pairs: &mut [(Fq, Fq, Lines<'a>)]| -> Option<()> {
-        let mut w = fq12_words(f);
+    // Every pair's next line, evaluated at its G1 point, into f: one kernel call a line; f is
+    // kept in the kernels' words (the squarings are the fused kernel's too).
+    type Words = lightprov_field_mont::bn254_tower::Fq12Words;
+    let lines = |f: &mut Words, pairs: &mut [(Fq, Fq, Lines<'a>)]| -> Option<()> {
         for (x, y, coeffs) in pairs.iter_mut() {
             let (c1, c2) = coeffs.next()?;
             let c = [c1.c0.0.0, c1.c1.0.0, c2.c0.0.0, c2.c1.0.0];
-            lightprov_field_mont::bn254_line::mul_by_line(&mut w, &c, &[x.0.0, y.0.0]);
+            lightprov_field_mont::bn254_line::mul_by_line(f, &c, &[x.0.0, y.0.0]);
         }
-        *f = fq12_from_words(&w);
         Some(())
     };
     let count = <Config as BnConfig>::ATE_LOOP_COUNT;
-    let mut f = Fq12::ONE;
+    let mut w = fq12_words(&Fq12::ONE);
     for i in (1..count.len()).rev() {
         if i != count.len() - 1 {
-            f.square_in_place();
+            lightprov_field_mont::bn254_tower::fq12_square(&mut w);
         }
-        lines(&mut f, &mut pairs)?;
+        lines(&mut w, &mut pairs)?;
         if matches!(count.get(i - 1), Some(1 | -1)) {
-            lines(&mut f, &mut pairs)?;
+            lines(&mut w, &mut pairs)?;
         }
     }
     if <Config as BnConfig>::X_IS_NEGATIVE {
+        let mut f = fq12_from_words(&w);
         f.cyclotomic_inverse_in_place();
+        w = fq12_words(&f);
     }
     // The two lines of the Frobenius twists of Q.
-    lines(&mut f, &mut pairs)?;
-    lines(&mut f, &mut pairs)?;
+    lines(&mut w, &mut pairs)?;
+    lines(&mut w, &mut pairs)?;
+    let f = fq12_from_words(&w);
     Some(ark_ec::pairing::MillerLoopOutput(f))
 }
 
@@ -219,6 +197,57 @@ impl BnConfig for Config {
     type Fp12Config = Fq12Config;
     type G1Config = G1Config;
     type G2Config = G2Config;
+
+    /// arkworks' final exponentiation (the same exponent, by the same chain) on the fused
+    /// kernels ([`final_exponentiation`]).
+    fn final_exponentiation(
+        f: ark_ec::pairing::MillerLoopOutput<Bn254>,
+    ) -> Option<ark_ec::pairing::PairingOutput<Bn254>> {
+        final_exponentiation(&f.0).map(ark_ec::pairing::PairingOutput)
+    }
+}
+
+/// `f^(2x(6x² + 3x + 1)·(p¹² − 1)/r)`, None for f = 0: the easy part `f^((p⁶ − 1)(p² + 1))`
+/// takes f into the cyclotomic subgroup; the hard part raises the result m to
+/// 2x(6x² + 3x + 1)·(p⁴ − p² + 1)/r =
+/// p³(12x³ + 6x² + 4x − 1) + p²(12x³ + 6x² + 6x) + p(12x³ + 6x² + 4x) + 12x³ + 12x² + 6x + 1
+/// (Fuentes-Castañeda, Knapp and Rodríguez-Henríquez, "Faster hashing to G2", 2011), by three
+/// exponentiations by −x, as arkworks does: the pairing is arkworks' element (the multiple of the
+/// exponent is prime to r). The products, squarings and exponentiations are the fused kernels.
+pub(crate) fn final_exponentiation(f: &Fq12) -> Option<Fq12> {
+    let conj = |g: &Fq12| {
+        let mut c = *g;
+        c.cyclotomic_inverse_in_place();
+        c
+    };
+    let frobenius = |g: &Fq12, k: usize| {
+        let mut c = *g;
+        c.frobenius_map_in_place(k);
+        c
+    };
+    // m^(−x) (x > 0 for BN254).
+    let exp_by_neg_x = |g: &Fq12| {
+        let e = cyclotomic_exp(g, <Config as BnConfig>::X);
+        if <Config as BnConfig>::X_IS_NEGATIVE {
+            e
+        } else {
+            conj(&e)
+        }
+    };
+    let mul = fq12_mul;
+    // Easy part: conj(f)/f = f^(p⁶ − 1), then times its p²-th power.
+    let m = mul(&conj(f), &fq12_inverse(f)?);
+    let m = mul(&m, &frobenius(&m, 2));
+    // Hard part (the exponent of m in brackets).
+    let m2x = cyclotomic_square(&exp_by_neg_x(&m)); // [−2x]
+    let m6x = mul(&cyclotomic_square(&m2x), &m2x); // [−6x]
+    let m6x2 = exp_by_neg_x(&m6x); // [6x²]
+    let m12x3 = conj(&exp_by_neg_x(&cyclotomic_square(&m6x2))); // [12x³]
+    let t = mul(&mul(&m12x3, &m6x2), &conj(&m6x)); // [12x³ + 6x² + 6x]
+    let u = mul(&t, &m2x); // [12x³ + 6x² + 4x]
+    let v = mul(&mul(&t, &m6x2), &m); // [12x³ + 12x² + 6x + 1]
+    let w = mul(&mul(&frobenius(&u, 1), &v), &frobenius(&t, 2));
+    Some(mul(&frobenius(&mul(&conj(&m), &u), 3), &w))
 }
 
 impl GLVConfig for G1Config {

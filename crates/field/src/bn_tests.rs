@@ -94,18 +94,23 @@ fn g1_multiplication_is_arkworks() {
     }
 }
 
-/// The pairing of `a` and `b` the way arkworks computes it: its multi-Miller loop, then its
-/// final exponentiation.
+/// The pairing of `a` and `b` as `ark-bn254` computes it (its Miller loop and final
+/// exponentiation on its own backend), on this crate's types.
 // A test helper (the lints' test exemption covers test functions only).
 #[allow(clippy::unwrap_used)]
 fn ark_pairing(a: &[G1Affine], b: &[G2Affine]) -> crate::bn254::Fq12 {
     use ark_ec::pairing::Pairing;
+    use ark_ff::{CubicExtField, QuadExtField};
 
-    use crate::bn254::Bn254;
+    use crate::bn254::fq2;
 
-    Bn254::final_exponentiation(Bn254::multi_miller_loop(a.to_vec(), b.to_vec()))
-        .unwrap()
-        .0
+    let out = ark::Bn254::multi_pairing(
+        a.iter().map(g1_to_ark).collect::<Vec<_>>(),
+        b.iter().map(g2_to_ark).collect::<Vec<_>>(),
+    )
+    .0;
+    let six = |x: ark::Fq6| CubicExtField::new(fq2(x.c0), fq2(x.c1), fq2(x.c2));
+    QuadExtField::new(six(out.c0), six(out.c1))
 }
 
 /// The normalised loop's output, after the final exponentiation.

@@ -2,12 +2,15 @@
 //! Fp2 = Fp[u]/(u² + 1), Fp6 = Fp2[v]/(v³ − ξ), Fp12 = Fp6[w]/(w² − v) and the groups G1 over
 //! Fp and G2 over Fp2 (short Weierstrass, a = 0), declared from an arkworks curve crate's
 //! public constants, re-typed word for word (the Montgomery form is the same), so that the two
-//! cannot drift apart. `$xi_mul` multiplies an Fp2 element by ξ in place; `$g1` and `$g2` are
+//! cannot drift apart. `$tower` is the curve's module of fused tower kernels in
+//! `lightprov-field-mont`, which the Miller loops and final exponentiations run on (the
+//! conversions to and from its words, Fp12's inverse, cyclotomic squaring and exponentiation
+//! are declared here). `$xi_mul` multiplies an Fp2 element by ξ in place; `$g1` and `$g2` are
 //! further items of the groups' `SWCurveConfig` impls (a curve's own subgroup checks and cofactor
 //! clearing).
 
 macro_rules! tower_and_groups {
-    ($ark:ident, $words:literal, $xi_mul:expr, { $($g1:tt)* }, { $($g2:tt)* }) => {
+    ($ark:ident, $words:literal, $tower:ident, $xi_mul:expr, { $($g1:tt)* }, { $($g2:tt)* }) => {
         use ark_ec::models::{CurveConfig, short_weierstrass::SWCurveConfig};
         use ark_ff::{
             AdditiveGroup, CubicExtField, Fp, Fp2Config, Fp6Config, Fp12Config, QuadExtField,
@@ -125,6 +128,90 @@ macro_rules! tower_and_groups {
                 CubicExtField::new(fq2(n.c0), fq2(n.c1), fq2(n.c2))
             };
             const FROBENIUS_COEFF_FP12_C1: &'static [Fq2] = &FROBENIUS_FP12_C1;
+        }
+
+        /// An Fp6 element's three Fp2 coordinates as words.
+        fn fq6_words(x: &Fq6) -> lightprov_field_mont::$tower::Fq6Words {
+            [x.c0, x.c1, x.c2].map(|e| [e.c0.0.0, e.c1.0.0])
+        }
+
+        /// The element of [`fq6_words`]' words.
+        fn fq6_from_words(w: &lightprov_field_mont::$tower::Fq6Words) -> Fq6 {
+            let [a, b, c] = w.map(|[re, im]| {
+                Fq2::new(
+                    Fp(ark_ff::BigInt(re), core::marker::PhantomData),
+                    Fp(ark_ff::BigInt(im), core::marker::PhantomData),
+                )
+            });
+            Fq6::new(a, b, c)
+        }
+
+        /// The six Fp2 coordinates of an Fp12 element as words, in arkworks' order.
+        pub(crate) fn fq12_words(f: &Fq12) -> lightprov_field_mont::$tower::Fq12Words {
+            let (g, h) = (fq6_words(&f.c0), fq6_words(&f.c1));
+            [g[0], g[1], g[2], h[0], h[1], h[2]]
+        }
+
+        /// The element of [`fq12_words`]' words.
+        pub(crate) fn fq12_from_words(w: &lightprov_field_mont::$tower::Fq12Words) -> Fq12 {
+            Fq12::new(
+                fq6_from_words(&[w[0], w[1], w[2]]),
+                fq6_from_words(&[w[3], w[4], w[5]]),
+            )
+        }
+
+        /// `a·b` in Fp12, one fused kernel call.
+        pub(crate) fn fq12_mul(a: &Fq12, b: &Fq12) -> Fq12 {
+            fq12_from_words(&lightprov_field_mont::$tower::fq12_mul(
+                &fq12_words(a),
+                &fq12_words(b),
+            ))
+        }
+
+        /// `f⁻¹` in Fp12 = Fp6[w]/(w² − v), None for 0: with f = g + h·w, f·(g − h·w) =
+        /// g² − v·h² is in Fp6, so f⁻¹ = (g − h·w)/(g² − v·h²): four fused Fp6 products and one
+        /// Fp6 inversion.
+        pub(crate) fn fq12_inverse(f: &Fq12) -> Option<Fq12> {
+            use lightprov_field_mont::$tower::fq6_mul;
+
+            let (g, h) = (fq6_words(&f.c0), fq6_words(&f.c1));
+            let mut vhh = fq6_from_words(&fq6_mul(&h, &h));
+            Fq12Config::mul_fp6_by_nonresidue_in_place(&mut vhh);
+            let inv = fq6_words(&(fq6_from_words(&fq6_mul(&g, &g)) - vhh).inverse()?);
+            Some(Fq12::new(
+                fq6_from_words(&fq6_mul(&g, &inv)),
+                -fq6_from_words(&fq6_mul(&h, &inv)),
+            ))
+        }
+
+        /// `g²` for g in the cyclotomic subgroup, one kernel call (arkworks' Granger–Scott
+        /// squaring).
+        pub(crate) fn cyclotomic_square(g: &Fq12) -> Fq12 {
+            let mut w = fq12_words(g);
+            lightprov_field_mont::$tower::cyclotomic_square(&mut w);
+            fq12_from_words(&w)
+        }
+
+        /// `g^e` for g in the cyclotomic subgroup and e given by its 64-bit words (low first):
+        /// square and multiply over e's bits from the highest set one, the squarings and
+        /// products the fused kernels (the element arkworks' `cyclotomic_exp` gives).
+        pub(crate) fn cyclotomic_exp(g: &Fq12, e: &[u64]) -> Fq12 {
+            use lightprov_field_mont::$tower::{cyclotomic_square, fq12_mul};
+
+            let gw = fq12_words(g);
+            let mut bits = ark_ff::BitIteratorBE::without_leading_zeros(e);
+            // The highest bit is set: g itself (e = 0 gives 1).
+            if bits.next().is_none() {
+                return Fq12::ONE;
+            }
+            let mut w = gw;
+            for bit in bits {
+                cyclotomic_square(&mut w);
+                if bit {
+                    w = fq12_mul(&w, &gw);
+                }
+            }
+            fq12_from_words(&w)
         }
 
         /// G1 over Fp.

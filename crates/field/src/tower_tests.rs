@@ -2,7 +2,8 @@
 //! BN254's): every operation the pairing and the hash use — multiplication, squaring,
 //! inversion, the Frobenius maps, conjugation, the sparse multiplications of the Miller loop,
 //! the cyclotomic squaring, inversion and exponentiation of the final exponentiation, Fp2's
-//! square root — gives the same words, on random elements and on elements built from the edge
+//! square root, and the fused kernels the Miller loops and final exponentiations run on — gives
+//! the same words, on random elements and on elements built from the edge
 //! values of Fp (0, 1, p − 1, (p ± 1)/2, …) and sparse ones, and zero has no inverse.
 
 extern crate std;
@@ -11,7 +12,7 @@ use std::vec::Vec;
 
 /// The tower tests for one curve: `$ark` is arkworks' crate, `$ours` this crate's module.
 macro_rules! tower_tests {
-    ($name:ident, $feature:literal, $ark:ident, $ours:ident) => {
+    ($name:ident, $feature:literal, $ark:ident, $ours:ident, $tower:ident) => {
         #[cfg(feature = $feature)]
         mod $name {
             use super::{ParamOf, Vec};
@@ -265,6 +266,55 @@ macro_rules! tower_tests {
                 }
             }
 
+            /// The fused kernels (`lightprov_field_mont`'s tower module of the curve) against
+            /// arkworks' own towers: Fp12 products, squarings and inverses on the Fp12 values
+            /// (sparse, with edge coordinates, random; none for 0); cyclotomic squarings and
+            /// exponentiations (by the curve parameter, by 0, 1, 2 and a 128-bit exponent) on
+            /// elements of the cyclotomic subgroup.
+            #[test]
+            fn fused_kernels_are_arkworks() {
+                use crate::$ours::{
+                    cyclotomic_exp, cyclotomic_square, fq12_from_words, fq12_inverse, fq12_mul,
+                    fq12_words,
+                };
+
+                let x_param = <ark::Config as ParamOf>::X;
+                let mut rng = ark_std::test_rng();
+                for a in fq12_values() {
+                    let x = fq12(a);
+                    let b = ark::Fq12::rand(&mut rng);
+                    assert_eq!(back12(fq12_mul(&x, &fq12(b))), a * b, "mul {a}");
+                    assert_eq!(fq12_from_words(&fq12_words(&x)), x);
+                    let mut w = fq12_words(&x);
+                    lightprov_field_mont::$tower::fq12_square(&mut w);
+                    assert_eq!(back12(fq12_from_words(&w)), a.square(), "square {a}");
+                    assert_eq!(fq12_inverse(&x).map(back12), a.inverse(), "inverse {a}");
+                    if a.is_zero() {
+                        continue;
+                    }
+                    // The cyclotomic part of a.
+                    let mut g = a;
+                    g.conjugate_in_place();
+                    let g = g * a.inverse().unwrap();
+                    let g = g.frobenius_map(2) * g;
+                    let ours = fq12(g);
+                    assert_eq!(back12(cyclotomic_square(&ours)), g.cyclotomic_square());
+                    for e in [
+                        x_param,
+                        &[0][..],
+                        &[1],
+                        &[2],
+                        &[u64::MAX, 0x1234_5678_9abc_def0],
+                    ] {
+                        assert_eq!(
+                            back12(cyclotomic_exp(&ours, e)),
+                            g.cyclotomic_exp(e),
+                            "exp {e:?}"
+                        );
+                    }
+                }
+            }
+
             /// Zero and one of each level have no inverse and are their own inverse.
             #[test]
             fn zero_has_no_inverse_and_one_is_its_own() {
@@ -296,5 +346,11 @@ impl ParamOf for ark_bn254::Config {
     const X: &'static [u64] = <Self as ark_ec::bn::BnConfig>::X;
 }
 
-tower_tests!(bls12_381, "bls12-381", ark_bls12_381, bls12_381);
-tower_tests!(bn254, "bn254", ark_bn254, bn254);
+tower_tests!(
+    bls12_381,
+    "bls12-381",
+    ark_bls12_381,
+    bls12_381,
+    bls12_381_tower
+);
+tower_tests!(bn254, "bn254", ark_bn254, bn254, bn254_tower);
