@@ -625,18 +625,18 @@ macro_rules! tower {
                 modulus::<C, N>().0
             }
 
-            fn add(a: &Fq2Words, b: &Fq2Words) -> Fq2Words {
+            pub(crate) fn add(a: &Fq2Words, b: &Fq2Words) -> Fq2Words {
                 let p = p();
                 [add_mod(&a[0], &b[0], &p), add_mod(&a[1], &b[1], &p)]
             }
 
-            fn sub(a: &Fq2Words, b: &Fq2Words) -> Fq2Words {
+            pub(crate) fn sub(a: &Fq2Words, b: &Fq2Words) -> Fq2Words {
                 let p = p();
                 [sub_mod(&a[0], &b[0], &p), sub_mod(&a[1], &b[1], &p)]
             }
 
             /// `a·ξ`.
-            fn mul_by_xi(a: &Fq2Words) -> Fq2Words {
+            pub(crate) fn mul_by_xi(a: &Fq2Words) -> Fq2Words {
                 let xi: fn(&Fq2Words, &[u64; N]) -> Fq2Words = $xi;
                 xi(a, &p())
             }
@@ -815,3 +815,113 @@ tower!(
         ]
     }
 );
+
+/// BLS12-381's G2 Miller-loop steps (an M-twist, y² = x³ + 4ξ) in homogeneous projective
+/// coordinates on Montgomery words, arkworks' formulas (`G2HomProjective`'s doubling and
+/// addition steps, the same line coefficients), each one call: the products the fused Fp2
+/// product and the field's squaring kernel, the additions and halvings word operations inside.
+#[cfg(feature = "bls12-381")]
+// Indices are constants below the arrays' lengths.
+#[allow(clippy::indexing_slicing)]
+pub mod bls12_381_g2 {
+    use super::bls12_381::mul_assign;
+    use super::bls12_381_tower::{Fq2Words, add, fq2_mul, mul_by_xi, sub};
+    use super::{add_mod, modulus, sub_mod};
+
+    const N: usize = 6;
+    /// A point (X, Y, Z) of the twist, (X/Z, Y/Z) in affine coordinates.
+    pub type Point = [Fq2Words; 3];
+    /// A line's coefficients (c₀, c₁, c₂): at P it is c₀ + c₁·x_P·v + c₂·y_P·vw.
+    pub type Line = [Fq2Words; 3];
+
+    /// `a²` in Fp2 = Fp[u]/(u² + 1): ((a₀ + a₁)(a₀ − a₁), 2a₀a₁), two products.
+    fn square(a: &Fq2Words) -> Fq2Words {
+        let p = modulus::<ark_bls12_381::FqConfig, N>().0;
+        let mut re = add_mod(&a[0], &a[1], &p);
+        mul_assign(&mut re, &sub_mod(&a[0], &a[1], &p));
+        let mut im = a[0];
+        mul_assign(&mut im, &a[1]);
+        [re, add_mod(&im, &im, &p)]
+    }
+
+    /// `a/2` in Fp: a >> 1 for even a, (a + p) >> 1 for odd.
+    fn half_fp(a: &[u64; N]) -> [u64; N] {
+        let p = modulus::<ark_bls12_381::FqConfig, N>().0;
+        let mut t = *a;
+        let mut carry = 0u64;
+        if t[0] & 1 == 1 {
+            let mut c = false;
+            for (x, y) in t.iter_mut().zip(&p) {
+                let (s1, c1) = x.overflowing_add(*y);
+                let (s2, c2) = s1.overflowing_add(u64::from(c));
+                *x = s2;
+                c = c1 | c2;
+            }
+            carry = u64::from(c);
+        }
+        for i in 0..N {
+            let next = if i + 1 < N { t[i + 1] } else { carry };
+            t[i] = (t[i] >> 1) | (next << 63);
+        }
+        t
+    }
+
+    fn half(a: &Fq2Words) -> Fq2Words {
+        [half_fp(&a[0]), half_fp(&a[1])]
+    }
+
+    fn triple(a: &Fq2Words) -> Fq2Words {
+        add(&add(a, a), a)
+    }
+
+    fn neg(a: &Fq2Words) -> Fq2Words {
+        sub(&[[0; N], [0; N]], a)
+    }
+
+    /// `r ← 2r` and the tangent's line: with A = XY/2, B = Y², C = Z², E = b'·3C (b' = 4ξ),
+    /// F = 3E, G = (B + F)/2, H = (Y + Z)² − B − C, I = E − B, J = X²:
+    /// X' = A(B − F), Y' = G² − 3E², Z' = BH; the line (I, 3J, −H).
+    #[inline(never)]
+    pub fn doubling_step(r: &mut Point) -> Line {
+        let [x, y, z] = *r;
+        let a = half(&fq2_mul(&x, &y));
+        let b = square(&y);
+        let c = square(&z);
+        let e = mul_by_xi(&triple(&c));
+        let e = add(&add(&e, &e), &add(&e, &e));
+        let f = triple(&e);
+        let g = half(&add(&b, &f));
+        let h = sub(&sub(&square(&add(&y, &z)), &b), &c);
+        let i = sub(&e, &b);
+        let j = square(&x);
+        *r = [
+            fq2_mul(&a, &sub(&b, &f)),
+            sub(&square(&g), &triple(&square(&e))),
+            fq2_mul(&b, &h),
+        ];
+        [i, triple(&j), neg(&h)]
+    }
+
+    /// `r ← r + q` for q = (qx, qy) affine, and the chord's line: with θ = Y − qy·Z,
+    /// λ = X − qx·Z, C = θ², D = λ², E = λD, F = ZC, G = XD, H = E + F − 2G:
+    /// X' = λH, Y' = θ(G − H) − EY, Z' = ZE; the line (θ·qx − λ·qy, −θ, λ).
+    #[inline(never)]
+    pub fn addition_step(r: &mut Point, qx: &Fq2Words, qy: &Fq2Words) -> Line {
+        let [x, y, z] = *r;
+        let theta = sub(&y, &fq2_mul(qy, &z));
+        let lambda = sub(&x, &fq2_mul(qx, &z));
+        let c = square(&theta);
+        let d = square(&lambda);
+        let e = fq2_mul(&lambda, &d);
+        let f = fq2_mul(&z, &c);
+        let g = fq2_mul(&x, &d);
+        let h = sub(&add(&e, &f), &add(&g, &g));
+        *r = [
+            fq2_mul(&lambda, &h),
+            sub(&fq2_mul(&theta, &sub(&g, &h)), &fq2_mul(&e, &y)),
+            fq2_mul(&z, &e),
+        ];
+        let j = sub(&fq2_mul(&theta, qx), &fq2_mul(&lambda, qy));
+        [j, neg(&theta), lambda]
+    }
+}

@@ -190,9 +190,60 @@ pub(crate) fn exp_by_x(g: &Fq12) -> Fq12 {
 /// function of this crate, so that the pairing is compiled with this crate's optimisation
 /// settings wherever it is called.)
 pub fn pairing_product_is_one(a: [G1Affine; 2], b: [G2Affine; 2]) -> bool {
-    use ark_ec::pairing::Pairing;
     use ark_ff::One;
-    Bls12_381::multi_pairing(a, b).0.is_one()
+    final_exponentiation(&miller_loop_of_points(&a, &b)).is_some_and(|r| r.is_one())
+}
+
+/// [`miller_loop`] of affine points, each G2 point's lines computed as the loop goes (arkworks'
+/// doubling and addition steps, the same coefficients, as fused kernels) rather than prepared
+/// first: the same element as arkworks' `multi_miller_loop`.
+pub(crate) fn miller_loop_of_points(a: &[G1Affine], b: &[G2Affine]) -> Fq12 {
+    use ark_ff::{BitIteratorBE, CyclotomicMultSubgroup};
+    use lightprov_field_mont::{
+        bls12_381_g2::{Line, Point, addition_step, doubling_step},
+        bls12_381_tower::{fq12_square, mul_by_014},
+    };
+
+    let words = |x: &Fq2| [x.c0.0.0, x.c1.0.0];
+    let fq2_of = |w: &[[u64; 6]; 2]| {
+        Fq2::new(
+            ark_ff::Fp(BigInt(w[0]), core::marker::PhantomData),
+            ark_ff::Fp(BigInt(w[1]), core::marker::PhantomData),
+        )
+    };
+    // (P, Q, R = Q in homogeneous projective coordinates) of each pair without infinity.
+    let one = words(&Fq2::ONE);
+    let mut pairs: alloc::vec::Vec<(&G1Affine, &G2Affine, Point)> = a
+        .iter()
+        .zip(b)
+        .filter(|(p, q)| !p.infinity && !q.infinity)
+        .map(|(p, q)| (p, q, [words(&q.x), words(&q.y), one]))
+        .collect();
+    // The line at P: c₀ + c₁·x_P·v + c₂·y_P·vw.
+    let eval =
+        |f: &mut lightprov_field_mont::bls12_381_tower::Fq12Words, p: &G1Affine, l: &Line| {
+            let (mut c1, mut c2) = (fq2_of(&l[1]), fq2_of(&l[2]));
+            c1.mul_assign_by_fp(&p.x);
+            c2.mul_assign_by_fp(&p.y);
+            mul_by_014(f, &l[0], &words(&c1), &words(&c2));
+        };
+    let mut f = fq12_words(&Fq12::ONE);
+    for bit in BitIteratorBE::without_leading_zeros(X).skip(1) {
+        fq12_square(&mut f);
+        for (p, _, r) in pairs.iter_mut() {
+            let line = doubling_step(r);
+            eval(&mut f, p, &line);
+        }
+        if bit {
+            for (p, q, r) in pairs.iter_mut() {
+                let line = addition_step(r, &words(&q.x), &words(&q.y));
+                eval(&mut f, p, &line);
+            }
+        }
+    }
+    let mut f = fq12_from_words(&f);
+    f.cyclotomic_inverse_in_place();
+    f
 }
 
 /// `acc + p`. (This and the next two are functions of this crate, not arkworks' generics

@@ -635,8 +635,9 @@ fn fused_fp12_operations_are_arkworks() {
     }
 }
 
-/// The Miller loop (the fused kernels) equals arkworks' BLS12-381 Miller loop, word for word, on
-/// 0 to 3 random pairs, pairs with a point at infinity among them.
+/// The Miller loops (the fused kernels, on prepared points and with the lines computed on the
+/// fly) equal arkworks' BLS12-381 Miller loop, word for word, on 0 to 3 random pairs, pairs with
+/// a point at infinity among them; the pairing check accepts and refuses as it should.
 #[test]
 fn miller_loop_is_arkworks() {
     use ark_ec::pairing::Pairing;
@@ -661,7 +662,24 @@ fn miller_loop_is_arkworks() {
             a.iter().map(|p| g1(*p)).collect::<Vec<_>>(),
             b.iter().map(|q| g2(*q)).collect::<Vec<_>>(),
         );
+        let on_the_fly = crate::bls12_381::miller_loop_of_points(
+            &a.iter().map(|p| g1(*p)).collect::<Vec<_>>(),
+            &b.iter().map(|q| g2(*q)).collect::<Vec<_>>(),
+        );
         let theirs = ark::Bls12_381::multi_miller_loop(a, b);
         assert_eq!(back12(ours.0), theirs.0, "{n} pairs");
+        assert_eq!(back12(on_the_fly), theirs.0, "{n} pairs, lines on the fly");
     }
+    // The check the beacon verifier makes: e(P, Q)·e(−P, Q) = 1, e(P, Q)·e(P, Q) ≠ 1, and a
+    // pair at infinity drops out.
+    use crate::bls12_381::{G1Affine as P1, G2Affine as P2, pairing_product_is_one};
+    let p = g1((ark::G1Affine::generator() * ark::Fr::rand(&mut rng)).into_affine());
+    let q = g2((ark::G2Affine::generator() * ark::Fr::rand(&mut rng)).into_affine());
+    assert!(pairing_product_is_one([p, -p], [q, q]));
+    assert!(!pairing_product_is_one([p, p], [q, q]));
+    assert!(pairing_product_is_one(
+        [P1::identity(), p],
+        [q, P2::identity()]
+    ));
+    assert!(!pairing_product_is_one([p, P1::identity()], [q, q]));
 }
