@@ -567,30 +567,90 @@ const HALF: Fq = from_mont(MontFp!(
     "2001204777610833696708894912867952078278441409969503942666029068062015825245418932221343814564507832018947136279894"
 ));
 
+/// ⌊p/4⌋ = (p − 3)/4 (p ≡ 3 mod 4), as words (low first).
+const P_MINUS_3_DIV_4: [u64; 6] = {
+    let p = <ark::FqConfig as ark_ff::MontConfig<6>>::MODULUS.0;
+    let mut out = [0u64; 6];
+    let mut i = 0;
+    while i < 6 {
+        out[i] = p[i] >> 2;
+        if i + 1 < 6 {
+            out[i] |= p[i + 1] << 62;
+        }
+        i += 1;
+    }
+    out
+};
+
+/// `a^e` in Fp for e given by its words (low first): sliding windows of up to five bits over
+/// the odd powers a, a³, …, a³¹ (for a 381-bit exponent about 380 squarings and 80 products,
+/// where a bit-by-bit exponentiation takes about 190 products).
+pub(crate) fn fp_pow(a: &Fq, e: &[u64]) -> Fq {
+    let bit = |i: usize| e.get(i / 64).is_some_and(|w| (w >> (i % 64)) & 1 == 1);
+    let a2 = a.square();
+    let mut odd = [*a; 16];
+    for i in 1..odd.len() {
+        odd[i] = odd[i - 1] * a2;
+    }
+    let mut r = Fq::ONE;
+    let mut i = e.len() * 64;
+    while i > 0 {
+        if !bit(i - 1) {
+            r.square_in_place();
+            i -= 1;
+            continue;
+        }
+        // The window [j, i): at most five bits, ending (at j) in a set bit.
+        let mut j = i.saturating_sub(5);
+        while !bit(j) {
+            j += 1;
+        }
+        let mut value = 0usize;
+        for k in (j..i).rev() {
+            r.square_in_place();
+            value = value << 1 | usize::from(bit(k));
+        }
+        r *= odd.get(value / 2).copied().unwrap_or(Fq::ONE);
+        i = j;
+    }
+    r
+}
+
+/// A square root of `a` in Fp (p ≡ 3 mod 4): `a^((p + 1)/4)` if it squares to a.
+pub(crate) fn fp_sqrt(a: &Fq) -> Option<Fq> {
+    let t = fp_pow(a, &P_MINUS_3_DIV_4);
+    let r = t * a;
+    (r.square() == *a).then_some(r)
+}
+
 /// A square root of `a` in Fp2 = Fp[u]/(u² + 1), None when `a` is not a square: the complex
 /// method (Adj and Rodríguez-Henríquez, eprint 2012/685, Algorithm 8, as arkworks computes it)
 /// with each Legendre symbol replaced by the square root it precedes (an Fp root of a non-square
-/// fails its own check): two Fp exponentiations, three for half the inputs, where arkworks takes
-/// four, and no inversion of 2.
+/// fails its own check), and x₀'s inverse from the same exponentiation: t = δ^((p − 3)/4) gives
+/// x₀ = tδ and, δ a non-zero square, x₀·t = δ^((p − 1)/2) = 1. Two Fp exponentiations, three
+/// for half the inputs, where arkworks takes four, no inversion.
 pub(crate) fn fq2_sqrt(a: &Fq2) -> Option<Fq2> {
     if a.c1.is_zero() {
         // Every element of Fp is a square in Fp2: √c0, or √(−c0)·u (−1 is not a square in Fp).
-        return match a.c0.sqrt() {
+        return match fp_sqrt(&a.c0) {
             Some(r) => Some(Fq2::new(r, Fq::ZERO)),
-            None => (-a.c0).sqrt().map(|r| Fq2::new(Fq::ZERO, r)),
+            None => fp_sqrt(&-a.c0).map(|r| Fq2::new(Fq::ZERO, r)),
         };
     }
     // a = (x0 + x1·u)²: c0 = x0² − x1², c1 = 2·x0·x1, and the norm c0² + c1² = (x0² + x1²)² is a
     // square in Fp exactly when a is one in Fp2.
-    let s = (a.c0.square() + a.c1.square()).sqrt()?;
-    // (c0 ± s)/2 is x0² for one sign and −x1², not a square (x1 ≠ 0 as c1 ≠ 0), for the other.
-    let x0 = match ((a.c0 + s) * HALF).sqrt() {
-        Some(x0) => x0,
-        None => ((a.c0 - s) * HALF).sqrt()?,
-    };
-    // x0 ≠ 0 as c1 ≠ 0.
-    let r = Fq2::new(x0, a.c1 * HALF * x0.inverse()?);
-    (r.square() == *a).then_some(r)
+    let s = fp_sqrt(&(a.c0.square() + a.c1.square()))?;
+    // δ = (c0 ± s)/2 is x0² for one sign and −x1², not a square (x1 ≠ 0 as c1 ≠ 0), for the
+    // other; x0 ≠ 0 as c1 ≠ 0.
+    for delta in [(a.c0 + s) * HALF, (a.c0 - s) * HALF] {
+        let t = fp_pow(&delta, &P_MINUS_3_DIV_4);
+        let x0 = t * delta;
+        if x0 * t == Fq::ONE {
+            let r = Fq2::new(x0, a.c1 * HALF * t);
+            return (r.square() == *a).then_some(r);
+        }
+    }
+    None
 }
 
 /// RFC 9380 §5.3.1 `expand_message_xmd` with SHA-256, 256 bytes (two Fp2 elements of 64 bytes
@@ -716,7 +776,7 @@ pub fn g1_from_compressed(bytes: &[u8; 48]) -> Option<G1Affine> {
         return Some(G1Affine::identity());
     }
     let x = fq_from_be(&b)?;
-    let mut y = (x.square() * x + G1Config::COEFF_B).sqrt()?;
+    let mut y = fp_sqrt(&(x.square() * x + G1Config::COEFF_B))?;
     if larger(y) != sort {
         y = -y;
     }
@@ -734,7 +794,7 @@ pub fn g2_from_compressed(bytes: &[u8; 96]) -> Option<G2Affine> {
     }
     let (c1, c0) = b.split_at(48);
     let x = Fq2::new(fq_from_be(c0)?, fq_from_be(c1)?);
-    let mut y = (x.square() * x + G2Config::COEFF_B).sqrt()?;
+    let mut y = fq2_sqrt(&(x.square() * x + G2Config::COEFF_B))?;
     if larger2(y) != sort {
         y = -y;
     }

@@ -683,3 +683,59 @@ fn miller_loop_is_arkworks() {
     ));
     assert!(!pairing_product_is_one([p, P1::identity()], [q, q]));
 }
+
+/// The sliding-window exponentiation equals arkworks' `pow` (exponents 0, 1, 2, 31, 32, 33,
+/// runs of ones across words, (p − 3)/4 and random ones), and the Fp square root finds a root
+/// exactly where arkworks' does (0, 1, p − 1, squares and non-squares).
+#[test]
+fn fp_exponentiation_and_square_root_are_arkworks() {
+    use ark_ff::One;
+
+    use crate::bls12_381::{Fq, fp_pow, fp_sqrt};
+
+    let mut rng = ark_std::test_rng();
+    let bases = [
+        Fq::zero(),
+        Fq::one(),
+        -Fq::one(),
+        Fq::rand(&mut rng),
+        Fq::rand(&mut rng),
+    ];
+    let mut exps: Vec<Vec<u64>> = vec![
+        vec![0],
+        vec![1],
+        vec![2],
+        vec![31],
+        vec![32],
+        vec![33],
+        vec![u64::MAX, u64::MAX],
+        vec![0, 1 << 63],
+        vec![0x1f, 0, 0x3e],
+    ];
+    let mut p_div_4 = <Fq as PrimeField>::MODULUS;
+    p_div_4.div2();
+    p_div_4.div2();
+    exps.push(p_div_4.0.to_vec());
+    exps.extend((0..4).map(|_| Fq::rand(&mut rng).into_bigint().0.to_vec()));
+    for a in bases {
+        for e in &exps {
+            assert_eq!(fp_pow(&a, e), a.pow(e), "{a}^{e:?}");
+        }
+    }
+    let mut values = vec![
+        Fq::zero(),
+        Fq::one(),
+        -Fq::one(),
+        Fq::from(2u64),
+        Fq::from(4u64),
+    ];
+    values.extend((0..20).map(|_| Fq::rand(&mut rng)));
+    values.extend((0..5).map(|_| Fq::rand(&mut rng).square()));
+    for a in values {
+        let ours = fp_sqrt(&a);
+        assert_eq!(ours.is_some(), a.sqrt().is_some(), "{a}");
+        if let Some(r) = ours {
+            assert_eq!(r.square(), a);
+        }
+    }
+}
