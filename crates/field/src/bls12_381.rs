@@ -568,6 +568,8 @@ const HALF: Fq = from_mont(MontFp!(
 ));
 
 /// ⌊p/4⌋ = (p − 3)/4 (p ≡ 3 mod 4), as words (low first).
+// i < 6 and i + 1 < 6 index the six words.
+#[allow(clippy::indexing_slicing)]
 const P_MINUS_3_DIV_4: [u64; 6] = {
     let p = <ark::FqConfig as ark_ff::MontConfig<6>>::MODULUS.0;
     let mut out = [0u64; 6];
@@ -589,8 +591,10 @@ pub(crate) fn fp_pow(a: &Fq, e: &[u64]) -> Fq {
     let bit = |i: usize| e.get(i / 64).is_some_and(|w| (w >> (i % 64)) & 1 == 1);
     let a2 = a.square();
     let mut odd = [*a; 16];
-    for i in 1..odd.len() {
-        odd[i] = odd[i - 1] * a2;
+    let mut prev = *a;
+    for slot in odd.iter_mut().skip(1) {
+        prev *= a2;
+        *slot = prev;
     }
     let mut r = Fq::ONE;
     let mut i = e.len() * 64;
