@@ -8,11 +8,15 @@ use core::fmt;
 use crate::{Opening, Params, fast_g1_to_bytes, fr_to_be};
 
 use ark_bn254::Fr;
-use ark_ec::{AdditiveGroup, AffineRepr, CurveGroup, pairing::Pairing};
+use ark_ec::{AdditiveGroup, AffineRepr, CurveGroup, pairing::Pairing, scalar_mul::glv::GLVConfig};
 use ark_ff::{BigInteger, Field, One, PrimeField, Zero};
 use lightprov_field::bn254::{
-    Bn254, G1Affine, G1Projective, G2Lines, g1_from_ark, multi_miller_loop,
+    Bn254, G1Affine, G1Config, G1Projective, G2Lines, g1_from_ark, multi_miller_loop,
 };
+
+/// λ, the eigenvalue of G1's endomorphism φ(x, y) = (β·x, y): φ(P) = [λ]P (`ark-bn254`'s GLV
+/// constants, which its own multiplication relies on).
+const LAMBDA: Fr = <ark_bn254::g1::Config as GLVConfig>::LAMBDA;
 use lightprov_types::{DecodeError, ErrorCode};
 use sha2::{Digest, Sha256};
 
@@ -149,30 +153,47 @@ pub fn verify(params: &Params, openings: &[Opening]) -> Result<(), AmtError> {
     let d = usize::from(params.depth());
     check_shapes(params, openings)?;
     let openings: Vec<FastOpening<'_>> = openings.iter().map(FastOpening::from).collect();
-    // ρ_0 = 1; ρ_k = 128 bits of SHA-256(tag ‖ every opening ‖ k).
+    // ρ_0 = 1; ρ_k = α_k + β_k·λ for k ≥ 1, α_k and β_k the first two 64-bit words of
+    // SHA-256(tag ‖ every opening ‖ k) and λ the eigenvalue of G1's endomorphism
+    // φ(x, y) = (β·x, y) = [λ](x, y). The map (α, β) ↦ α + β·λ mod r is one to one on pairs
+    // of 64-bit words (a collision would be a vector of the lattice {(x, y) : x ≡ y·λ} shorter
+    // than 2^65, whose shortest vectors are about 2^127 long), so ρ_k takes 2^128 values as a
+    // 128-bit number would, while ρ_k·Q = [α_k]Q + [β_k]φ(Q) takes 64 doublings, not 128.
     let mut seed = Sha256::new();
-    seed.update(b"lightprov/lvmt/amt-batch/v1");
+    seed.update(b"lightprov/lvmt/amt-batch/v2");
     for o in &openings {
         transcript(o, &mut seed);
     }
     let seed = seed.finalize();
-    let rho = |k: usize| -> Fr {
+    let rho = |k: usize| -> (Fr, u64, u64) {
         if k == 0 {
-            return Fr::one();
+            return (Fr::one(), 1, 0);
         }
         let mut h = Sha256::new();
         h.update(seed);
         h.update((k as u64).to_be_bytes());
-        let out = h.finalize();
-        crate::fr_from_be_mod_order(out.get(..16).unwrap_or(&[1]))
+        let out: [u8; 32] = h.finalize().into();
+        let word = |i: usize| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(out.get(8 * i..8 * i + 8).unwrap_or(&[0; 8]));
+            u64::from_be_bytes(w)
+        };
+        let (alpha, beta) = (word(0), word(1));
+        (Fr::from(alpha) + Fr::from(beta) * LAMBDA, alpha, beta)
     };
 
     // Left: Σ_k ρ_k·(C_k − a_k·G₁ + Σ_d c_{k,d}·Q_{k,d}); right, per d: Σ_k ρ_k·Q_{k,d}.
     let mut bases: Vec<G1Affine> = Vec::with_capacity(openings.len() * (d + 2));
     let mut scalars: Vec<Fr> = Vec::with_capacity(openings.len() * (d + 2));
     let mut right = alloc::vec![G1Projective::zero(); d];
+    // The other openings' quotients and their (α, β), for right_d's sums.
+    let mut right_bases: Vec<Vec<G1Affine>> = alloc::vec![Vec::new(); d];
+    let mut right_scalars: Vec<Fr> = Vec::with_capacity(2 * openings.len());
     for (k, o) in openings.iter().enumerate() {
-        let r = rho(k);
+        let (r, alpha, beta) = rho(k);
+        if k > 0 {
+            right_scalars.extend([Fr::from(alpha), Fr::from(beta)]);
+        }
         bases.push(o.commitment);
         scalars.push(r);
         bases.push(G1Affine::generator());
@@ -183,14 +204,20 @@ pub fn verify(params: &Params, openings: &[Opening]) -> Result<(), AmtError> {
             bases.push(*q);
             scalars.push(r * c);
             c.square_in_place();
-            if let Some(acc) = right.get_mut(j) {
-                // ρ_0 = 1: the first opening's quotients are added as they are.
-                if k == 0 {
+            // ρ_0 = 1: the first opening's quotients are added as they are; the others' as Q
+            // and φ(Q), for [α]Q + [β]φ(Q).
+            if k == 0 {
+                if let Some(acc) = right.get_mut(j) {
                     *acc += q;
-                } else {
-                    *acc += *q * r;
                 }
+            } else if let Some(b) = right_bases.get_mut(j) {
+                b.extend([*q, <G1Config as GLVConfig>::endomorphism_affine(q)]);
             }
+        }
+    }
+    for (acc, b) in right.iter_mut().zip(&right_bases) {
+        if !b.is_empty() {
+            *acc += msm(b, &right_scalars);
         }
     }
     let left = msm(&bases, &scalars).into_affine();
@@ -218,6 +245,25 @@ pub fn verify(params: &Params, openings: &[Opening]) -> Result<(), AmtError> {
 mod tests {
     use super::*;
     use ark_ec::{PrimeGroup, VariableBaseMSM};
+
+    /// φ(x, y) = (β·x, y) is the multiplication by λ on G1 (the batch coefficients
+    /// ρ = α + β·λ rely on it), on the generator and random multiples of it.
+    #[test]
+    fn endomorphism_is_the_multiplication_by_lambda() {
+        for seed in 3u64..11 {
+            let mut h = Sha256::new();
+            h.update(seed.to_be_bytes());
+            let s = crate::fr_from_be_mod_order(&h.finalize());
+            let p = g1_from_ark(&(ark_bn254::G1Projective::generator() * s).into_affine());
+            let phi = <G1Config as GLVConfig>::endomorphism_affine(&p);
+            assert_eq!(phi.into_group(), p * LAMBDA);
+        }
+        let g = G1Affine::generator();
+        assert_eq!(
+            <G1Config as GLVConfig>::endomorphism_affine(&g).into_group(),
+            g * LAMBDA
+        );
+    }
 
     /// The interleaved wNAF where its additions hit their exceptional cases — points that
     /// repeat or cancel (P + P, P + (−P)), the identity, scalars 0, 1, r − 1 and equal ones —
