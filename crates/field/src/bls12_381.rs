@@ -2,7 +2,8 @@
 //! Fp12 = Fp6[w]/(w² − v), the groups G1: y² = x³ + 4 over Fp and G2: y² = x³ + 4(u + 1) over
 //! Fp2 (an M-twist), and the optimal ate pairing with the curve parameter
 //! x = −0xd201000000010000 (the definitions of the IETF pairing-friendly curves draft and
-//! EIP-2537). The Miller loop and the final exponentiation are arkworks' `Bls12` generics.
+//! EIP-2537). The Miller loop and the final exponentiation are arkworks' `Bls12` algorithms on
+//! `lightprov-field-mont`'s fused kernels (overriding `Bls12Config`'s methods: the same values).
 //!
 //! The constants — the modulus and its Montgomery constants, the Frobenius coefficients, the
 //! generators, the cofactors — are `ark-bls12-381`'s own, taken through its public items; the

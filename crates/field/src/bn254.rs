@@ -1,7 +1,8 @@
 //! BN254 (alt_bn128, the curve of Ethereum's pairing precompile, EIP-197) on the wasm32
 //! backend: the tower Fp2 = Fp[u]/(u² + 1), Fp6 = Fp2[v]/(v³ − (9 + u)), Fp12 = Fp6[w]/(w² − v),
 //! G1: y² = x³ + 3 over Fp, G2: y² = x³ + 3/(9 + u) over Fp2 (a D-twist), and the optimal ate
-//! pairing (arkworks' `Bn` generics). The constants are `ark-bn254`'s own, taken through its
+//! pairing (arkworks' `Bn` generics; the final exponentiation arkworks' algorithm on the fused
+//! kernels, the Miller loop of prepared points [`multi_miller_loop`] on normalised lines). The constants are `ark-bn254`'s own, taken through its
 //! public items. G1 is the whole curve (cofactor 1); G2's subgroup check is the endomorphism test
 //! ψ(P) = [6x²]P (Housni, Guillevic and Piellard, eprint 2022/352 §4.3), as arkworks' BN254.
 

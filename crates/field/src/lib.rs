@@ -5,7 +5,10 @@
 //! limbs with 128-bit products, which wasm32 has no instruction for. The elements keep
 //! arkworks' Montgomery form word for word, so every value equals the one arkworks' own
 //! backend computes (the tests hold it to that), and arkworks' generic towers, curves and
-//! pairings run on it unchanged. [`bls12_381`] is BLS12-381 on it and [`bn254`] BN254.
+//! pairings run on it unchanged. Where the pairings spend their time (Miller loops, final
+//! exponentiations) the curves run arkworks' algorithms on `lightprov-field-mont`'s fused
+//! kernels instead, one call an Fp2/Fp6/Fp12 operation. [`bls12_381`] is BLS12-381 on it and
+//! [`bn254`] BN254.
 #![no_std]
 
 // The Miller loops collect their pairs into a Vec.
