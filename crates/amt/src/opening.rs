@@ -13,12 +13,12 @@ use ark_ff::{BigInteger, Field, One, PrimeField, Zero};
 use lightprov_field::bn254::{
     Bn254, G1Affine, G1Config, G1Projective, G2Lines, g1_from_ark, multi_miller_loop,
 };
+use lightprov_types::{DecodeError, ErrorCode};
+use sha2::{Digest, Sha256};
 
 /// λ, the eigenvalue of G1's endomorphism φ(x, y) = (β·x, y): φ(P) = [λ]P (`ark-bn254`'s GLV
 /// constants, which its own multiplication relies on).
 const LAMBDA: Fr = <ark_bn254::g1::Config as GLVConfig>::LAMBDA;
-use lightprov_types::{DecodeError, ErrorCode};
-use sha2::{Digest, Sha256};
 
 /// Why an opening was rejected.
 #[derive(Clone, Debug, PartialEq, Eq)]
