@@ -148,7 +148,9 @@ pub fn check_shapes(params: &Params, openings: &[Opening]) -> Result<(), AmtErro
     Ok(())
 }
 
-/// Checks every opening with one multi-Miller loop and one final exponentiation.
+/// Checks every opening with one multi-Miller loop and one final exponentiation. The openings'
+/// points must be points of G1, as [`crate::g1_from_bytes`] and the proof decoders give them:
+/// the batch writes ρ·Q as [α]Q + [β]φ(Q), and φ(Q) = [λ]Q holds on the curve only.
 pub fn verify(params: &Params, openings: &[Opening]) -> Result<(), AmtError> {
     let d = usize::from(params.depth());
     check_shapes(params, openings)?;
@@ -245,6 +247,87 @@ pub fn verify(params: &Params, openings: &[Opening]) -> Result<(), AmtError> {
 mod tests {
     use super::*;
     use ark_ec::{PrimeGroup, VariableBaseMSM};
+
+    /// Parameters of depth `depth` for the (insecure, test-only) trapdoor τ.
+    fn params_for(depth: u8, tau: Fr) -> Params {
+        let mut g2 = alloc::vec![ark_bn254::G2Affine::generator()];
+        let mut t = tau;
+        for _ in 0..depth {
+            g2.push((ark_bn254::G2Projective::generator() * t).into_affine());
+            t.square_in_place();
+        }
+        Params::new(depth, g2).unwrap()
+    }
+
+    /// A true opening of entry `index` made with τ: quotients chosen freely, the commitment the
+    /// one they open to `value`.
+    fn opening_for(params: &Params, tau: Fr, index: u64, seed: u64) -> Opening {
+        let d = usize::from(params.depth());
+        let s = |j: u64| Fr::from(seed * 1000 + j + 7);
+        let quotients: Vec<ark_bn254::G1Affine> = (0..d as u64)
+            .map(|j| (ark_bn254::G1Affine::generator() * s(j)).into_affine())
+            .collect();
+        let value = s(99);
+        let mut c = params.omega().pow([index]);
+        let mut commitment = ark_bn254::G1Projective::generator() * value;
+        for (j, q) in quotients.iter().enumerate().rev() {
+            commitment += *q * (tau.pow([1u64 << (d - 1 - j)]) - c);
+            c.square_in_place();
+        }
+        Opening {
+            commitment: commitment.into_affine(),
+            index,
+            value,
+            quotients,
+        }
+    }
+
+    /// A batch of four openings is accepted, also with an opening repeated, and refused with
+    /// any one quotient of any opening changed (Q + G, φ(Q), the identity) or any value off by
+    /// one: the first opening (ρ = 1) and the later ones (ρ = α + β·λ, [α]Q + [β]φ(Q)).
+    #[test]
+    fn batch_refuses_a_changed_quotient_or_value_in_any_opening() {
+        let tau = Fr::from(123_456_789u64);
+        let params = params_for(3, tau);
+        let batch: Vec<Opening> = (0..4u64)
+            .map(|k| opening_for(&params, tau, k * 3 % 8, k + 1))
+            .collect();
+        verify(&params, &batch).unwrap();
+        let phi = |q: &ark_bn254::G1Affine| {
+            lightprov_field::bn254::g1_to_ark(&<G1Config as GLVConfig>::endomorphism_affine(
+                &g1_from_ark(q),
+            ))
+        };
+        for k in 0..batch.len() {
+            for j in 0..3 {
+                let q = batch[k].quotients[j];
+                let changed = [
+                    (q + ark_bn254::G1Affine::generator()).into_affine(),
+                    phi(&q),
+                    ark_bn254::G1Affine::zero(),
+                ];
+                for (n, bad) in changed.into_iter().enumerate() {
+                    let mut b = batch.clone();
+                    b[k].quotients[j] = bad;
+                    assert_eq!(
+                        verify(&params, &b),
+                        Err(AmtError::PairingCheckFailed),
+                        "opening {k}, quotient {j}, change {n}"
+                    );
+                }
+            }
+            let mut b = batch.clone();
+            b[k].value += Fr::one();
+            assert_eq!(
+                verify(&params, &b),
+                Err(AmtError::PairingCheckFailed),
+                "value {k}"
+            );
+        }
+        let mut b = batch.clone();
+        b.extend([batch[1].clone(), batch[1].clone()]);
+        verify(&params, &b).unwrap();
+    }
 
     /// φ(x, y) = (β·x, y) is the multiplication by λ on G1 (the batch coefficients
     /// ρ = α + β·λ rely on it), on the generator and random multiples of it.

@@ -129,13 +129,14 @@ pub(crate) fn final_exponentiation(f: &Fq12) -> Option<Fq12> {
     Some(mul(&m3, &tail))
 }
 
-/// The Miller loop of the pairs of `a` and `b` (as many as the shorter has; a pair with a point
-/// at infinity is skipped, its factor 1), arkworks' `Bls12` loop with one accumulator: for each
-/// bit of |x| after the first, f², then each pair's line (arkworks' prepared coefficients
-/// (c₀, c₁, c₂), evaluated at P as c₀ + c₁·x_P·v + c₂·y_P·vw), then a second line for a set
-/// bit; f conjugated at the end (x < 0). The squarings and lines are the fused kernels of
-/// `lightprov_field_mont::bls12_381_tower`. A prepared point short of a line (none made by
-/// `G2Prepared::from` is) stops taking lines.
+/// The Miller loop of the pairs of `a` and `b` (a pair with a point at infinity is skipped, its
+/// factor 1), arkworks' `Bls12` loop with one accumulator: for each bit of |x| after the first,
+/// f², then each pair's line (arkworks' prepared coefficients (c₀, c₁, c₂), evaluated at P as
+/// c₀ + c₁·x_P·v + c₂·y_P·vw), then a second line for a set bit; f conjugated at the end
+/// (x < 0). The squarings and lines are the fused kernels of
+/// `lightprov_field_mont::bls12_381_tower`. Lists of different lengths (arkworks panics) or a
+/// prepared point short of a line (none made by `G2Prepared::from` is) give 0, which the final
+/// exponentiation refuses: the check fails closed.
 pub(crate) fn miller_loop(
     a: impl IntoIterator<Item = impl Into<ark_ec::bls12::G1Prepared<Config>>>,
     b: impl IntoIterator<Item = impl Into<ark_ec::bls12::G2Prepared<Config>>>,
@@ -143,33 +144,35 @@ pub(crate) fn miller_loop(
     use ark_ff::{BitIteratorBE, CyclotomicMultSubgroup};
     use lightprov_field_mont::bls12_381_tower::{Fq12Words, fq12_square, mul_by_014};
 
-    let pairs: alloc::vec::Vec<(G1Affine, ark_ec::bls12::G2Prepared<Config>)> = a
-        .into_iter()
-        .zip(b)
-        .map(|(p, q)| (p.into().0, q.into()))
-        .filter(|(p, q)| !p.infinity && !q.infinity)
-        .collect();
-    let mut lines: alloc::vec::Vec<_> = pairs
+    let refused = ark_ec::pairing::MillerLoopOutput(Fq12::ZERO);
+    let a: alloc::vec::Vec<G1Affine> = a.into_iter().map(|p| p.into().0).collect();
+    let b: alloc::vec::Vec<ark_ec::bls12::G2Prepared<Config>> =
+        b.into_iter().map(Into::into).collect();
+    if a.len() != b.len() {
+        return refused;
+    }
+    let mut lines: alloc::vec::Vec<_> = a
         .iter()
+        .zip(&b)
+        .filter(|(p, q)| !p.infinity && !q.infinity)
         .map(|(p, q)| (p, q.ell_coeffs.iter()))
         .collect();
     let words = |x: &Fq2| [x.c0.0.0, x.c1.0.0];
-    let mut next_lines = |f: &mut Fq12Words| {
+    let mut next_lines = |f: &mut Fq12Words| -> Option<()> {
         for (p, coeffs) in lines.iter_mut() {
-            if let Some((c0, c1, c2)) = coeffs.next() {
-                let (mut c1, mut c2) = (*c1, *c2);
-                c1.mul_assign_by_fp(&p.x);
-                c2.mul_assign_by_fp(&p.y);
-                mul_by_014(f, &words(c0), &words(&c1), &words(&c2));
-            }
+            let (c0, c1, c2) = coeffs.next()?;
+            let (mut c1, mut c2) = (*c1, *c2);
+            c1.mul_assign_by_fp(&p.x);
+            c2.mul_assign_by_fp(&p.y);
+            mul_by_014(f, &words(c0), &words(&c1), &words(&c2));
         }
+        Some(())
     };
     let mut f = fq12_words(&Fq12::ONE);
     for bit in BitIteratorBE::without_leading_zeros(X).skip(1) {
         fq12_square(&mut f);
-        next_lines(&mut f);
-        if bit {
-            next_lines(&mut f);
+        if next_lines(&mut f).is_none() || (bit && next_lines(&mut f).is_none()) {
+            return refused;
         }
     }
     let mut f = fq12_from_words(&f);

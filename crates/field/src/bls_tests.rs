@@ -670,6 +670,36 @@ fn miller_loop_is_arkworks() {
         assert_eq!(back12(ours.0), theirs.0, "{n} pairs");
         assert_eq!(back12(on_the_fly), theirs.0, "{n} pairs, lines on the fly");
     }
+    // The generators, their negations, doubles and (r − 1) multiples (the steps' additions
+    // meet R = ±Q-adjacent values along the loop), against arkworks.
+    let (g, h) = (ark::G1Affine::generator(), ark::G2Affine::generator());
+    let scalars = [
+        ark::Fr::from(1u64),
+        -ark::Fr::from(1u64),
+        ark::Fr::from(2u64),
+    ];
+    for s1 in scalars {
+        for s2 in scalars {
+            let (p, q) = ((g * s1).into_affine(), (h * s2).into_affine());
+            let ours = crate::bls12_381::miller_loop_of_points(&[g1(p)], &[g2(q)]);
+            assert_eq!(back12(ours), ark::Bls12_381::multi_miller_loop([p], [q]).0);
+        }
+    }
+    // The loop of prepared points fails closed: lists of different lengths, or a prepared point
+    // short of a line, give 0, which has no final exponentiation.
+    {
+        use ark_ff::Zero;
+
+        use crate::bls12_381::{Fq12, G2Affine};
+
+        let p1 = g1(g);
+        let short = Bls12_381::multi_miller_loop([p1, p1], [g2(h)]);
+        assert!(short.0.is_zero() && Bls12_381::final_exponentiation(short).is_none());
+        let mut prepared = ark_ec::bls12::G2Prepared::from(G2Affine::generator());
+        prepared.ell_coeffs.pop();
+        let cut = Bls12_381::multi_miller_loop([p1], [prepared]);
+        assert_eq!(cut.0, Fq12::zero());
+    }
     // The check the beacon verifier makes: e(P, Q)·e(−P, Q) = 1, e(P, Q)·e(P, Q) ≠ 1, and a
     // pair at infinity drops out.
     use crate::bls12_381::{G1Affine as P1, G2Affine as P2, pairing_product_is_one};
