@@ -103,22 +103,8 @@ impl Bls12Config for Config {
 /// eprint 2020/875) by five exponentiations by x and Frobenius maps, the chain arkworks uses:
 /// the pairing is arkworks' element.
 pub(crate) fn final_exponentiation(f: &Fq12) -> Option<Fq12> {
-    use ark_ff::CyclotomicMultSubgroup;
-
-    let mul = fq12_mul;
-    let conj = |g: &Fq12| {
-        let mut c = *g;
-        c.cyclotomic_inverse_in_place();
-        c
-    };
-    let frobenius = |g: &Fq12, k: usize| {
-        let mut c = *g;
-        c.frobenius_map_in_place(k);
-        c
-    };
-    // Easy part: conj(f)/f = f^(p⁶ − 1), then times its p²-th power.
-    let m = mul(&conj(f), &fq12_inverse(f)?);
-    let m = mul(&m, &frobenius(&m, 2));
+    let (mul, conj) = (fq12_mul, conjugate);
+    let m = easy_part(f)?;
     // Hard part: a = m^((x − 1)²), b = a^(x + p), then m³·b^(x² + p² − 1).
     let t = mul(&exp_by_x(&m), &conj(&m)); // m^(x − 1)
     let a = mul(&exp_by_x(&t), &conj(&t)); // m^((x − 1)²)

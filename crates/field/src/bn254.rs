@@ -216,16 +216,7 @@ impl BnConfig for Config {
 /// exponentiations by −x, as arkworks does: the pairing is arkworks' element (the multiple of the
 /// exponent is prime to r). The products, squarings and exponentiations are the fused kernels.
 pub(crate) fn final_exponentiation(f: &Fq12) -> Option<Fq12> {
-    let conj = |g: &Fq12| {
-        let mut c = *g;
-        c.cyclotomic_inverse_in_place();
-        c
-    };
-    let frobenius = |g: &Fq12, k: usize| {
-        let mut c = *g;
-        c.frobenius_map_in_place(k);
-        c
-    };
+    let conj = conjugate;
     // m^(−x) (x > 0 for BN254).
     let exp_by_neg_x = |g: &Fq12| {
         let e = cyclotomic_exp(g, <Config as BnConfig>::X);
@@ -236,9 +227,7 @@ pub(crate) fn final_exponentiation(f: &Fq12) -> Option<Fq12> {
         }
     };
     let mul = fq12_mul;
-    // Easy part: conj(f)/f = f^(p⁶ − 1), then times its p²-th power.
-    let m = mul(&conj(f), &fq12_inverse(f)?);
-    let m = mul(&m, &frobenius(&m, 2));
+    let m = easy_part(f)?;
     // Hard part (the exponent of m in brackets).
     let m2x = cyclotomic_square(&exp_by_neg_x(&m)); // [−2x]
     let m6x = mul(&cyclotomic_square(&m2x), &m2x); // [−6x]

@@ -184,6 +184,29 @@ macro_rules! tower_and_groups {
             ))
         }
 
+        /// `conj(g)`: g's p⁶-th power, its inverse in the cyclotomic subgroup.
+        pub(crate) fn conjugate(g: &Fq12) -> Fq12 {
+            use ark_ff::CyclotomicMultSubgroup;
+
+            let mut c = *g;
+            c.cyclotomic_inverse_in_place();
+            c
+        }
+
+        /// `g^(p^k)`.
+        pub(crate) fn frobenius(g: &Fq12, k: usize) -> Fq12 {
+            let mut c = *g;
+            c.frobenius_map_in_place(k);
+            c
+        }
+
+        /// The final exponentiation's easy part, `f^((p⁶ − 1)(p² + 1))`: conj(f)/f = f^(p⁶ − 1),
+        /// then times its p²-th power. It takes f into the cyclotomic subgroup; None for 0.
+        pub(crate) fn easy_part(f: &Fq12) -> Option<Fq12> {
+            let m = fq12_mul(&conjugate(f), &fq12_inverse(f)?);
+            Some(fq12_mul(&m, &frobenius(&m, 2)))
+        }
+
         /// `g²` for g in the cyclotomic subgroup, one kernel call (arkworks' Granger–Scott
         /// squaring).
         pub(crate) fn cyclotomic_square(g: &Fq12) -> Fq12 {
